@@ -1,0 +1,294 @@
+//! The emulator backend of every primitive: the same functions as the PTX layer, implemented on the
+//! scheduler. Each synchronisation point may switch threads.
+
+use super::race::Kind;
+use super::sched::{self, BarOp, CollKind, info, suspend, with_state};
+use crate::Dim3;
+use crate::Site;
+use crate::atomic::{Atomic, AtomOp, ScopeKind, SpaceKind};
+use crate::memory::Access;
+use crate::warp::ShflMode;
+
+pub fn thread_idx() -> Dim3 {
+    info().tid
+}
+pub fn block_idx() -> Dim3 {
+    info().bid
+}
+pub fn block_dim() -> Dim3 {
+    info().bdim
+}
+pub fn grid_dim() -> Dim3 {
+    info().gdim
+}
+pub fn lane_id() -> u32 {
+    info().lane
+}
+
+fn barrier(op: BarOp, pred: bool, site: Site) -> u32 {
+    with_state(|st, me| st.barrier_arrive(me, op, pred, site));
+    suspend();
+    with_state(|st, me| st.threads[me].result)
+}
+pub fn sync_threads(site: Site) {
+    barrier(BarOp::Sync, false, site);
+}
+pub fn sync_threads_count(pred: bool, site: Site) -> u32 {
+    barrier(BarOp::Count, pred, site)
+}
+pub fn sync_threads_and(pred: bool, site: Site) -> bool {
+    barrier(BarOp::And, pred, site) != 0
+}
+pub fn sync_threads_or(pred: bool, site: Site) -> bool {
+    barrier(BarOp::Or, pred, site) != 0
+}
+
+pub fn grid_sync(site: Site) {
+    with_state(|st, me| st.grid_arrive(me, site));
+    suspend();
+}
+
+fn collective(kind: CollKind, mask: u32, val: u32, b: u32, c: u32, site: Site) -> u32 {
+    with_state(|st, me| st.warp_arrive(me, kind, mask, val, b, c, site));
+    suspend();
+    with_state(|st, me| st.threads[me].result)
+}
+pub fn shfl(mode: ShflMode, mask: u32, x: u32, b: u32, c: u32, site: Site) -> u32 {
+    collective(CollKind::Shfl(mode), mask, x, b, c, site)
+}
+pub fn ballot(mask: u32, pred: bool, site: Site) -> u32 {
+    collective(CollKind::Ballot, mask, pred as u32, 0, 0, site)
+}
+pub fn vote_any(mask: u32, pred: bool, site: Site) -> bool {
+    collective(CollKind::Any, mask, pred as u32, 0, 0, site) != 0
+}
+pub fn vote_all(mask: u32, pred: bool, site: Site) -> bool {
+    collective(CollKind::All, mask, pred as u32, 0, 0, site) != 0
+}
+pub fn sync_warp(mask: u32, site: Site) {
+    collective(CollKind::SyncWarp, mask, 0, 0, 0, site);
+}
+/// The lanes of the caller's warp that have not exited.
+pub fn active_mask() -> u32 {
+    with_state(|st, me| {
+        let th = &st.threads[me];
+        let blk = &st.blocks[th.block];
+        let w = (th.rank / 32) as usize;
+        let first = blk.first + w * 32;
+        let lanes = (blk.n - w * 32).min(32);
+        (0..lanes).filter(|&l| !matches!(st.threads[first + l].status, sched::Status::Exited)).fold(0u32, |m, l| m | (1 << l))
+    })
+}
+
+pub fn fence(_scope: ScopeKind, _site: Site) {
+    with_state(|st, me| {
+        if st.opts.detect_races {
+            let p = st.pos_of(me);
+            st.threads[me].clock.fence(p);
+        }
+    });
+    suspend();
+}
+pub fn nanosleep(_ns: u32, site: Site) {
+    with_state(|st, me| {
+        st.polls += 1;
+        st.threads[me].last_poll = Some(site);
+    });
+    suspend();
+}
+
+fn maybe_preempt() {
+    let switch = with_state(|st, _| {
+        let n = st.opts.preempt_one_in;
+        n > 0 && st.rng.below(n as usize) == 0
+    });
+    if switch {
+        suspend();
+    }
+}
+
+/// # Safety
+/// `p` is valid for reads (checked by the view).
+pub unsafe fn load<T: Copy>(p: *const T, access: Access, space: SpaceKind, site: Site) -> T {
+    if !sched::active() {
+        // SAFETY: caller's contract.
+        return unsafe { p.read() };
+    }
+    match access {
+        Access::Plain => maybe_preempt(),
+        Access::Volatile => suspend(),
+    }
+    let kind = if access == Access::Volatile { Kind::VolatileRead } else { Kind::Read };
+    with_state(|st, me| {
+        st.on_access(me, p as usize, size_of::<T>(), space, kind, site);
+        if access == Access::Volatile {
+            st.polls += 1;
+            st.threads[me].last_poll = Some(site);
+        }
+    });
+    // SAFETY: caller's contract; one OS thread runs all emulated threads, so no concurrent access.
+    unsafe { p.read_volatile() }
+}
+
+/// # Safety
+/// `p` is valid for writes (checked by the view).
+pub unsafe fn store<T: Copy>(p: *mut T, v: T, access: Access, space: SpaceKind, site: Site) {
+    if !sched::active() {
+        // SAFETY: caller's contract.
+        return unsafe { p.write(v) };
+    }
+    match access {
+        Access::Plain => maybe_preempt(),
+        Access::Volatile => suspend(),
+    }
+    let kind = if access == Access::Volatile { Kind::VolatileWrite } else { Kind::Write };
+    with_state(|st, me| {
+        st.on_access(me, p as usize, size_of::<T>(), space, kind, site);
+        st.progress();
+    });
+    // SAFETY: as in `load`.
+    unsafe { p.write_volatile(v) }
+}
+
+/// The dynamic shared memory of the caller's block, and its size in bytes.
+pub fn dynamic_shared(_site: Site) -> (*mut u8, usize) {
+    with_state(|st, me| {
+        let b = st.threads[me].block;
+        let blk = &mut st.blocks[b];
+        (blk.shared.as_mut_ptr() as *mut u8, st.cfg.shared_bytes)
+    })
+}
+
+/// Applies one atomic op to a value held as bits, per type.
+trait EmuAtomic: Atomic + PartialEq {
+    fn apply(op: AtomOp, old: Self, a: Self, b: Self) -> Self;
+}
+
+macro_rules! emu_int {
+    ($($t:ty),*) => {$(
+        impl EmuAtomic for $t {
+            fn apply(op: AtomOp, old: Self, a: Self, b: Self) -> Self {
+                match op {
+                    AtomOp::Add => old.wrapping_add(a),
+                    AtomOp::Min => old.min(a),
+                    AtomOp::Max => old.max(a),
+                    AtomOp::And => old & a,
+                    AtomOp::Or => old | a,
+                    AtomOp::Xor => old ^ a,
+                    AtomOp::Exch => a,
+                    AtomOp::Cas => if old == a { b } else { old },
+                    AtomOp::Inc | AtomOp::Dec => inc_dec(op, old as u64, a as u64) as $t,
+                }
+            }
+        }
+    )*};
+}
+fn inc_dec(op: AtomOp, old: u64, limit: u64) -> u64 {
+    match op {
+        AtomOp::Inc => if old >= limit { 0 } else { old + 1 },
+        _ => if old == 0 || old > limit { limit } else { old - 1 },
+    }
+}
+emu_int!(u32, i32, u64, i64);
+macro_rules! emu_float {
+    ($($t:ty),*) => {$(
+        impl EmuAtomic for $t {
+            fn apply(op: AtomOp, old: Self, a: Self, b: Self) -> Self {
+                match op {
+                    AtomOp::Add => old + a,
+                    AtomOp::Exch => a,
+                    // Compare-and-swap compares bit patterns, as the hardware does.
+                    AtomOp::Cas => if old.to_bits() == a.to_bits() { b } else { old },
+                    _ => unreachable!("no such float atomic"),
+                }
+            }
+        }
+    )*};
+}
+emu_float!(f32, f64);
+
+fn atom_generic<T: EmuAtomic>(op: AtomOp, space: SpaceKind, scope: ScopeKind, p: *mut T, a: T, b: T, site: Site) -> T {
+    if !sched::active() {
+        // SAFETY: the view checked the pointer.
+        unsafe {
+            let old = p.read();
+            p.write(T::apply(op, old, a, b));
+            return old;
+        }
+    }
+    suspend();
+    // SAFETY: the view checked the pointer; only this OS thread runs emulated threads, and no other
+    // emulated thread runs until this one suspends, so the read-modify-write is indivisible.
+    let old = unsafe { p.read() };
+    let new = T::apply(op, old, a, b);
+    let failed_cas = op == AtomOp::Cas && new == old && !bits_eq(old, b);
+    with_state(|st, me| {
+        st.on_access(me, p as usize, size_of::<T>(), space, Kind::Atomic(scope), site);
+        if failed_cas {
+            st.polls += 1;
+            st.threads[me].last_poll = Some(site);
+        } else {
+            st.progress();
+        }
+    });
+    // SAFETY: as above.
+    unsafe { p.write(new) };
+    old
+}
+
+fn bits_eq<T: Copy>(x: T, y: T) -> bool {
+    // SAFETY: T is a plain scalar (u32/i32/u64/i64/f32/f64) with no padding.
+    unsafe {
+        std::slice::from_raw_parts(&x as *const T as *const u8, size_of::<T>())
+            == std::slice::from_raw_parts(&y as *const T as *const u8, size_of::<T>())
+    }
+}
+
+fn load_acquire_generic<T: Copy>(space: SpaceKind, p: *const T, site: Site) -> T {
+    if !sched::active() {
+        // SAFETY: the view checked the pointer.
+        return unsafe { p.read() };
+    }
+    suspend();
+    with_state(|st, me| {
+        st.on_access(me, p as usize, size_of::<T>(), space, Kind::AcquireLoad, site);
+        st.polls += 1;
+        st.threads[me].last_poll = Some(site);
+    });
+    // SAFETY: as in `load`.
+    unsafe { p.read_volatile() }
+}
+
+fn store_release_generic<T: Copy>(space: SpaceKind, p: *mut T, v: T, site: Site) {
+    if !sched::active() {
+        // SAFETY: the view checked the pointer.
+        return unsafe { p.write(v) };
+    }
+    suspend();
+    with_state(|st, me| {
+        st.on_access(me, p as usize, size_of::<T>(), space, Kind::ReleaseStore, site);
+        st.progress();
+    });
+    // SAFETY: as in `load`.
+    unsafe { p.write_volatile(v) }
+}
+
+macro_rules! impl_atomic {
+    ($($t:ty => $zero:expr),*) => {$(
+        impl Atomic for $t {
+            unsafe fn atom(op: AtomOp, space: SpaceKind, scope: ScopeKind, p: *mut Self, a: Self, b: Self, site: Site) -> Self {
+                atom_generic(op, space, scope, p, a, b, site)
+            }
+            unsafe fn load_acquire(space: SpaceKind, _scope: ScopeKind, p: *const Self, site: Site) -> Self {
+                load_acquire_generic(space, p, site)
+            }
+            unsafe fn store_release(space: SpaceKind, _scope: ScopeKind, p: *mut Self, v: Self, site: Site) {
+                store_release_generic(space, p, v, site)
+            }
+            fn zero() -> Self {
+                $zero
+            }
+        }
+    )*};
+}
+impl_atomic!(u32 => 0, i32 => 0, u64 => 0, i64 => 0, f32 => 0.0, f64 => 0.0);

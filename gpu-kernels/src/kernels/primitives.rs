@@ -1,0 +1,411 @@
+//! Kernels that exercise every primitive of the device layer, so that the host can compare each one,
+//! on a GPU and on the emulator, with its CPU model: all shuffle modes, types and widths; votes; the
+//! reducing barriers; every atomic with its old values, at every scope, in global and shared memory;
+//! fences with volatile and acquire/release flags; the grid barrier; warp tiles.
+use crate::atomic::{Atomic, AtomicFloat, AtomicInt, AtomicRef, Block, Device, Scope, Space, System};
+use crate::block::{sync_threads, sync_threads_and, sync_threads_count, sync_threads_or};
+use crate::fence::{threadfence, threadfence_block, threadfence_system};
+use crate::grid::{this_grid, tiled_partition};
+use crate::shared::SharedArray;
+use crate::thread::{block_idx, global_index_x, grid_dim, thread_idx};
+use crate::warp::{self, FULL_MASK, ShflValue};
+use crate::{Global, GlobalMut, kernel};
+
+/// Threads per block for the warp and barrier checks (several warps, one partial-free block).
+pub const BLOCK: u32 = 128;
+
+/// Shuffle modes as passed to [`prim_shfl`].
+pub const MODE_DOWN: u32 = 0;
+pub const MODE_UP: u32 = 1;
+pub const MODE_XOR: u32 = 2;
+pub const MODE_IDX: u32 = 3;
+/// Types as passed to [`prim_shfl`]: the u64 input's low bits reinterpreted.
+pub const TY_U32: u32 = 0;
+pub const TY_I32: u32 = 1;
+pub const TY_F32: u32 = 2;
+pub const TY_U64: u32 = 3;
+pub const TY_F64: u32 = 4;
+pub const TY_I64: u32 = 5;
+
+/// The lane-dependent operand of an idx shuffle (exercises arbitrary sources).
+pub const fn idx_operand(lane: u32, b: u32) -> u32 {
+    (lane * 5 + b) & 31
+}
+
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+fn shfl_mode<T: ShflValue>(v: T, mode: u32, b: u32, width: u32) -> T {
+    match mode {
+        MODE_DOWN => warp::shfl_down_width(FULL_MASK, v, b, width),
+        MODE_UP => warp::shfl_up_width(FULL_MASK, v, b, width),
+        MODE_XOR => warp::shfl_xor_width(FULL_MASK, v, b, width),
+        _ => warp::shfl_idx_width(FULL_MASK, v, idx_operand(warp::lane_id(), b), width),
+    }
+}
+
+kernel! {
+    /// `out[i]` = the shuffle of `input[i]` (mode, operand `b`, width, type as bit patterns in u64).
+    /// Launch with whole warps.
+    pub fn prim_shfl(input: Global<u64>, out: GlobalMut<u64>, mode: u32, b: u32, width: u32, ty: u32) {
+        let i = global_index_x();
+        let x = input.get(i);
+        let r = match ty {
+            TY_U32 => shfl_mode(x as u32, mode, b, width) as u64,
+            TY_I32 => shfl_mode(x as u32 as i32, mode, b, width) as u32 as u64,
+            TY_F32 => shfl_mode(f32::from_bits(x as u32), mode, b, width).to_bits() as u64,
+            TY_U64 => shfl_mode(x, mode, b, width),
+            TY_I64 => shfl_mode(x as i64, mode, b, width) as u64,
+            _ => shfl_mode(f64::from_bits(x), mode, b, width).to_bits(),
+        };
+        out.set(i, r);
+    }
+}
+
+/// Words written per thread by [`prim_vote`].
+pub const VOTE_WORDS: usize = 7;
+
+kernel! {
+    /// Per thread `i` with predicate `preds[i] != 0`, writes `out[7i..7i+7]` =
+    /// `[ballot(full), any(full), all(full), ballot(own half-warp), lane_id, active_mask, warp_id]`.
+    pub fn prim_vote(preds: Global<u32>, out: GlobalMut<u32>) {
+        let i = global_index_x();
+        let p = preds.get(i) != 0;
+        let lane = warp::lane_id();
+        let half = if lane < 16 { 0x0000_ffff } else { 0xffff_0000 };
+        let ballot = warp::ballot(FULL_MASK, p);
+        let any = warp::any(FULL_MASK, p);
+        let all = warp::all(FULL_MASK, p);
+        let half_ballot = warp::ballot(half, p);
+        warp::sync_warp(FULL_MASK);
+        let active = warp::active_mask();
+        let o = i * VOTE_WORDS;
+        out.set(o, ballot);
+        out.set(o + 1, any as u32);
+        out.set(o + 2, all as u32);
+        out.set(o + 3, half_ballot);
+        out.set(o + 4, lane);
+        out.set(o + 5, active);
+        out.set(o + 6, warp::warp_id());
+    }
+}
+
+kernel! {
+    /// Per thread: `out[3i..3i+3]` = `[sync_threads_count(p), sync_threads_and(p), sync_threads_or(p)]`
+    /// with `p = preds[i] != 0`.
+    pub fn prim_barrier(preds: Global<u32>, out: GlobalMut<u32>) {
+        let i = global_index_x();
+        let p = preds.get(i) != 0;
+        let c = sync_threads_count(p);
+        let a = sync_threads_and(p);
+        let o = sync_threads_or(p);
+        sync_threads();
+        out.set(3 * i, c);
+        out.set(3 * i + 1, a as u32);
+        out.set(3 * i + 2, o as u32);
+    }
+}
+
+/// Atomic operations as passed to the `prim_atomic_*` kernels.
+pub const OP_ADD: u32 = 0;
+pub const OP_SUB: u32 = 1;
+pub const OP_MIN: u32 = 2;
+pub const OP_MAX: u32 = 3;
+pub const OP_INC: u32 = 4;
+pub const OP_DEC: u32 = 5;
+pub const OP_AND: u32 = 6;
+pub const OP_OR: u32 = 7;
+pub const OP_XOR: u32 = 8;
+pub const OP_EXCH: u32 = 9;
+/// Increment by a compare-and-swap loop; the old value is the one the successful CAS replaced.
+pub const OP_CAS_INC: u32 = 10;
+/// f64 add by the chapter's CAS loop (`atomicAddDouble`).
+pub const OP_CAS_ADD_F64: u32 = 11;
+/// Scopes as passed to the `prim_atomic_*` kernels. With `SCOPE_BLOCK` every block uses its own cell
+/// (`cells[blockIdx.x]`), since block scope promises atomicity only within a block.
+pub const SCOPE_BLOCK: u32 = 0;
+pub const SCOPE_DEVICE: u32 = 1;
+pub const SCOPE_SYSTEM: u32 = 2;
+/// `inc`/`dec` limit.
+pub const INC_LIMIT: u32 = 1000;
+
+fn cas_increment<T: Atomic + PartialEq, S: Scope, Sp: Space>(a: AtomicRef<T, S, Sp>, one: fn(T) -> T) -> T {
+    let mut old = a.compare_and_swap(T::zero(), T::zero());
+    loop {
+        let seen = a.compare_and_swap(old, one(old));
+        if seen == old {
+            return old;
+        }
+        old = seen;
+    }
+}
+
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+fn int_op<T: AtomicInt + PartialEq, S: Scope, Sp: Space>(a: AtomicRef<T, S, Sp>, op: u32, v: T, one: fn(T) -> T) -> T {
+    match op {
+        OP_ADD => a.fetch_add(v),
+        OP_SUB => a.fetch_sub(v),
+        OP_MIN => a.fetch_min(v),
+        OP_MAX => a.fetch_max(v),
+        OP_AND => a.fetch_and(v),
+        OP_OR => a.fetch_or(v),
+        OP_XOR => a.fetch_xor(v),
+        OP_EXCH => a.swap(v),
+        _ => cas_increment(a, one),
+    }
+}
+
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+fn int_scoped<T: AtomicInt + PartialEq>(cells: GlobalMut<T>, op: u32, scope: u32, v: T, one: fn(T) -> T) -> T {
+    match scope {
+        SCOPE_BLOCK => int_op(cells.atomic_scoped::<Block>(block_idx().x as usize), op, v, one),
+        SCOPE_SYSTEM => int_op(cells.atomic_scoped::<System>(0), op, v, one),
+        _ => int_op(cells.atomic_scoped::<Device>(0), op, v, one),
+    }
+}
+
+macro_rules! int_kernel {
+    ($name:ident, $t:ty) => {
+        kernel! {
+            /// Every thread `i` applies `op` with `vals[i]` to one cell at `scope` and writes the old
+            /// value to `olds[i]`.
+            pub fn $name(vals: Global<$t>, cells: GlobalMut<$t>, olds: GlobalMut<$t>, op: u32, scope: u32) {
+                let i = global_index_x();
+                if i < vals.len() {
+                    let old = int_scoped(cells, op, scope, vals.get(i), |x| x.wrapping_add(1));
+                    olds.set(i, old);
+                }
+            }
+        }
+    };
+}
+int_kernel!(prim_atomic_i32, i32);
+int_kernel!(prim_atomic_u64, u64);
+int_kernel!(prim_atomic_i64, i64);
+
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+fn u32_op<S: Scope, Sp: Space>(a: AtomicRef<u32, S, Sp>, op: u32, v: u32) -> u32 {
+    match op {
+        OP_INC => a.fetch_inc(INC_LIMIT),
+        OP_DEC => a.fetch_dec(INC_LIMIT),
+        _ => int_op(a, op, v, |x| x.wrapping_add(1)),
+    }
+}
+
+kernel! {
+    /// As the other `prim_atomic_*` kernels, plus `inc`/`dec` with limit `INC_LIMIT`.
+    pub fn prim_atomic_u32(vals: Global<u32>, cells: GlobalMut<u32>, olds: GlobalMut<u32>, op: u32, scope: u32) {
+        let i = global_index_x();
+        if i < vals.len() {
+            let v = vals.get(i);
+            let old = match scope {
+                SCOPE_BLOCK => u32_op(cells.atomic_scoped::<Block>(block_idx().x as usize), op, v),
+                SCOPE_SYSTEM => u32_op(cells.atomic_scoped::<System>(0), op, v),
+                _ => u32_op(cells.atomic(0), op, v),
+            };
+            olds.set(i, old);
+        }
+    }
+}
+
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+fn float_op<T: AtomicFloat + PartialEq, S: Scope, Sp: Space>(a: AtomicRef<T, S, Sp>, op: u32, v: T) -> T {
+    match op {
+        OP_EXCH => a.swap(v),
+        _ => a.fetch_add_float(v),
+    }
+}
+
+kernel! {
+    /// f32: add (at `scope`) or exch; olds recorded.
+    pub fn prim_atomic_f32(vals: Global<f32>, cells: GlobalMut<f32>, olds: GlobalMut<f32>, op: u32, scope: u32) {
+        let i = global_index_x();
+        if i < vals.len() {
+            let v = vals.get(i);
+            let old = match scope {
+                SCOPE_BLOCK => float_op(cells.atomic_scoped::<Block>(block_idx().x as usize), op, v),
+                SCOPE_SYSTEM => float_op(cells.atomic_scoped::<System>(0), op, v),
+                _ => float_op(cells.atomic(0), op, v),
+            };
+            olds.set(i, old);
+        }
+    }
+}
+
+kernel! {
+    /// f64: native add, exch, or the CAS-loop add (`OP_CAS_ADD_F64`); olds recorded.
+    pub fn prim_atomic_f64(vals: Global<f64>, cells: GlobalMut<f64>, olds: GlobalMut<f64>, op: u32, scope: u32) {
+        let i = global_index_x();
+        if i < vals.len() {
+            let v = vals.get(i);
+            let old = match (op, scope) {
+                (OP_CAS_ADD_F64, _) => cells.atomic(0).fetch_add_cas_loop(v),
+                (_, SCOPE_BLOCK) => float_op(cells.atomic_scoped::<Block>(block_idx().x as usize), op, v),
+                (_, SCOPE_SYSTEM) => float_op(cells.atomic_scoped::<System>(0), op, v),
+                _ => float_op(cells.atomic(0), op, v),
+            };
+            olds.set(i, old);
+        }
+    }
+}
+
+/// Shared counters for [`prim_atomic_shared`].
+pub const SHARED_CELLS: SharedArray<u32> = SharedArray::first(4);
+pub const SHARED_CELLS_F: SharedArray<f32> = SharedArray::after(SHARED_CELLS.end(), 1);
+pub const SHARED_ATOMIC_BYTES: usize = SHARED_CELLS_F.end();
+
+kernel! {
+    /// Shared-memory atomics per block: add (olds recorded), max, cas-increment, f32 add.
+    /// `out[4b..4b+4]` = the block's final `[sum, max, cas count, float sum bits]`.
+    pub fn prim_atomic_shared(vals: Global<u32>, olds: GlobalMut<u32>, out: GlobalMut<u32>) {
+        let c = SHARED_CELLS.view();
+        let f = SHARED_CELLS_F.view();
+        let t = thread_idx().x;
+        if t == 0 {
+            c.set(0, 0);
+            c.set(1, 0);
+            c.set(2, 0);
+            f.set(0, 0.0);
+        }
+        sync_threads();
+        let i = global_index_x();
+        let v = vals.get(i);
+        olds.set(i, c.atomic(0).fetch_add(v));
+        c.atomic(1).fetch_max(v);
+        cas_increment(c.atomic(2), |x| x + 1);
+        f.atomic(0).fetch_add_float(v as f32);
+        sync_threads();
+        if t == 0 {
+            let b = block_idx().x as usize;
+            out.set(4 * b, c.get(0));
+            out.set(4 * b + 1, c.get(1));
+            out.set(4 * b + 2, c.get(2));
+            out.set(4 * b + 3, f.get(0).to_bits());
+        }
+    }
+}
+
+/// Bound on spin iterations in message-passing checks (a stuck flag reports instead of hanging).
+pub const SPIN_LIMIT: u32 = 1 << 22;
+
+kernel! {
+    /// Message passing between block 0 (producer) and block 1 (consumer), three ways:
+    /// flag 0: volatile store after `threadfence`, read by volatile polls then `threadfence`;
+    /// flag 1: `store_release` / `load_acquire` (device scope);
+    /// flag 2: system-scope fence and release/acquire.
+    /// The consumer copies `data` into `copy[k * n ..]` for each way k; `status[k]` = 1 on success,
+    /// 2 on spin timeout. Needs both blocks resident at once (2 blocks always are).
+    pub fn prim_message(data: GlobalMut<u32>, flags: GlobalMut<u32>, copy: GlobalMut<u32>, status: GlobalMut<u32>) {
+        let n = data.len();
+        let t = thread_idx().x as usize;
+        let step = crate::thread::block_dim().x as usize;
+        if block_idx().x == 0 {
+            for way in 0..3usize {
+                let mut i = t;
+                while i < n {
+                    data.set(i, (i as u32) * 3 + way as u32 + 1);
+                    i += step;
+                }
+                // Every thread publishes its own writes; the last writer of the block sets the flag.
+                match way {
+                    0 => threadfence(),
+                    1 => threadfence_block(),
+                    _ => threadfence_system(),
+                }
+                sync_threads();
+                if t == 0 {
+                    match way {
+                        0 => { threadfence(); flags.set_volatile(0, 1) }
+                        1 => flags.atomic(1).store_release(1),
+                        _ => flags.atomic_scoped::<System>(2).store_release(1),
+                    }
+                    // Wait until the consumer has copied before overwriting data for the next way.
+                    let mut spins = 0;
+                    while flags.atomic(3 + way).load_acquire() == 0 && spins < SPIN_LIMIT {
+                        spins += 1;
+                        crate::fence::nanosleep(32);
+                    }
+                }
+                sync_threads();
+            }
+        } else if block_idx().x == 1 {
+            for way in 0..3usize {
+                if t == 0 {
+                    let mut spins = 0;
+                    let ok = loop {
+                        let seen = match way {
+                            0 => flags.get_volatile(0),
+                            1 => flags.atomic(1).load_acquire(),
+                            _ => flags.atomic_scoped::<System>(2).load_acquire(),
+                        };
+                        if seen != 0 {
+                            break true;
+                        }
+                        spins += 1;
+                        if spins >= SPIN_LIMIT {
+                            break false;
+                        }
+                        crate::fence::nanosleep(32);
+                    };
+                    if way == 0 {
+                        threadfence();
+                    }
+                    status.set(way, if ok { 1 } else { 2 });
+                }
+                sync_threads();
+                let mut i = t;
+                while i < n {
+                    copy.set(way * n + i, data.get(i));
+                    i += step;
+                }
+                threadfence();
+                sync_threads();
+                if t == 0 {
+                    flags.atomic(3 + way).store_release(1);
+                }
+            }
+        }
+    }
+}
+
+/// Rounds of [`prim_grid_sync`].
+pub const GRID_ROUNDS: usize = 4;
+
+kernel! {
+    /// `GRID_ROUNDS` rounds of `b[i] = a[i] + a[(i + 1) % n]` ping-ponging between `a` and `b`
+    /// (`a` = `bufs[0..n]`, `b` = `bufs[n..2n]`), a grid barrier after each round. One element per thread.
+    /// Cooperative launch only.
+    pub fn prim_grid_sync(bufs: GlobalMut<u32>, workspace: GlobalMut<u32>) {
+        let grid = this_grid(workspace);
+        let n = bufs.len() / 2;
+        let i = grid.thread_rank() as usize;
+        for r in 0..GRID_ROUNDS {
+            let (src, dst) = if r % 2 == 0 { (0, n) } else { (n, 0) };
+            if i < n {
+                let v = bufs.get(src + i).wrapping_add(bufs.get(src + (i + 1) % n));
+                bufs.set(dst + i, v);
+            }
+            grid.sync();
+        }
+        let _ = grid_dim();
+    }
+}
+
+kernel! {
+    /// Warp tiles: `out32[t]` = sum over 32-thread tile t, `out16[t]` = sum over 16-thread tile t.
+    pub fn prim_tile(input: Global<f32>, out32: GlobalMut<f32>, out16: GlobalMut<f32>) {
+        let i = global_index_x();
+        let v = input.get(i);
+        let t32 = tiled_partition::<32>();
+        let t16 = tiled_partition::<16>();
+        let s32 = t32.reduce_sum(v);
+        let s16 = t16.reduce_sum(v);
+        t16.sync();
+        let base32 = block_idx().x as usize * t32.meta_group_size() as usize;
+        let base16 = block_idx().x as usize * t16.meta_group_size() as usize;
+        if t32.thread_rank() == 0 {
+            out32.set(base32 + t32.meta_group_rank() as usize, s32);
+        }
+        if t16.thread_rank() == 0 {
+            out16.set(base16 + t16.meta_group_rank() as usize, s16);
+        }
+    }
+}

@@ -1,0 +1,27 @@
+//! Warp reduction by shuffle (the chapter's `warpReduce` / `warpReduceSum`).
+//!
+//! Each warp sums its 32 inputs with `shfl.sync.down` (offsets 16, 8, 4, 2, 1) and lane 0 writes the
+//! warp's sum. No barrier is needed: the exchange happens in registers, within the warp.
+//!
+//! Decision procedure (§5.7): each output is written by one lane (lane 0 of its warp); no thread reads
+//! another's write through memory; nothing crosses blocks; the order of additions is fixed, so the
+//! result is deterministic. Inputs past `n` count as 0 so every lane of the warp takes part in the
+//! full-mask shuffle.
+use crate::warp::{self, WARP_SIZE};
+use crate::{Global, GlobalMut, kernel, thread};
+
+/// Threads per block.
+pub const BLOCK: u32 = 256;
+
+kernel! {
+    /// `output[w] = sum(input[32w .. 32w+32])` for every warp `w` of the grid (missing inputs are 0).
+    pub fn warp_reduce(input: Global<f32>, output: GlobalMut<f32>) {
+        let i = thread::global_index_x();
+        let v = if i < input.len() { input.get(i) } else { 0.0 };
+        let sum = warp::reduce_sum_f32(v);
+        let w = i / WARP_SIZE as usize;
+        if warp::lane_id() == 0 && w < output.len() {
+            output.set(w, sum);
+        }
+    }
+}

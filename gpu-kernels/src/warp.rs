@@ -1,0 +1,226 @@
+//! Warp-level primitives: lane identity, shuffles and votes.
+//!
+//! A warp is 32 consecutive threads of a block (by linear rank). Since Volta, lanes of a warp are
+//! scheduled independently, so every warp collective names the lanes that take part in a `mask`; each
+//! of those lanes must execute the same collective, and no other lane may be named. Shuffles and votes
+//! exchange registers inside the warp without shared memory and without a block barrier.
+//!
+//! `width` (a power of two, 1..=32) splits the warp into independent segments of `width` lanes, as
+//! CUDA's `__shfl_*_sync(mask, v, b, width)`. The PTX clamp operand is `((32 - width) << 8) | 0x1f`
+//! for down/xor/idx and `(32 - width) << 8` for up; a source lane outside the segment (or past its
+//! end) yields the caller's own value.
+
+use crate::backend;
+
+/// Lanes in a warp.
+pub const WARP_SIZE: u32 = 32;
+/// All 32 lanes.
+pub const FULL_MASK: u32 = 0xffff_ffff;
+
+/// The four shuffle modes of `shfl.sync`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShflMode {
+    /// Read from `lane - delta` (`shfl.sync.up`).
+    Up,
+    /// Read from `lane + delta` (`shfl.sync.down`).
+    Down,
+    /// Read from `lane ^ mask` (`shfl.sync.bfly`).
+    Xor,
+    /// Read from lane `index` of the segment (`shfl.sync.idx`).
+    Idx,
+}
+
+/// The lane a shuffle reads for `lane`, or `None` if the source is out of the segment (the caller then
+/// receives its own value). Exactly PTX's rule for `shfl.sync` with clamp `((32-width)<<8)|0x1f`
+/// (`(32-width)<<8` for up). Shared by the emulator and the host's CPU models.
+pub const fn shfl_source_lane(mode: ShflMode, lane: u32, b: u32, width: u32) -> Option<u32> {
+    let seg_mask = (32 - width) & 0x1f; // c[12:8]
+    let clamp = match mode {
+        ShflMode::Up => 0,
+        _ => 0x1f,
+    };
+    let min_lane = lane & seg_mask;
+    let max_lane = min_lane | (clamp & !seg_mask);
+    let b = b & 0x1f;
+    let (j, ok) = match mode {
+        ShflMode::Up => {
+            let j = lane as i32 - b as i32;
+            (j, j >= max_lane as i32)
+        }
+        ShflMode::Down => {
+            let j = (lane + b) as i32;
+            (j, j <= max_lane as i32)
+        }
+        ShflMode::Xor => {
+            let j = (lane ^ b) as i32;
+            (j, j <= max_lane as i32)
+        }
+        ShflMode::Idx => {
+            let j = (min_lane | (b & !seg_mask)) as i32;
+            (j, j <= max_lane as i32)
+        }
+    };
+    if ok { Some(j as u32) } else { None }
+}
+
+/// Values that can be shuffled: 32-bit types in one `shfl.sync`, 64-bit types in two.
+pub trait ShflValue: Copy {
+    #[doc(hidden)]
+    fn shfl_with<F: FnMut(u32) -> u32>(self, f: F) -> Self;
+}
+
+macro_rules! shfl32 {
+    ($($t:ty => |$x:ident| $to:expr, |$y:ident| $from:expr;)*) => {$(
+        impl ShflValue for $t {
+            #[inline(always)]
+            fn shfl_with<F: FnMut(u32) -> u32>(self, mut f: F) -> Self {
+                let $x = self;
+                let $y = f($to);
+                $from
+            }
+        }
+    )*};
+}
+shfl32! {
+    u32 => |x| x, |y| y;
+    i32 => |x| x as u32, |y| y as i32;
+    f32 => |x| x.to_bits(), |y| f32::from_bits(y);
+}
+
+macro_rules! shfl64 {
+    ($($t:ty => |$x:ident| $to:expr, |$y:ident| $from:expr;)*) => {$(
+        impl ShflValue for $t {
+            #[inline(always)]
+            fn shfl_with<F: FnMut(u32) -> u32>(self, mut f: F) -> Self {
+                let $x = self;
+                let bits: u64 = $to;
+                let lo = f(bits as u32) as u64;
+                let hi = f((bits >> 32) as u32) as u64;
+                let $y = lo | (hi << 32);
+                $from
+            }
+        }
+    )*};
+}
+shfl64! {
+    u64 => |x| x, |y| y;
+    i64 => |x| x as u64, |y| y as i64;
+    f64 => |x| x.to_bits(), |y| f64::from_bits(y);
+}
+
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+fn shfl<T: ShflValue>(mode: ShflMode, mask: u32, v: T, b: u32, width: u32) -> T {
+    assert!(width.is_power_of_two() && width <= WARP_SIZE, "shuffle width must be a power of two <= 32");
+    let c = match mode {
+        ShflMode::Up => (32 - width) << 8,
+        _ => ((32 - width) << 8) | 0x1f,
+    };
+    let site = crate::site();
+    v.shfl_with(|x| backend::shfl(mode, mask, x, b, c, site))
+}
+
+/// `__shfl_down_sync(mask, v, delta)`: the value of lane `lane + delta`. PTX: `shfl.sync.down.b32`.
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub fn shfl_down<T: ShflValue>(mask: u32, v: T, delta: u32) -> T {
+    shfl(ShflMode::Down, mask, v, delta, WARP_SIZE)
+}
+/// `__shfl_down_sync(mask, v, delta, width)`. PTX: `shfl.sync.down.b32`.
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub fn shfl_down_width<T: ShflValue>(mask: u32, v: T, delta: u32, width: u32) -> T {
+    shfl(ShflMode::Down, mask, v, delta, width)
+}
+/// `__shfl_up_sync(mask, v, delta)`: the value of lane `lane - delta`. PTX: `shfl.sync.up.b32`.
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub fn shfl_up<T: ShflValue>(mask: u32, v: T, delta: u32) -> T {
+    shfl(ShflMode::Up, mask, v, delta, WARP_SIZE)
+}
+/// `__shfl_up_sync(mask, v, delta, width)`. PTX: `shfl.sync.up.b32`.
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub fn shfl_up_width<T: ShflValue>(mask: u32, v: T, delta: u32, width: u32) -> T {
+    shfl(ShflMode::Up, mask, v, delta, width)
+}
+/// `__shfl_xor_sync(mask, v, lane_mask)`: the value of lane `lane ^ lane_mask`. PTX: `shfl.sync.bfly.b32`.
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub fn shfl_xor<T: ShflValue>(mask: u32, v: T, lane_mask: u32) -> T {
+    shfl(ShflMode::Xor, mask, v, lane_mask, WARP_SIZE)
+}
+/// `__shfl_xor_sync(mask, v, lane_mask, width)`. PTX: `shfl.sync.bfly.b32`.
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub fn shfl_xor_width<T: ShflValue>(mask: u32, v: T, lane_mask: u32, width: u32) -> T {
+    shfl(ShflMode::Xor, mask, v, lane_mask, width)
+}
+/// `__shfl_sync(mask, v, src_lane)`: the value of lane `src_lane`. PTX: `shfl.sync.idx.b32`.
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub fn shfl_idx<T: ShflValue>(mask: u32, v: T, src_lane: u32) -> T {
+    shfl(ShflMode::Idx, mask, v, src_lane, WARP_SIZE)
+}
+/// `__shfl_sync(mask, v, src_lane, width)`. PTX: `shfl.sync.idx.b32`.
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub fn shfl_idx_width<T: ShflValue>(mask: u32, v: T, src_lane: u32, width: u32) -> T {
+    shfl(ShflMode::Idx, mask, v, src_lane, width)
+}
+
+/// `__ballot_sync(mask, pred)`: bit `i` set iff lane `i` is in `mask` and passed `true`.
+/// PTX: `vote.sync.ballot.b32`.
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub fn ballot(mask: u32, pred: bool) -> u32 {
+    backend::ballot(mask, pred, crate::site())
+}
+/// `__any_sync(mask, pred)`. PTX: `vote.sync.any.pred`.
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub fn any(mask: u32, pred: bool) -> bool {
+    backend::vote_any(mask, pred, crate::site())
+}
+/// `__all_sync(mask, pred)`. PTX: `vote.sync.all.pred`.
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub fn all(mask: u32, pred: bool) -> bool {
+    backend::vote_all(mask, pred, crate::site())
+}
+/// `__syncwarp(mask)`: the named lanes wait for each other; orders their memory accesses.
+/// PTX: `bar.warp.sync`.
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub fn sync_warp(mask: u32) {
+    backend::sync_warp(mask, crate::site())
+}
+/// `__activemask()`: the lanes currently executing this instruction together. PTX: `activemask.b32`.
+/// (The emulator returns the lanes of the warp that have not exited.)
+#[inline(always)]
+pub fn active_mask() -> u32 {
+    backend::active_mask()
+}
+/// The lane of the calling thread within its warp, 0..32. PTX: `%laneid`.
+#[inline(always)]
+pub fn lane_id() -> u32 {
+    backend::lane_id()
+}
+/// The warp of the calling thread within its block (`block_rank() / 32`).
+#[inline(always)]
+pub fn warp_id() -> u32 {
+    crate::thread::block_rank() / WARP_SIZE
+}
+
+/// Sum over the 32 lanes by `shfl_down` with offsets 16, 8, 4, 2, 1 (the chapter's `warpReduceSum`).
+/// The result is valid in lane 0 only. Requires all 32 lanes to be present (a full warp).
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub fn reduce_sum_f32(mut v: f32) -> f32 {
+    let mut offset = WARP_SIZE / 2;
+    while offset > 0 {
+        v += shfl_down(FULL_MASK, v, offset);
+        offset >>= 1;
+    }
+    v
+}

@@ -1,0 +1,312 @@
+//! Where kernels run: a CUDA GPU (through `cust`, with the `cuda` feature) or the CPU SIMT emulator.
+//! Both take the same kernel, the same launch shape and the same argument tuple.
+
+use anyhow::{Result, bail};
+use gpu_kernels::emu::{self, EmuError, LaunchConfig, Race};
+use gpu_kernels::{Dim3, Global, GlobalMut, Kernel, KernelParam};
+use std::cell::{RefCell, UnsafeCell};
+use std::ffi::c_void;
+
+/// Which device the user asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeviceChoice {
+    /// The GPU if a CUDA driver and device are present, else the emulator.
+    Auto,
+    Gpu,
+    Emu,
+}
+
+impl std::str::FromStr for DeviceChoice {
+    type Err = anyhow::Error;
+    fn from_str(s: &str) -> Result<Self> {
+        Ok(match s {
+            "auto" => DeviceChoice::Auto,
+            "gpu" => DeviceChoice::Gpu,
+            "emu" => DeviceChoice::Emu,
+            _ => bail!("unknown device `{s}` (expected auto, gpu or emu)"),
+        })
+    }
+}
+
+/// What the detectors of the emulator found over the launches of one example.
+#[derive(Default, Debug, Clone)]
+pub struct Findings {
+    pub races: Vec<Race>,
+    pub racy_addresses: usize,
+    pub deadlocks: Vec<String>,
+}
+
+/// Kernel argument tuples, marshalled for `cuLaunchKernel` (a pointer to each argument).
+pub trait ParamList: Copy {
+    fn pointers(&mut self) -> Vec<*mut c_void>;
+}
+
+macro_rules! param_list {
+    ($($n:ident : $i:tt),*) => {
+        impl<$($n: KernelParam),*> ParamList for ($($n,)*) {
+            fn pointers(&mut self) -> Vec<*mut c_void> {
+                vec![$(&mut self.$i as *mut $n as *mut c_void),*]
+            }
+        }
+    };
+}
+param_list!(A: 0);
+param_list!(A: 0, B: 1);
+param_list!(A: 0, B: 1, C: 2);
+param_list!(A: 0, B: 1, C: 2, D: 3);
+param_list!(A: 0, B: 1, C: 2, D: 3, E: 4);
+param_list!(A: 0, B: 1, C: 2, D: 3, E: 4, F: 5);
+
+/// Median kernel time over repeated launches.
+#[derive(Clone, Copy, Debug)]
+pub struct Timing {
+    pub median_ms: f64,
+    pub reps: usize,
+}
+
+/// A device: GPU or emulator.
+pub struct Device {
+    inner: Inner,
+    findings: RefCell<Findings>,
+}
+
+enum Inner {
+    #[cfg(feature = "cuda")]
+    Gpu(crate::gpu::Gpu),
+    Emu(emu::Options),
+}
+
+/// Element types that buffers hold.
+pub trait Elem: Copy + Default + 'static {}
+impl<T: Copy + Default + 'static> Elem for T {}
+
+/// A device buffer of `len` elements.
+pub struct Buffer<T: Elem> {
+    len: usize,
+    inner: BufInner<T>,
+}
+
+enum BufInner<T: Elem> {
+    #[cfg(feature = "cuda")]
+    Gpu(crate::gpu::GpuBuffer<T>),
+    Emu { data: Box<[UnsafeCell<T>]>, _name: emu::BufferName },
+}
+
+impl<T: Elem> Buffer<T> {
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    fn ptr(&self) -> *mut T {
+        match &self.inner {
+            #[cfg(feature = "cuda")]
+            BufInner::Gpu(b) => b.device_ptr() as *mut T,
+            BufInner::Emu { data, .. } => {
+                if data.is_empty() {
+                    std::ptr::NonNull::dangling().as_ptr()
+                } else {
+                    data[0].get()
+                }
+            }
+        }
+    }
+    /// Read-only view for a kernel argument.
+    pub fn view(&self) -> Global<T> {
+        // SAFETY: the pointer addresses `len` elements owned by this buffer, alive while it is.
+        unsafe { Global::from_raw_parts(self.ptr(), self.len) }
+    }
+    /// Writable view for a kernel argument.
+    pub fn view_mut(&self) -> GlobalMut<T> {
+        // SAFETY: as in `view`.
+        unsafe { GlobalMut::from_raw_parts(self.ptr(), self.len) }
+    }
+    /// Copies the buffer to the host (after the device finished all work).
+    pub fn read(&self) -> Result<Vec<T>> {
+        match &self.inner {
+            #[cfg(feature = "cuda")]
+            BufInner::Gpu(b) => b.read(self.len),
+            // SAFETY: no launch runs while the host reads (launches are synchronous on the emulator).
+            BufInner::Emu { data, .. } => Ok(data.iter().map(|c| unsafe { *c.get() }).collect()),
+        }
+    }
+    /// Overwrites the buffer from the host.
+    pub fn write(&self, src: &[T]) -> Result<()> {
+        if src.len() != self.len {
+            bail!("write of {} elements into a buffer of {}", src.len(), self.len);
+        }
+        match &self.inner {
+            #[cfg(feature = "cuda")]
+            BufInner::Gpu(b) => b.write(src),
+            BufInner::Emu { data, .. } => {
+                for (c, v) in data.iter().zip(src) {
+                    // SAFETY: as in `read`.
+                    unsafe { *c.get() = *v };
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// A launch: grid, block, dynamic shared bytes, cooperative or not.
+pub type Launch = LaunchConfig;
+
+/// The whole-warp-aligned 1-D launch that covers `n` items with `block` threads per block, capped at
+/// `max_grid` blocks (the kernels loop grid-stride over the rest).
+pub fn cover(n: usize, block: u32, max_grid: u32, shared_bytes: usize) -> Launch {
+    let blocks = n.div_ceil(block as usize).clamp(1, max_grid as usize) as u32;
+    LaunchConfig::linear(blocks, block, shared_bytes)
+}
+
+impl Device {
+    /// Opens the requested device. Returns the device and, for `Auto` falling back to the emulator, a
+    /// one-line note saying why.
+    pub fn open(choice: DeviceChoice, emu_opts: emu::Options) -> Result<(Device, Option<String>)> {
+        let emu = || Device { inner: Inner::Emu(emu_opts.clone()), findings: RefCell::default() };
+        match choice {
+            DeviceChoice::Emu => Ok((emu(), None)),
+            DeviceChoice::Gpu => Ok((Device::open_gpu()?, None)),
+            DeviceChoice::Auto => match Device::open_gpu() {
+                Ok(d) => Ok((d, None)),
+                Err(e) => Ok((emu(), Some(format!("no CUDA GPU available ({e:#}); running on the CPU SIMT emulator")))),
+            },
+        }
+    }
+
+    #[cfg(feature = "cuda")]
+    fn open_gpu() -> Result<Device> {
+        Ok(Device { inner: Inner::Gpu(crate::gpu::Gpu::open()?), findings: RefCell::default() })
+    }
+    #[cfg(not(feature = "cuda"))]
+    fn open_gpu() -> Result<Device> {
+        bail!(
+            "this build has no CUDA support: no NVIDIA driver was found when it was built (`cargo xtask run` \
+             enables it automatically on a machine with the driver; or build `host` with `--features cuda`)"
+        )
+    }
+
+    pub fn is_gpu(&self) -> bool {
+        !matches!(self.inner, Inner::Emu(_))
+    }
+
+    /// `gpu` or `emu`, for tables.
+    pub fn kind(&self) -> &'static str {
+        if self.is_gpu() { "gpu" } else { "emu" }
+    }
+
+    /// The device's name.
+    pub fn name(&self) -> String {
+        match &self.inner {
+            #[cfg(feature = "cuda")]
+            Inner::Gpu(g) => g.name(),
+            Inner::Emu(o) => format!("CPU SIMT emulator (schedule seed {})", o.schedule_seed),
+        }
+    }
+
+    /// Grid cap for this device: the kernel's cap on a GPU; at most 32 blocks on the emulator, whose
+    /// cost grows with the number of threads (the grid-stride loops cover the rest).
+    pub fn grid_cap(&self, kernel_cap: u32) -> u32 {
+        if self.is_gpu() { kernel_cap } else { kernel_cap.min(32) }
+    }
+
+    pub fn emu_options(&self) -> Option<&emu::Options> {
+        match &self.inner {
+            Inner::Emu(o) => Some(o),
+            #[cfg(feature = "cuda")]
+            Inner::Gpu(_) => None,
+        }
+    }
+
+    /// Takes what the emulator's detectors found since the last call.
+    pub fn take_findings(&self) -> Findings {
+        std::mem::take(&mut self.findings.borrow_mut())
+    }
+
+    /// A buffer holding a copy of `data`. `name` appears in race reports.
+    pub fn upload<T: Elem>(&self, name: &str, data: &[T]) -> Result<Buffer<T>> {
+        match &self.inner {
+            #[cfg(feature = "cuda")]
+            Inner::Gpu(g) => Ok(Buffer { len: data.len(), inner: BufInner::Gpu(g.upload(data)?) }),
+            Inner::Emu(_) => {
+                let data: Box<[UnsafeCell<T>]> = data.iter().map(|v| UnsafeCell::new(*v)).collect();
+                let ptr = if data.is_empty() { std::ptr::null() } else { data[0].get() as *const T };
+                let reg = emu::register_buffer(name, ptr, data.len());
+                let len = data.len();
+                Ok(Buffer { len, inner: BufInner::Emu { data, _name: reg } })
+            }
+        }
+    }
+
+    /// A buffer of `n` copies of `v`.
+    pub fn filled<T: Elem>(&self, name: &str, n: usize, v: T) -> Result<Buffer<T>> {
+        self.upload(name, &vec![v; n])
+    }
+
+    /// Launches `K` and waits for it; every CUDA call and the launch itself are checked. On the
+    /// emulator, races are collected (see [`Device::take_findings`]) and deadlocks become errors.
+    pub fn launch<K: Kernel>(&self, cfg: Launch, args: K::Args) -> Result<()>
+    where
+        K::Args: ParamList,
+    {
+        match &self.inner {
+            #[cfg(feature = "cuda")]
+            Inner::Gpu(g) => g.launch(K::NAME, cfg, args, 1).map(|_| ()),
+            Inner::Emu(opts) => match emu::launch::<K>(&cfg, opts, args) {
+                Ok(out) => {
+                    let mut f = self.findings.borrow_mut();
+                    f.racy_addresses += out.racy_addresses;
+                    f.races.extend(out.races);
+                    Ok(())
+                }
+                Err(e) => {
+                    if matches!(e, EmuError::Deadlock(_) | EmuError::Livelock(_)) {
+                        self.findings.borrow_mut().deadlocks.push(e.to_string());
+                    }
+                    Err(anyhow::Error::new(e))
+                }
+            },
+        }
+    }
+
+    /// Times `reps` launches of `K` with device events after 3 warm-up launches; `reset` runs on the
+    /// host before each launch (outside the timed region). GPU only: `None` on the emulator.
+    pub fn time<K: Kernel>(&self, cfg: Launch, args: K::Args, reps: usize, reset: &dyn Fn() -> Result<()>) -> Result<Option<Timing>>
+    where
+        K::Args: ParamList,
+    {
+        match &self.inner {
+            #[cfg(feature = "cuda")]
+            Inner::Gpu(g) => {
+                let mut times = Vec::with_capacity(reps);
+                for k in 0..reps + 3 {
+                    reset()?;
+                    let ms = g.launch(K::NAME, cfg, args, 1)?;
+                    if k >= 3 {
+                        times.push(ms);
+                    }
+                }
+                times.sort_by(|a, b| a.total_cmp(b));
+                Ok(Some(Timing { median_ms: times[times.len() / 2], reps }))
+            }
+            Inner::Emu(_) => {
+                let _ = (cfg, args, reps, reset);
+                Ok(None)
+            }
+        }
+    }
+
+    /// Most blocks of `K` that can be resident at once with this launch shape (the cap of a cooperative
+    /// launch): occupancy x SMs on a GPU, `max_resident_blocks` on the emulator.
+    pub fn max_coresident_blocks<K: Kernel>(&self, block: Dim3, shared_bytes: usize) -> Result<u32> {
+        match &self.inner {
+            #[cfg(feature = "cuda")]
+            Inner::Gpu(g) => g.max_coresident_blocks(K::NAME, block, shared_bytes),
+            Inner::Emu(o) => {
+                let _ = (block, shared_bytes);
+                Ok(o.max_resident_blocks)
+            }
+        }
+    }
+}

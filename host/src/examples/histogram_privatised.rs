@@ -1,0 +1,47 @@
+//! Host side of `histogram_privatised`: seeded random bytes, all 256 bins checked exactly, the first 10
+//! bins shown like the seed prints them.
+
+use super::{RunParams, check_n, finish};
+use crate::device::{Device, cover};
+use crate::report::ExampleResult;
+use crate::verify::exact;
+use anyhow::Result;
+use gpu_kernels::kernels::histogram_privatised::{BLOCK, MAX_GRID, NUM_BINS, SHARED_BYTES, histogram_privatised};
+use rand::{Rng, SeedableRng, rngs::StdRng};
+
+pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
+    let n = p.n;
+    check_n("histogram_privatised", n, 1)?;
+    let mut rng = StdRng::seed_from_u64(p.seed);
+    let data: Vec<u8> = (0..n).map(|_| rng.r#gen::<u8>()).collect();
+    let mut want = vec![0u32; NUM_BINS];
+    for &b in &data {
+        want[b as usize] += 1;
+    }
+    let d = dev.upload("data", &data)?;
+    let hist = dev.filled("hist", NUM_BINS, 0u32)?;
+    let cfg = cover(n, BLOCK, dev.grid_cap(MAX_GRID), SHARED_BYTES);
+    let args = (d.view(), hist.view_mut());
+    dev.launch::<histogram_privatised>(cfg, args)?;
+    let got = hist.read()?;
+
+    let mut r = ExampleResult::new("histogram_privatised", dev.kind(), n, p.seed);
+    let mismatch = exact(&got, &want, "bins");
+    let correct = (0..NUM_BINS).filter(|&i| got[i] == want[i]).count();
+    r.check(mismatch.is_none(), format!("{correct}/{NUM_BINS} bins correct{}", mismatch.map(|m| format!(" — {m}")).unwrap_or_default()));
+    let total: u64 = got.iter().map(|&c| c as u64).sum();
+    r.check(total == n as u64, format!("bins sum to {total} (n = {n})"));
+    r.show.push(format!(
+        "First 10 bins: {}",
+        (0..10).map(|i| format!("[{i}]={}", got[i])).collect::<Vec<_>>().join(" ")
+    ));
+    if p.reps > 0 && dev.is_gpu() {
+        let zero = vec![0u32; NUM_BINS];
+        let reset = || hist.write(&zero);
+        if let Some(t) = dev.time::<histogram_privatised>(cfg, args, p.reps, &reset)? {
+            r.time_ms = Some(t.median_ms);
+            r.gbps = Some(n as f64 / (t.median_ms * 1e6));
+        }
+    }
+    Ok(finish(dev, r, false))
+}

@@ -1,0 +1,89 @@
+//! One module per example, named like its kernel file: inputs, launch, CPU reference, checks.
+
+use crate::device::Device;
+use crate::report::ExampleResult;
+use anyhow::{Result, bail};
+
+pub mod histogram_privatised;
+pub mod primitives;
+pub mod reduce_sum;
+pub mod warp_reduce;
+
+/// Parameters of one run.
+#[derive(Clone, Copy, Debug)]
+pub struct RunParams {
+    pub n: usize,
+    pub seed: u64,
+    /// Timed launches after warm-up (GPU only); 0 = no timing.
+    pub reps: usize,
+}
+
+/// An example: its name, what it shows, its test sizes, and its runner.
+pub struct Example {
+    pub name: &'static str,
+    pub about: &'static str,
+    /// Sizes `host run` uses when no `--n` is given: on a GPU, and on the emulator.
+    pub gpu_sizes: &'static [usize],
+    pub emu_sizes: &'static [usize],
+    pub run: fn(&Device, &RunParams) -> Result<ExampleResult>,
+}
+
+/// The sizes every example is tested at on a GPU (the chapter's edge cases and one past 2^20).
+pub const GPU_SIZES: &[usize] = &[1, 7, 31, 33, 255, 257, (1 << 20) + 1];
+/// The same edge cases plus a few thousand elements: what the emulator checks in seconds.
+pub const EMU_SIZES: &[usize] = &[1, 7, 31, 33, 255, 257, 4097];
+
+pub const ALL: &[Example] = &[
+    Example {
+        name: "warp_reduce",
+        about: "per-warp sums with shfl.sync.down (002 warpReduce, 000 warpReduceSum)",
+        gpu_sizes: GPU_SIZES,
+        emu_sizes: EMU_SIZES,
+        run: warp_reduce::run,
+    },
+    Example {
+        name: "reduce_sum",
+        about: "grid-stride + warp shuffle + shared warp sums + one atomicAdd per block (000 reduceSum)",
+        gpu_sizes: &[1, 7, 31, 33, 255, 257, 1 << 20, (1 << 20) + 1, 1 << 26],
+        emu_sizes: EMU_SIZES,
+        run: reduce_sum::run,
+    },
+    Example {
+        name: "histogram_privatised",
+        about: "256 shared-memory bins per block folded with global atomics (000 histogram, exercise 3)",
+        gpu_sizes: &[1, 7, 31, 33, 255, 257, (1 << 20) + 1, 1 << 22, 1 << 28],
+        emu_sizes: EMU_SIZES,
+        run: histogram_privatised::run,
+    },
+    Example {
+        name: "primitives",
+        about: "every device primitive against its CPU model: shuffles, votes, barriers, atomics, fences, grid sync, tiles",
+        gpu_sizes: &[1000],
+        emu_sizes: &[1000],
+        run: primitives::run,
+    },
+];
+
+pub fn find(name: &str) -> Option<&'static Example> {
+    ALL.iter().find(|e| e.name == name)
+}
+
+/// Rejects sizes the kernels cannot take: zero, or past u32 indexing / a 16 GiB buffer.
+pub fn check_n(name: &str, n: usize, elem_bytes: usize) -> Result<()> {
+    if n == 0 {
+        bail!("{name}: n must be at least 1");
+    }
+    if n > u32::MAX as usize / 2 {
+        bail!("{name}: n = {n} is too large (at most {} elements: kernels index with 32-bit grid arithmetic)", u32::MAX / 2);
+    }
+    if n.saturating_mul(elem_bytes) > 16 << 30 {
+        bail!("{name}: n = {n} needs {} GiB of device memory (limit 16 GiB)", n * elem_bytes >> 30);
+    }
+    Ok(())
+}
+
+/// The run's outcome, with the emulator's findings folded in.
+pub fn finish(dev: &Device, mut r: ExampleResult, races_expected: bool) -> ExampleResult {
+    r.absorb(dev.take_findings(), races_expected);
+    r
+}

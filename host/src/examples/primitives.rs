@@ -1,0 +1,514 @@
+//! Host side of `primitives`: every primitive of the device layer run on the device and compared with
+//! its CPU model. `n` is the thread count of the atomic checks (not a multiple of the block, so the
+//! guards are exercised); the warp checks use fixed shapes.
+
+use super::{RunParams, check_n, finish};
+use crate::device::{Device, Elem, ParamList};
+use crate::report::ExampleResult;
+use anyhow::Result;
+use gpu_kernels::emu::LaunchConfig;
+use gpu_kernels::kernels::primitives::*;
+use gpu_kernels::warp::{ShflMode, shfl_source_lane};
+use gpu_kernels::{Dim3, Global, GlobalMut, Kernel, grid::GRID_BARRIER_WORDS};
+use rand::{Rng, SeedableRng, rngs::StdRng};
+use std::collections::BTreeMap;
+
+pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
+    check_n("primitives", p.n, 8)?;
+    let mut r = ExampleResult::new("primitives", dev.kind(), p.n, p.seed);
+    let mut rng = StdRng::seed_from_u64(p.seed);
+    shuffles(dev, &mut rng, &mut r)?;
+    votes(dev, &mut rng, &mut r)?;
+    barriers(dev, &mut rng, &mut r)?;
+    atomics(dev, &mut rng, p.n, &mut r)?;
+    shared_atomics(dev, &mut rng, p.n, &mut r)?;
+    message(dev, &mut r)?;
+    grid_sync(dev, &mut rng, &mut r)?;
+    tiles(dev, &mut rng, &mut r)?;
+    Ok(finish(dev, r, false))
+}
+
+fn mode_of(m: u32) -> ShflMode {
+    match m {
+        MODE_DOWN => ShflMode::Down,
+        MODE_UP => ShflMode::Up,
+        MODE_XOR => ShflMode::Xor,
+        _ => ShflMode::Idx,
+    }
+}
+
+fn shuffles(dev: &Device, rng: &mut StdRng, r: &mut ExampleResult) -> Result<()> {
+    let threads = 2 * BLOCK as usize;
+    let input: Vec<u64> = (0..threads).map(|_| rng.r#gen()).collect();
+    let inp = dev.upload("shfl_in", &input)?;
+    let out = dev.filled("shfl_out", threads, 0xdead_beef_dead_beefu64)?;
+    let cfg = LaunchConfig::linear(2, BLOCK, 0);
+    let mut failures = Vec::new();
+    let mut runs = 0;
+    for mode in [MODE_DOWN, MODE_UP, MODE_XOR, MODE_IDX] {
+        for width in [32u32, 16, 8, 1] {
+            for b in [1u32, 5] {
+                for ty in [TY_U32, TY_I32, TY_F32, TY_U64, TY_I64, TY_F64] {
+                    out.write(&vec![0xdead_beef_dead_beefu64; threads])?;
+                    dev.launch::<prim_shfl>(cfg, (inp.view(), out.view_mut(), mode, b, width, ty))?;
+                    let got = out.read()?;
+                    runs += 1;
+                    let wide = matches!(ty, TY_U64 | TY_I64 | TY_F64);
+                    for i in 0..threads {
+                        let lane = (i % 32) as u32;
+                        let operand = if mode == MODE_IDX { idx_operand(lane, b) } else { b };
+                        let src = match shfl_source_lane(mode_of(mode), lane, operand, width) {
+                            Some(j) => i - lane as usize + j as usize,
+                            None => i,
+                        };
+                        let want = if wide { input[src] } else { input[src] as u32 as u64 };
+                        if got[i] != want && failures.len() < 5 {
+                            failures.push(format!(
+                                "mode {mode} width {width} b {b} type {ty} thread {i}: got {:#x} want {want:#x}",
+                                got[i]
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    r.check(
+        failures.is_empty(),
+        format!("shfl down/up/xor/idx x widths 32,16,8,1 x u32,i32,f32,u64,i64,f64: {runs} launches{}", bad(&failures)),
+    );
+    Ok(())
+}
+
+fn bad(f: &[String]) -> String {
+    if f.is_empty() { String::new() } else { format!(" — {}", f.join("; ")) }
+}
+
+fn votes(dev: &Device, rng: &mut StdRng, r: &mut ExampleResult) -> Result<()> {
+    let threads = 2 * BLOCK as usize; // 8 warps
+    let preds: Vec<u32> = (0..threads)
+        .map(|i| match i / 32 {
+            0 => 1,
+            2 => 0,
+            5 => (i % 32 == 7) as u32,
+            _ => rng.gen_range(0..2),
+        })
+        .collect();
+    let pr = dev.upload("preds", &preds)?;
+    let out = dev.filled("vote_out", threads * VOTE_WORDS, u32::MAX - 1)?;
+    dev.launch::<prim_vote>(LaunchConfig::linear(2, BLOCK, 0), (pr.view(), out.view_mut()))?;
+    let mut got = out.read()?;
+    for i in 0..threads {
+        got[i * VOTE_WORDS + 5] &= 1 << (i % 32);
+    }
+    let mut want = vec![0u32; threads * VOTE_WORDS];
+    for i in 0..threads {
+        let w0 = i - i % 32;
+        let lane = i % 32;
+        let ballot = (0..32).filter(|&k| preds[w0 + k] != 0).fold(0u32, |m, k| m | 1 << k);
+        let half = if lane < 16 { 0x0000_ffffu32 } else { 0xffff_0000 };
+        let o = i * VOTE_WORDS;
+        want[o] = ballot;
+        want[o + 1] = (ballot != 0) as u32;
+        want[o + 2] = (ballot == u32::MAX) as u32;
+        want[o + 3] = ballot & half;
+        want[o + 4] = lane as u32;
+        // __activemask() promises only the caller's own bit (lanes may diverge at any time under
+        // independent thread scheduling); the check below compares `active & own bit`.
+        want[o + 5] = 1 << lane;
+        want[o + 6] = ((i % BLOCK as usize) / 32) as u32;
+    }
+    let m = crate::verify::exact(&got, &want, "vote words");
+    r.check(m.is_none(), format!("ballot/any/all (full and half-warp masks), lane_id, activemask (holds the caller), warp_id, sync_warp{}", m.map(|m| format!(" — {m}")).unwrap_or_default()));
+    Ok(())
+}
+
+fn barriers(dev: &Device, rng: &mut StdRng, r: &mut ExampleResult) -> Result<()> {
+    let b = BLOCK as usize;
+    let threads = 3 * b;
+    let preds: Vec<u32> = (0..threads).map(|i| if i < b { 1 } else if i < 2 * b { rng.gen_range(0..2) } else { 0 }).collect();
+    let pr = dev.upload("preds", &preds)?;
+    let out = dev.filled("bar_out", threads * 3, u32::MAX)?;
+    dev.launch::<prim_barrier>(LaunchConfig::linear(3, BLOCK, 0), (pr.view(), out.view_mut()))?;
+    let got = out.read()?;
+    let mut want = vec![0u32; threads * 3];
+    for blk in 0..3 {
+        let c = preds[blk * b..(blk + 1) * b].iter().filter(|&&x| x != 0).count() as u32;
+        for t in blk * b..(blk + 1) * b {
+            want[3 * t] = c;
+            want[3 * t + 1] = (c == BLOCK) as u32;
+            want[3 * t + 2] = (c > 0) as u32;
+        }
+    }
+    let m = crate::verify::exact(&got, &want, "barrier results");
+    r.check(m.is_none(), format!("sync_threads_count/and/or over all-true, random and all-false blocks{}", m.map(|m| format!(" — {m}")).unwrap_or_default()));
+    Ok(())
+}
+
+/// Integer view of the atomic types for the CPU model.
+trait Num: Elem + PartialEq + std::fmt::Debug {
+    fn to_i(self) -> i128;
+    fn from_i(v: i128) -> Self;
+    const BITS: u32;
+    const SIGNED: bool;
+}
+macro_rules! num {
+    ($($t:ty: $signed:expr),*) => {$(
+        impl Num for $t {
+            fn to_i(self) -> i128 { self as i128 }
+            fn from_i(v: i128) -> Self { v as $t }
+            const BITS: u32 = <$t>::BITS;
+            const SIGNED: bool = $signed;
+        }
+    )*};
+}
+num!(u32: false, i32: true, u64: false, i64: true);
+
+fn wrap<T: Num>(v: i128) -> i128 {
+    T::from_i(v).to_i()
+}
+
+/// Is there a serial order of `vals` applied by `f` from `init` that produces exactly these `olds`
+/// and `fin`? For add/sub with nonzero operands the olds are distinct and the order is recovered by
+/// following the chain from `init`.
+fn chain_ok<T: Num>(init: i128, vals: &[T], olds: &[T], fin: T, f: impl Fn(i128, i128) -> i128) -> bool {
+    let mut by_old: BTreeMap<i128, Vec<usize>> = BTreeMap::new();
+    for (i, o) in olds.iter().enumerate() {
+        by_old.entry(o.to_i()).or_default().push(i);
+    }
+    let mut cur = init;
+    for _ in 0..vals.len() {
+        let Some(list) = by_old.get_mut(&cur) else { return false };
+        let Some(i) = list.pop() else { return false };
+        cur = wrap::<T>(f(cur, vals[i].to_i()));
+    }
+    cur == fin.to_i()
+}
+
+fn sorted<T: Num>(v: &[T]) -> Vec<i128> {
+    let mut s: Vec<i128> = v.iter().map(|x| x.to_i()).collect();
+    s.sort();
+    s
+}
+
+struct AtomicCase<T> {
+    label: String,
+    op: u32,
+    scope: u32,
+    init: T,
+    vals: Vec<T>,
+}
+
+fn run_int_case<T: Num, K: Kernel<Args = (Global<T>, GlobalMut<T>, GlobalMut<T>, u32, u32)>>(
+    dev: &Device,
+    c: &AtomicCase<T>,
+    fails: &mut Vec<String>,
+) -> Result<()>
+where
+    K::Args: ParamList,
+{
+    let n = c.vals.len();
+    let blocks = n.div_ceil(BLOCK as usize);
+    let vals = dev.upload("vals", &c.vals)?;
+    let cells = dev.filled("cells", blocks.max(1), c.init)?;
+    let olds = dev.filled("olds", n, T::from_i(0x5a5a_5a5a))?;
+    dev.launch::<K>(LaunchConfig::linear(blocks as u32, BLOCK, 0), (vals.view(), cells.view_mut(), olds.view_mut(), c.op, c.scope))?;
+    let cells = cells.read()?;
+    let olds = olds.read()?;
+    // Block scope: every block has its own cell; check each block's threads against it.
+    let groups: Vec<(usize, std::ops::Range<usize>)> = if c.scope == SCOPE_BLOCK {
+        (0..blocks).map(|b| (b, b * BLOCK as usize..((b + 1) * BLOCK as usize).min(n))).collect()
+    } else {
+        vec![(0, 0..n)]
+    };
+    for (cell, range) in groups {
+        let (v, o, fin) = (&c.vals[range.clone()], &olds[range.clone()], cells[cell]);
+        let init = c.init.to_i();
+        let ok = match c.op {
+            OP_ADD => chain_ok(init, v, o, fin, |a, b| a + b),
+            OP_SUB => chain_ok(init, v, o, fin, |a, b| a - b),
+            OP_CAS_INC => chain_ok(init, v, o, fin, |a, _| a + 1),
+            OP_MIN | OP_MAX => {
+                let pick = |a: i128, b: i128| if c.op == OP_MIN { a.min(b) } else { a.max(b) };
+                let want = v.iter().fold(init, |a, x| pick(a, x.to_i()));
+                let allowed: std::collections::HashSet<i128> = v.iter().map(|x| x.to_i()).chain([init]).collect();
+                fin.to_i() == want && o.iter().all(|x| allowed.contains(&x.to_i()) && pick(x.to_i(), want) == want)
+            }
+            OP_AND | OP_OR | OP_XOR => {
+                let mask = if T::BITS == 32 { 0xffff_ffffi128 } else { 0xffff_ffff_ffff_ffffi128 };
+                let bits = |x: i128| x & mask;
+                let f = |a: i128, b: i128| match c.op {
+                    OP_AND => a & b,
+                    OP_OR => a | b,
+                    _ => a ^ b,
+                };
+                let want = v.iter().fold(bits(init), |a, x| f(a, bits(x.to_i())));
+                let olds_ok = match c.op {
+                    OP_AND => o.iter().all(|x| bits(x.to_i()) & want == want),
+                    OP_OR => o.iter().all(|x| bits(x.to_i()) | want == want),
+                    _ => true,
+                };
+                bits(fin.to_i()) == want && olds_ok
+            }
+            OP_EXCH => {
+                let mut before: Vec<i128> = v.iter().map(|x| x.to_i()).chain([init]).collect();
+                before.sort();
+                let mut after: Vec<i128> = o.iter().map(|x| x.to_i()).chain([fin.to_i()]).collect();
+                after.sort();
+                before == after
+            }
+            OP_INC | OP_DEC => {
+                let mut seq = Vec::with_capacity(v.len());
+                let mut cur = init;
+                for _ in 0..v.len() {
+                    seq.push(cur);
+                    cur = if c.op == OP_INC {
+                        if cur >= INC_LIMIT as i128 { 0 } else { cur + 1 }
+                    } else if cur == 0 || cur > INC_LIMIT as i128 {
+                        INC_LIMIT as i128
+                    } else {
+                        cur - 1
+                    };
+                }
+                seq.sort();
+                sorted(o) == seq && fin.to_i() == cur
+            }
+            _ => false,
+        };
+        if !ok && fails.len() < 8 {
+            fails.push(format!("{} (cell {cell}): final {:?}", c.label, fin));
+        }
+    }
+    Ok(())
+}
+
+fn int_cases<T: Num>(rng: &mut StdRng, n: usize, name: &str, u32_ops: bool) -> Vec<AtomicCase<T>> {
+    let small = |rng: &mut StdRng| (0..n).map(|_| T::from_i(rng.gen_range(1..100))).collect::<Vec<T>>();
+    let signed = |rng: &mut StdRng| {
+        (0..n).map(|_| T::from_i(if T::SIGNED { rng.gen_range(-1_000_000i128..1_000_000) } else { rng.gen_range(0..2_000_000) })).collect::<Vec<T>>()
+    };
+    let bits = |rng: &mut StdRng| (0..n).map(|_| T::from_i(rng.r#gen::<u64>() as i128)).collect::<Vec<T>>();
+    let ones = vec![T::from_i(1); n];
+    let case = |label: &str, op, scope, init: i128, vals: Vec<T>| AtomicCase {
+        label: format!("{name} {label}"),
+        op,
+        scope,
+        init: T::from_i(init),
+        vals,
+    };
+    let mut v = vec![
+        case("add(1) device", OP_ADD, SCOPE_DEVICE, 0, ones.clone()),
+        case("add(1) block", OP_ADD, SCOPE_BLOCK, 0, ones.clone()),
+        case("add(1) system", OP_ADD, SCOPE_SYSTEM, 0, ones.clone()),
+        case("add(random)", OP_ADD, SCOPE_DEVICE, 5, small(rng)),
+        case("sub(random)", OP_SUB, SCOPE_DEVICE, 1 << 30, small(rng)),
+        case("min", OP_MIN, SCOPE_DEVICE, 1_500_000, signed(rng)),
+        case("max", OP_MAX, SCOPE_DEVICE, 0, signed(rng)),
+        case("and", OP_AND, SCOPE_DEVICE, -1, bits(rng)),
+        case("or", OP_OR, SCOPE_DEVICE, 0, bits(rng)),
+        case("xor", OP_XOR, SCOPE_DEVICE, 12345, bits(rng)),
+        case("exch", OP_EXCH, SCOPE_DEVICE, 77, small(rng)),
+        case("cas increment loop", OP_CAS_INC, SCOPE_DEVICE, 0, ones.clone()),
+    ];
+    if u32_ops {
+        v.push(case("inc(limit 1000)", OP_INC, SCOPE_DEVICE, 990, ones.clone()));
+        v.push(case("dec(limit 1000)", OP_DEC, SCOPE_DEVICE, 3, ones));
+    }
+    v
+}
+
+fn atomics(dev: &Device, rng: &mut StdRng, n: usize, r: &mut ExampleResult) -> Result<()> {
+    let n = n.min(1 << 16);
+    let mut fails = Vec::new();
+    let mut count = 0;
+    for c in int_cases::<u32>(rng, n, "u32", true) {
+        run_int_case::<u32, prim_atomic_u32>(dev, &c, &mut fails)?;
+        count += 1;
+    }
+    for c in int_cases::<i32>(rng, n, "i32", false) {
+        run_int_case::<i32, prim_atomic_i32>(dev, &c, &mut fails)?;
+        count += 1;
+    }
+    for c in int_cases::<u64>(rng, n, "u64", false) {
+        run_int_case::<u64, prim_atomic_u64>(dev, &c, &mut fails)?;
+        count += 1;
+    }
+    for c in int_cases::<i64>(rng, n, "i64", false) {
+        run_int_case::<i64, prim_atomic_i64>(dev, &c, &mut fails)?;
+        count += 1;
+    }
+    count += floats(dev, rng, n, &mut fails)?;
+    r.check(
+        fails.is_empty(),
+        format!("{count} atomic cases over {n} threads: final values exact, old values form a serial order{}", bad(&fails)),
+    );
+    Ok(())
+}
+
+fn floats(dev: &Device, rng: &mut StdRng, n: usize, fails: &mut Vec<String>) -> Result<usize> {
+    let blocks = n.div_ceil(BLOCK as usize) as u32;
+    let cfg = LaunchConfig::linear(blocks, BLOCK, 0);
+    let mut count = 0;
+    // add(1.0): every partial sum is an integer below 2^24, so olds are exactly {0..n-1}.
+    for (op, scope, label) in [(OP_ADD, SCOPE_DEVICE, "add(1)"), (OP_ADD, SCOPE_SYSTEM, "add(1) system"), (OP_CAS_ADD_F64, SCOPE_DEVICE, "atomicAddDouble CAS loop")] {
+        let want_olds: Vec<f64> = (0..n).map(|k| k as f64).collect();
+        let (v, c, o) = (dev.upload("vals", &vec![1.0f64; n])?, dev.filled("cells", blocks as usize, 0.0f64)?, dev.filled("olds", n, f64::NAN)?);
+        dev.launch::<prim_atomic_f64>(cfg, (v.view(), c.view_mut(), o.view_mut(), op, scope))?;
+        let mut olds = o.read()?;
+        olds.sort_by(|a, b| a.total_cmp(b));
+        if olds != want_olds || c.read()?[0] != n as f64 {
+            fails.push(format!("f64 {label}: final {}", c.read()?[0]));
+        }
+        count += 1;
+        if op != OP_CAS_ADD_F64 {
+            let (v, c, o) = (dev.upload("vals", &vec![1.0f32; n])?, dev.filled("cells", blocks as usize, 0.0f32)?, dev.filled("olds", n, f32::NAN)?);
+            dev.launch::<prim_atomic_f32>(cfg, (v.view(), c.view_mut(), o.view_mut(), op, scope))?;
+            let mut olds: Vec<f64> = o.read()?.iter().map(|&x| x as f64).collect();
+            olds.sort_by(|a, b| a.total_cmp(b));
+            if olds != want_olds || c.read()?[0] != n as f32 {
+                fails.push(format!("f32 {label}: final {}", c.read()?[0]));
+            }
+            count += 1;
+        }
+    }
+    // add(random) at block scope: each block's cell within the f32 bound of its f64 sum.
+    let vals: Vec<f32> = (0..n).map(|_| rng.gen_range(0.0f32..1.0)).collect();
+    let (v, c, o) = (dev.upload("vals", &vals)?, dev.filled("cells", blocks as usize, 0.0f32)?, dev.filled("olds", n, f32::NAN)?);
+    dev.launch::<prim_atomic_f32>(cfg, (v.view(), c.view_mut(), o.view_mut(), OP_ADD, SCOPE_BLOCK))?;
+    let cells = c.read()?;
+    for b in 0..blocks as usize {
+        let xs = &vals[b * BLOCK as usize..((b + 1) * BLOCK as usize).min(n)];
+        let want: f64 = xs.iter().map(|&x| x as f64).sum();
+        let bound = xs.len() as f64 * f32::EPSILON as f64 / 2.0 * want + 1e-30;
+        if !((cells[b] as f64 - want).abs() <= bound) {
+            fails.push(format!("f32 add(random) block {b}: {} vs {want}", cells[b]));
+        }
+    }
+    count += 1;
+    // exch on floats: the multiset of bit patterns is preserved.
+    let vals: Vec<f32> = (0..n).map(|_| rng.gen_range(-1e6f32..1e6)).collect();
+    let (v, c, o) = (dev.upload("vals", &vals)?, dev.filled("cells", 1, 0.5f32)?, dev.filled("olds", n, f32::NAN)?);
+    dev.launch::<prim_atomic_f32>(cfg, (v.view(), c.view_mut(), o.view_mut(), OP_EXCH, SCOPE_DEVICE))?;
+    let mut before: Vec<u32> = vals.iter().map(|x| x.to_bits()).chain([0.5f32.to_bits()]).collect();
+    let mut after: Vec<u32> = o.read()?.iter().chain(c.read()?.iter()).map(|x| x.to_bits()).collect();
+    before.sort();
+    after.sort();
+    if before != after {
+        fails.push("f32 exch: values lost or duplicated".into());
+    }
+    count += 1;
+    let vals: Vec<f64> = (0..n).map(|_| rng.gen_range(-1e6f64..1e6)).collect();
+    let (v, c, o) = (dev.upload("vals", &vals)?, dev.filled("cells", 1, 0.25f64)?, dev.filled("olds", n, f64::NAN)?);
+    dev.launch::<prim_atomic_f64>(cfg, (v.view(), c.view_mut(), o.view_mut(), OP_EXCH, SCOPE_DEVICE))?;
+    let mut before: Vec<u64> = vals.iter().map(|x| x.to_bits()).chain([0.25f64.to_bits()]).collect();
+    let mut after: Vec<u64> = o.read()?.iter().chain(c.read()?.iter()).map(|x| x.to_bits()).collect();
+    before.sort();
+    after.sort();
+    if before != after {
+        fails.push("f64 exch: values lost or duplicated".into());
+    }
+    Ok(count + 1)
+}
+
+fn shared_atomics(dev: &Device, rng: &mut StdRng, n: usize, r: &mut ExampleResult) -> Result<()> {
+    let b = BLOCK as usize;
+    let blocks = n.min(1 << 16).div_ceil(b);
+    let threads = blocks * b;
+    let vals: Vec<u32> = (0..threads).map(|_| rng.gen_range(1..100)).collect();
+    let v = dev.upload("vals", &vals)?;
+    let olds = dev.filled("olds", threads, u32::MAX)?;
+    let out = dev.filled("out", 4 * blocks, u32::MAX)?;
+    dev.launch::<prim_atomic_shared>(LaunchConfig::linear(blocks as u32, BLOCK, SHARED_ATOMIC_BYTES), (v.view(), olds.view_mut(), out.view_mut()))?;
+    let (o, out) = (olds.read()?, out.read()?);
+    let mut fails = Vec::new();
+    for blk in 0..blocks {
+        let vs = &vals[blk * b..(blk + 1) * b];
+        let os = &o[blk * b..(blk + 1) * b];
+        let sum: u32 = vs.iter().sum();
+        let max = *vs.iter().max().expect("non-empty block");
+        let fsum: f64 = vs.iter().map(|&x| x as f64).sum();
+        let fgot = f32::from_bits(out[4 * blk + 3]) as f64;
+        let ok = chain_ok(0, vs, os, out[4 * blk], |a, x| a + x)
+            && out[4 * blk] == sum
+            && out[4 * blk + 1] == max
+            && out[4 * blk + 2] == BLOCK
+            && fgot == fsum; // integers below 2^24: exact in f32
+        if !ok && fails.len() < 4 {
+            fails.push(format!("block {blk}: out {:?} want sum {sum} max {max} count {BLOCK} fsum {fsum}", &out[4 * blk..4 * blk + 4]));
+        }
+    }
+    r.check(fails.is_empty(), format!("shared-memory atomics (add with olds, max, CAS loop, f32 add) in {blocks} blocks{}", bad(&fails)));
+    Ok(())
+}
+
+fn message(dev: &Device, r: &mut ExampleResult) -> Result<()> {
+    let n = 4096;
+    let data = dev.filled("data", n, 0u32)?;
+    let flags = dev.filled("flags", 6, 0u32)?;
+    let copy = dev.filled("copy", 3 * n, u32::MAX)?;
+    let status = dev.filled("status", 3, 0u32)?;
+    dev.launch::<prim_message>(LaunchConfig::linear(2, 256, 0), (data.view_mut(), flags.view_mut(), copy.view_mut(), status.view_mut()))?;
+    let (c, s) = (copy.read()?, status.read()?);
+    let want: Vec<u32> = (0..3).flat_map(|way| (0..n as u32).map(move |i| i * 3 + way + 1)).collect();
+    let m = crate::verify::exact(&c, &want, "consumer copies");
+    r.check(
+        s == [1, 1, 1] && m.is_none(),
+        format!(
+            "producer/consumer across blocks: fence+volatile flag, release/acquire (device), release/acquire (system); status {s:?} (1 = received, 2 = spin timeout){}",
+            m.map(|m| format!(" — {m}")).unwrap_or_default()
+        ),
+    );
+    Ok(())
+}
+
+fn grid_sync(dev: &Device, rng: &mut StdRng, r: &mut ExampleResult) -> Result<()> {
+    let cap = dev.max_coresident_blocks::<prim_grid_sync>(Dim3::x(BLOCK), 0)?;
+    let blocks = cap.min(8);
+    let n = blocks as usize * BLOCK as usize - 3;
+    let init: Vec<u32> = (0..n).map(|_| rng.gen_range(0..1 << 20)).collect();
+    let mut both = init.clone();
+    both.extend(vec![u32::MAX; n]);
+    let bufs = dev.upload("bufs", &both)?;
+    let ws = dev.filled("grid_workspace", GRID_BARRIER_WORDS, 0u32)?;
+    dev.launch::<prim_grid_sync>(LaunchConfig::linear(blocks, BLOCK, 0).cooperative(), (bufs.view_mut(), ws.view_mut()))?;
+    let got = bufs.read()?;
+    let (mut a, mut b) = (init, vec![0u32; n]);
+    for _ in 0..GRID_ROUNDS {
+        for i in 0..n {
+            b[i] = a[i].wrapping_add(a[(i + 1) % n]);
+        }
+        std::mem::swap(&mut a, &mut b);
+    }
+    // After an even number of rounds the result is in the first half.
+    let result = if GRID_ROUNDS % 2 == 0 { &got[..n] } else { &got[n..] };
+    let m = crate::verify::exact(result, &a, "grid rounds");
+    let timeout = ws.read()?[2];
+    r.check(m.is_none() && timeout == 0, format!("grid.sync(): {GRID_ROUNDS} rounds over {blocks} co-resident blocks, neighbours across blocks{}{}", if timeout != 0 { " — barrier timed out" } else { "" }, m.map(|m| format!(" — {m}")).unwrap_or_default()));
+    // A cooperative grid larger than what fits must be refused with a clear error, never launched.
+    let too_big = LaunchConfig::linear(cap + 1, BLOCK, 0).cooperative();
+    let e = dev.launch::<prim_grid_sync>(too_big, (bufs.view_mut(), ws.view_mut()));
+    let msg = e.as_ref().err().map(|e| format!("{e:#}")).unwrap_or_default();
+    r.check(msg.contains("exceeds"), format!("cooperative launch of {} blocks (cap {cap}) refused: {msg}", cap + 1));
+    let _ = dev.take_findings(); // the refused launch reported nothing else
+    Ok(())
+}
+
+fn tiles(dev: &Device, rng: &mut StdRng, r: &mut ExampleResult) -> Result<()> {
+    let threads = 2 * BLOCK as usize;
+    let input: Vec<f32> = (0..threads).map(|_| rng.gen_range(-1.0f32..1.0)).collect();
+    let i = dev.upload("input", &input)?;
+    let o32 = dev.filled("out32", threads / 32, f32::NAN)?;
+    let o16 = dev.filled("out16", threads / 16, f32::NAN)?;
+    dev.launch::<prim_tile>(LaunchConfig::linear(2, BLOCK, 0), (i.view(), o32.view_mut(), o16.view_mut()))?;
+    let (g32, g16) = (o32.read()?, o16.read()?);
+    let check = |got: &[f32], w: usize| {
+        got.iter().enumerate().all(|(t, &g)| {
+            let xs = &input[t * w..(t + 1) * w];
+            let want: f64 = xs.iter().map(|&x| x as f64).sum();
+            let bound = w as f64 * f32::EPSILON as f64 / 2.0 * xs.iter().map(|x| x.abs() as f64).sum::<f64>();
+            g.is_finite() && (g as f64 - want).abs() <= bound
+        })
+    };
+    r.check(check(&g32, 32) && check(&g16, 16), "tiled_partition<32> and <16> shuffle reductions".to_string());
+    Ok(())
+}

@@ -1,0 +1,51 @@
+//! Host side of `reduce_sum`: the seed's case (2^20 ones must give exactly 2^20) and random inputs
+//! against a Kahan-summed f64 reference.
+
+use super::{RunParams, check_n, finish};
+use crate::device::{Device, cover};
+use crate::report::ExampleResult;
+use crate::verify::kahan_sum;
+use anyhow::Result;
+use gpu_kernels::kernels::reduce_sum::{BLOCK, MAX_GRID, SHARED_BYTES, reduce_sum};
+use rand::{Rng, SeedableRng, rngs::StdRng};
+
+pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
+    let n = p.n;
+    check_n("reduce_sum", n, 4)?;
+    let seed_case = n == 1 << 20;
+    let input: Vec<f32> = if seed_case {
+        vec![1.0; n] // the seed: all ones, the sum must be exactly N
+    } else {
+        let mut rng = StdRng::seed_from_u64(p.seed);
+        (0..n).map(|_| rng.gen_range(0.0f32..1.0)).collect()
+    };
+    let inp = dev.upload("input", &input)?;
+    let out = dev.filled("output", 1, 0.0f32)?;
+    let cfg = cover(n, BLOCK, dev.grid_cap(MAX_GRID), SHARED_BYTES);
+    let args = (inp.view(), out.view_mut());
+    dev.launch::<reduce_sum>(cfg, args)?;
+    let got = out.read()?[0];
+
+    let mut r = ExampleResult::new("reduce_sum", dev.kind(), n, p.seed);
+    let want = kahan_sum(input.iter().map(|&x| x as f64));
+    if seed_case {
+        r.check(got == n as f32, format!("sum of {n} ones = {got} (exactly {n} expected)"));
+    } else {
+        // Each thread adds ~n/threads terms in sequence, then a 5-level warp tree, a 3-level tree over
+        // warps, then one atomic add per block in some order: the f32 rounding error is at most
+        // (terms per thread + 8 + blocks) u sum|x|, u = 2^-24. All inputs are >= 0, so sum|x| = sum.
+        let threads = cfg.grid.x as usize * BLOCK as usize;
+        let depth = n.div_ceil(threads) + 8 + cfg.grid.x as usize;
+        let bound = depth as f64 * (f32::EPSILON as f64 / 2.0) * want + 1e-30;
+        let err = (got as f64 - want).abs();
+        r.check(got.is_finite() && err <= bound, format!("sum {got} vs Kahan f64 {want:.3} (|err| {err:.3e} <= bound {bound:.3e})"));
+    }
+    if p.reps > 0 && dev.is_gpu() {
+        let reset = || out.write(&[0.0]);
+        if let Some(t) = dev.time::<reduce_sum>(cfg, args, p.reps, &reset)? {
+            r.time_ms = Some(t.median_ms);
+            r.gbps = Some((n * 4) as f64 / (t.median_ms * 1e6));
+        }
+    }
+    Ok(finish(dev, r, false))
+}

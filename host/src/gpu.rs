@@ -1,0 +1,181 @@
+//! The CUDA backend (feature `cuda`): loads the PTX that `cargo xtask build-ptx` wrote, launches with
+//! `cuLaunchKernel` / `cuLaunchCooperativeKernel`, times with events. Every call is checked.
+
+use crate::device::{Elem, Launch, ParamList};
+use anyhow::{Context as _, Result, bail};
+use cust::context::Context;
+use cust::device::Device as CuDevice;
+use cust::event::{Event, EventFlags};
+use cust::memory::{CopyDestination, DeviceBuffer, DeviceCopy};
+use cust::module::Module;
+use cust::stream::{Stream, StreamFlags};
+use gpu_kernels::Dim3;
+use std::path::PathBuf;
+
+/// Where the PTX is: `$GPU_KERNELS_PTX`, else `ptx/gpu_kernels.ptx` next to the executable (a bundle),
+/// else `target/ptx/gpu_kernels.ptx` of the workspace.
+pub fn ptx_path() -> PathBuf {
+    if let Ok(p) = std::env::var("GPU_KERNELS_PTX") {
+        return PathBuf::from(p);
+    }
+    if let Ok(exe) = std::env::current_exe()
+        && let Some(dir) = exe.parent()
+    {
+        let p = dir.join("ptx/gpu_kernels.ptx");
+        if p.exists() {
+            return p;
+        }
+    }
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/ptx/gpu_kernels.ptx")
+}
+
+pub struct Gpu {
+    // Field order: drop the stream and module before the context.
+    stream: Stream,
+    module: Module,
+    name: String,
+    sms: u32,
+    _ctx: Context,
+}
+
+impl Gpu {
+    pub fn open() -> Result<Gpu> {
+        cust::init(cust::CudaFlags::empty()).context("cuInit failed (no NVIDIA driver or no device)")?;
+        let n = CuDevice::num_devices().context("cuDeviceGetCount")?;
+        if n == 0 {
+            bail!("the CUDA driver reports no device");
+        }
+        let dev = CuDevice::get_device(0).context("cuDeviceGet(0)")?;
+        let ctx = Context::new(dev).context("cuCtxCreate")?;
+        let major = dev.get_attribute(cust::device::DeviceAttribute::ComputeCapabilityMajor)?;
+        let minor = dev.get_attribute(cust::device::DeviceAttribute::ComputeCapabilityMinor)?;
+        let sms = dev.get_attribute(cust::device::DeviceAttribute::MultiprocessorCount)? as u32;
+        let name = format!("{} (sm_{major}{minor}, {sms} SMs)", dev.name()?);
+        let path = ptx_path();
+        let ptx = std::fs::read_to_string(&path).with_context(|| {
+            format!("cannot read the kernels' PTX at {} — run `cargo xtask build-ptx` first", path.display())
+        })?;
+        let module = Module::from_ptx(&ptx, &[])
+            .with_context(|| format!("the driver rejected {} (cuModuleLoadData)", path.display()))?;
+        let stream = Stream::new(StreamFlags::NON_BLOCKING, None).context("cuStreamCreate")?;
+        Ok(Gpu { stream, module, name, sms, _ctx: ctx })
+    }
+
+    pub fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    pub fn upload<T: Elem>(&self, data: &[T]) -> Result<GpuBuffer<T>> {
+        let bytes = std::mem::size_of_val(data);
+        // SAFETY: filled immediately below (or zero-length).
+        let mut buf = unsafe { DeviceBuffer::<u8>::uninitialized(bytes.max(16)) }.context("cuMemAlloc")?;
+        if bytes > 0 {
+            // SAFETY: T is a plain scalar type; viewing its bytes is sound.
+            let src = unsafe { std::slice::from_raw_parts(data.as_ptr() as *const u8, bytes) };
+            buf.index(..bytes).copy_from(src).context("cuMemcpyHtoD")?;
+        }
+        Ok(GpuBuffer { buf, bytes, _t: std::marker::PhantomData })
+    }
+
+    fn function(&self, name: &str) -> Result<cust::function::Function<'_>> {
+        self.module.get_function(name).with_context(|| {
+            format!("kernel `{name}` is not in {} — rebuild it with `cargo xtask build-ptx`", ptx_path().display())
+        })
+    }
+
+    pub fn max_coresident_blocks(&self, name: &str, block: Dim3, shared: usize) -> Result<u32> {
+        let f = self.function(name)?;
+        let per_sm = f
+            .max_active_blocks_per_multiprocessor(cust::function::BlockSize::xyz(block.x, block.y, block.z), shared)
+            .context("cuOccupancyMaxActiveBlocksPerMultiprocessor")?;
+        Ok(per_sm * self.sms)
+    }
+
+    /// Launches and waits; returns the kernel time in ms (events around the launch).
+    pub fn launch<A: ParamList>(&self, name: &str, cfg: Launch, mut args: A, _reps: u32) -> Result<f64> {
+        let f = self.function(name)?;
+        let (g, b) = (cfg.grid, cfg.block);
+        if cfg.cooperative {
+            let cap = self.max_coresident_blocks(name, b, cfg.shared_bytes)?;
+            if g.volume() > cap as u64 {
+                bail!(
+                    "cooperative launch of `{name}` with {} blocks exceeds the {cap} blocks that can be resident at \
+                     once on {} ({} per SM); a grid barrier could never complete (reduce the grid)",
+                    g.volume(),
+                    self.name,
+                    cap / self.sms
+                );
+            }
+        }
+        let mut ptrs = args.pointers();
+        let start = Event::new(EventFlags::DEFAULT).context("cuEventCreate")?;
+        let stop = Event::new(EventFlags::DEFAULT).context("cuEventCreate")?;
+        start.record(&self.stream).context("cuEventRecord")?;
+        // SAFETY: the argument tuple matches the kernel's parameters (both come from the same
+        // `kernel!` definition), and every view points to a live device buffer of its length.
+        let r = unsafe {
+            if cfg.cooperative {
+                cust::sys::cuLaunchCooperativeKernel(
+                    f.to_raw(),
+                    g.x,
+                    g.y,
+                    g.z,
+                    b.x,
+                    b.y,
+                    b.z,
+                    cfg.shared_bytes as u32,
+                    self.stream.as_inner(),
+                    ptrs.as_mut_ptr(),
+                )
+                .to_result()
+            } else {
+                self.stream.launch(&f, (g.x, g.y, g.z), (b.x, b.y, b.z), cfg.shared_bytes as u32, &ptrs)
+            }
+        };
+        r.with_context(|| format!("launch of `{name}` with grid {g:?} block {b:?} failed"))?;
+        stop.record(&self.stream).context("cuEventRecord")?;
+        self.stream
+            .synchronize()
+            .with_context(|| format!("kernel `{name}` failed while running (cuStreamSynchronize)"))?;
+        let ms = stop.elapsed_time_f32(&start).context("cuEventElapsedTime")?;
+        Ok(ms as f64)
+    }
+}
+
+use cust::error::ToResult as _;
+
+/// A device allocation of `bytes` (typed views are made from its address).
+pub struct GpuBuffer<T> {
+    buf: DeviceBuffer<u8>,
+    bytes: usize,
+    _t: std::marker::PhantomData<T>,
+}
+
+impl<T: Elem> GpuBuffer<T> {
+    pub fn device_ptr(&self) -> u64 {
+        self.buf.as_device_ptr().as_raw()
+    }
+    pub fn read(&self, len: usize) -> Result<Vec<T>> {
+        let mut out = vec![T::default(); len];
+        if self.bytes > 0 {
+            // SAFETY: plain scalar T; `out` has exactly `bytes` bytes.
+            let dst = unsafe { std::slice::from_raw_parts_mut(out.as_mut_ptr() as *mut u8, self.bytes) };
+            self.buf.index(..self.bytes).copy_to(dst).context("cuMemcpyDtoH")?;
+        }
+        Ok(out)
+    }
+    pub fn write(&self, src: &[T]) -> Result<()> {
+        if self.bytes > 0 {
+            // SAFETY: plain scalar T.
+            let s = unsafe { std::slice::from_raw_parts(src.as_ptr() as *const u8, self.bytes) };
+            // SAFETY: DeviceSlice copy into our own allocation; no kernel is running (launches are
+            // synchronous).
+            let mut slice = unsafe { cust::memory::DeviceSlice::from_raw_parts_mut(self.buf.as_device_ptr(), self.bytes) };
+            slice.copy_from(s).context("cuMemcpyHtoD")?;
+        }
+        Ok(())
+    }
+}
+
+#[allow(dead_code)]
+fn _assert_copy<T: DeviceCopy>() {}

@@ -1,0 +1,9 @@
+//! The host runner: launches the chapter's kernels on a CUDA GPU or on the CPU SIMT emulator,
+//! checks them against CPU references, and reports.
+pub mod device;
+pub mod examples;
+#[cfg(feature = "cuda")]
+pub mod gpu;
+pub mod report;
+pub mod run;
+pub mod verify;

@@ -1,0 +1,260 @@
+//! `run` and `test`: the everyday flows, on the GPU when this machine has the NVIDIA driver and on the
+//! CPU SIMT emulator otherwise.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use crate::build_ptx::{DEFAULT_ARCH, build_ptx, ptx_path};
+use crate::cuda::{self, Driver};
+use crate::ptxas::{CheckOptions, CheckOutcome, check_ptx};
+use crate::util::{
+    EXIT_FAILURE, EXIT_SKIPPED, Error, Result, cargo_command, display_path, run_inherit, secs,
+};
+
+/// Cargo feature of `host` and `tests` that links the CUDA driver API.
+pub const CUDA_FEATURE: &str = "cuda";
+/// Environment variable through which the host and the tests find the PTX module.
+pub const PTX_ENV: &str = "GPU_KERNELS_PTX";
+/// Host command line of `cargo xtask run`; the user's arguments follow it.
+const HOST_RUN_ARGS: [&str; 2] = ["run", "all"];
+
+/// How this machine will run kernels.
+struct Backend {
+    driver: Option<Driver>,
+    cuda_library_path: Option<PathBuf>,
+}
+
+impl Backend {
+    fn detect(root: &Path) -> Result<Backend> {
+        let driver = cuda::find_driver();
+        let cuda_library_path = match &driver {
+            Some(d) => cuda::library_path_for_local_build(root, Some(d))?,
+            None => None,
+        };
+        if let Some(dir) = &cuda_library_path {
+            cuda::check_library_path(root, dir)?;
+        }
+        Ok(Backend {
+            driver,
+            cuda_library_path,
+        })
+    }
+
+    fn gpu(&self) -> bool {
+        self.driver.is_some()
+    }
+
+    /// The architecture to build PTX for: the local GPU's when it needs an older one.
+    fn arch(&self) -> String {
+        if self.gpu() {
+            cuda::gpu_arch()
+        } else {
+            DEFAULT_ARCH.to_string()
+        }
+    }
+
+    fn describe(&self) -> String {
+        match &self.driver {
+            Some(d) => format!("GPU (NVIDIA driver {})", d.library.display()),
+            None => "CPU SIMT emulator (no NVIDIA driver library libcuda.so.1 found)".to_string(),
+        }
+    }
+
+    /// Sets the environment of a cargo command that builds or runs the host side.
+    fn configure(&self, cmd: &mut std::process::Command, ptx: &Path) {
+        cmd.env(PTX_ENV, ptx);
+        if let Some(dir) = &self.cuda_library_path {
+            cmd.env("CUDA_LIBRARY_PATH", dir);
+        }
+    }
+}
+
+/// `cargo xtask run [ARGS...]`: builds the PTX, then `host run all ARGS...`.
+pub fn run(root: &Path, host_args: &[String]) -> Result<()> {
+    let backend = Backend::detect(root)?;
+    let arch = backend.arch();
+    let ptx = build_ptx(root, &arch)?;
+    println!("run: examples will run on the {}", backend.describe());
+
+    let mut cmd = cargo_command();
+    cmd.current_dir(root)
+        .args(["run", "--release", "--package", "host"]);
+    if backend.gpu() {
+        cmd.args(["--features", CUDA_FEATURE]);
+    }
+    cmd.arg("--").args(HOST_RUN_ARGS).args(host_args);
+    backend.configure(&mut cmd, &ptx);
+    run_inherit(&mut cmd).map_err(|e| Error::new(format!("run: {e}")))
+}
+
+/// One step of `cargo xtask test`.
+pub struct Step {
+    pub name: String,
+    pub action: Action,
+    /// Name of an earlier step that must have passed for this one to run.
+    pub needs: Option<&'static str>,
+}
+
+pub enum Action {
+    BuildPtx {
+        arch: String,
+    },
+    CheckPtx {
+        arch: String,
+    },
+    /// A cargo command line (without `cargo`), run in the workspace root.
+    Cargo(Vec<String>),
+}
+
+/// The steps of `cargo xtask test`, in order.
+fn test_steps(gpu: bool, arch: &str) -> Vec<Step> {
+    let arch = arch.to_string();
+    let mut cargo_test: Vec<String> = [
+        "test",
+        "-p",
+        "gpu-kernels",
+        "-p",
+        "host",
+        "-p",
+        "tests",
+        "-p",
+        "xtask",
+    ]
+    .map(String::from)
+    .to_vec();
+    if gpu {
+        cargo_test.push("--features".into());
+        cargo_test.push(format!("host/{CUDA_FEATURE},tests/{CUDA_FEATURE}"));
+    }
+    vec![
+        Step {
+            name: "build-ptx".into(),
+            action: Action::BuildPtx { arch: arch.clone() },
+            needs: None,
+        },
+        Step {
+            name: "check-ptx".into(),
+            action: Action::CheckPtx { arch },
+            needs: Some("build-ptx"),
+        },
+        Step {
+            name: "cargo test".into(),
+            action: Action::Cargo(cargo_test),
+            needs: None,
+        },
+    ]
+}
+
+/// `cargo xtask test`: runs every step (a step whose prerequisite failed is not run), prints one line
+/// per step, and fails if any step failed.
+pub fn test(root: &Path, allow_skip: bool) -> Result<()> {
+    let start = Instant::now();
+    let backend = Backend::detect(root)?;
+    println!("test: kernels will run on the {}", backend.describe());
+    let arch = backend.arch();
+    let ptx = ptx_path(root, &arch);
+    let steps = test_steps(backend.gpu(), &arch);
+    let mut passed: Vec<String> = Vec::new();
+    let mut skipped: Vec<String> = Vec::new();
+    let mut failed: Vec<(String, i32)> = Vec::new();
+    let total = steps.len();
+    for (i, step) in steps.iter().enumerate() {
+        let label = format!("test: [{}/{total}] {}", i + 1, step.name);
+        if let Some(need) = step.needs.filter(|n| !passed.iter().any(|p| p == n)) {
+            println!("{label}: NOT RUN ({need} did not pass)");
+            failed.push((step.name.clone(), EXIT_FAILURE));
+            continue;
+        }
+        println!("{label} ...");
+        let step_start = Instant::now();
+        let result = match &step.action {
+            Action::BuildPtx { arch } => build_ptx(root, arch).map(|_| true),
+            Action::CheckPtx { arch } => check_ptx(root, &CheckOptions { arch, allow_skip })
+                .map(|o| o == CheckOutcome::Assembled),
+            Action::Cargo(args) => {
+                let mut cmd = cargo_command();
+                cmd.current_dir(root).args(args);
+                backend.configure(&mut cmd, &ptx);
+                run_inherit(&mut cmd).map(|()| true)
+            }
+        };
+        let took = secs(step_start.elapsed());
+        match result {
+            Ok(true) => {
+                println!("{label}: ok ({took})");
+                passed.push(step.name.clone());
+            }
+            Ok(false) => {
+                println!("{label}: SKIPPED, allowed by --allow-skip ({took})");
+                passed.push(step.name.clone());
+                skipped.push(step.name.clone());
+            }
+            Err(e) => {
+                eprintln!("{e}");
+                println!("{label}: FAILED ({took})");
+                failed.push((step.name.clone(), e.code));
+            }
+        }
+    }
+    let took = secs(start.elapsed());
+    if failed.is_empty() {
+        let note = if skipped.is_empty() {
+            String::new()
+        } else {
+            format!(", skipped: {}", skipped.join(", "))
+        };
+        println!(
+            "test: all {total} steps passed in {took} ({}{note})",
+            display_path(root, &ptx)
+        );
+        Ok(())
+    } else {
+        let names: Vec<&str> = failed.iter().map(|(n, _)| n.as_str()).collect();
+        // Exit code 3 only when the sole problem is a check that could not run.
+        let code = if failed.iter().all(|(_, c)| *c == EXIT_SKIPPED) {
+            EXIT_SKIPPED
+        } else {
+            EXIT_FAILURE
+        };
+        Err(Error::with_code(
+            format!(
+                "test: FAILED in {took}: {} of {total} steps did not pass: {}",
+                failed.len(),
+                names.join(", ")
+            ),
+            code,
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cuda_features_only_with_a_driver() {
+        let args = |gpu| match &test_steps(gpu, DEFAULT_ARCH)[2].action {
+            Action::Cargo(args) => args.join(" "),
+            _ => unreachable!(),
+        };
+        assert_eq!(args(false), "test -p gpu-kernels -p host -p tests -p xtask");
+        assert_eq!(
+            args(true),
+            "test -p gpu-kernels -p host -p tests -p xtask --features host/cuda,tests/cuda"
+        );
+    }
+
+    #[test]
+    fn prerequisites_name_earlier_steps() {
+        let steps = test_steps(false, DEFAULT_ARCH);
+        for (i, step) in steps.iter().enumerate() {
+            if let Some(need) = step.needs {
+                assert!(
+                    steps[..i].iter().any(|s| s.name == need),
+                    "{} needs unknown {need}",
+                    step.name
+                );
+            }
+        }
+    }
+}
