@@ -175,7 +175,7 @@ impl<T: Atomic, S: Scope, Sp: Space> AtomicRef<T, S, Sp> {
         unsafe { T::atom(op, Sp::KIND, S::KIND, self.ptr, a, b, site()) }
     }
     /// `atomicExch`: stores `v`, returns the old value. PTX: `atom.relaxed.gpu.global.exch.b32`,
-    /// `atom.relaxed.gpu.global.exch.b64`, `atom.relaxed.cta.shared.exch.b32`.
+    /// `atom.relaxed.gpu.global.exch.b64`.
     #[inline(always)]
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn swap(self, v: T) -> T {
@@ -190,7 +190,7 @@ impl<T: Atomic, S: Scope, Sp: Space> AtomicRef<T, S, Sp> {
         self.op(AtomOp::Cas, current, new)
     }
     /// A load that *acquires*: later accesses of this thread are ordered after it, and it observes
-    /// what the releasing writer published. PTX: `ld.acquire.gpu.u32`, `ld.acquire.cta.u32`.
+    /// what the releasing writer published. PTX: `ld.acquire.gpu.global.u32`, `ld.acquire.sys.global.u32`.
     #[inline(always)]
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn load_acquire(self) -> T {
@@ -198,7 +198,7 @@ impl<T: Atomic, S: Scope, Sp: Space> AtomicRef<T, S, Sp> {
         unsafe { T::load_acquire(Sp::KIND, S::KIND, self.ptr, site()) }
     }
     /// A store that *releases*: earlier accesses of this thread are visible to a thread that acquires
-    /// this value. PTX: `st.release.gpu.u32`, `st.release.cta.u32`.
+    /// this value. PTX: `st.release.gpu.global.u32`, `st.release.sys.global.u32`.
     #[inline(always)]
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn store_release(self, v: T) {

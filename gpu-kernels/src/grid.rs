@@ -48,7 +48,7 @@ impl Grid {
     }
     /// `grid.sync()`: waits until every thread of the grid has arrived; orders memory grid-wide.
     /// Call it from every thread (uniformly reachable, like a block barrier) of a cooperative launch.
-    /// PTX: `bar.sync 0`, `atom.relaxed.gpu.global.add.u32`, `ld.acquire.gpu.u32`, `st.release.gpu.u32`.
+    /// PTX: `bar.sync 0`, `atom.relaxed.gpu.global.add.u32`, `ld.acquire.gpu.global.u32`, `st.release.gpu.global.u32`.
     #[inline(always)]
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn sync(&self) {

@@ -116,7 +116,7 @@ impl<T: Copy> Global<T> {
         Global { ptr, len }
     }
     read_methods!();
-    /// Reads element `i` with acquire semantics at device scope. PTX: `ld.acquire.gpu.u32`.
+    /// Reads element `i` with acquire semantics at device scope. PTX: `ld.acquire.gpu.global.u32`.
     #[inline(always)]
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn load_acquire(&self, i: usize) -> T

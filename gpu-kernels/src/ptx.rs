@@ -1,4 +1,4 @@
-//! The only place with inline PTX: the GPU backend of every primitive. Each function is the
+//! The only place with inline PTX. The GPU backend of every primitive. Each function is the
 //! instruction its public wrapper documents; `Site` is `()` here.
 #![allow(clippy::missing_safety_doc)]
 
@@ -153,24 +153,63 @@ pub fn nanosleep(ns: u32, _: Site) {
     unsafe { asm!("nanosleep.u32 {t};", t = in(reg32) ns, options(nostack)) }
 }
 
+/// `ld.global` for the 1-, 4- and 8-byte types kernels use; other sizes (and shared memory, which
+/// LLVM already addresses as `.shared`) go through an ordinary generic load.
 #[inline(always)]
-pub unsafe fn load<T: Copy>(p: *const T, access: Access, _: SpaceKind, _: Site) -> T {
-    // SAFETY: the caller checked bounds; views hold valid, aligned pointers.
+pub unsafe fn load<T: Copy>(p: *const T, access: Access, space: SpaceKind, _: Site) -> T {
+    // SAFETY: the caller checked bounds; views hold valid, aligned pointers; the asm reads exactly
+    // size_of::<T>() bytes at `p` and the result is reinterpreted at the same size.
     unsafe {
-        match access {
-            Access::Plain => p.read(),
-            Access::Volatile => p.read_volatile(),
+        if access == Access::Volatile {
+            return p.read_volatile();
         }
+        if space == SpaceKind::Global {
+            match core::mem::size_of::<T>() {
+                1 => {
+                    let v: u16;
+                    asm!("ld.global.u8 {v}, [{p}];", v = out(reg16) v, p = in(reg64) p, options(nostack, readonly, pure));
+                    return core::mem::transmute_copy(&(v as u8));
+                }
+                4 => {
+                    let v: u32;
+                    asm!("ld.global.b32 {v}, [{p}];", v = out(reg32) v, p = in(reg64) p, options(nostack, readonly, pure));
+                    return core::mem::transmute_copy(&v);
+                }
+                8 => {
+                    let v: u64;
+                    asm!("ld.global.b64 {v}, [{p}];", v = out(reg64) v, p = in(reg64) p, options(nostack, readonly, pure));
+                    return core::mem::transmute_copy(&v);
+                }
+                _ => {}
+            }
+        }
+        p.read()
     }
 }
+/// `st.global` for 4- and 8-byte types; others as [`load`].
 #[inline(always)]
-pub unsafe fn store<T: Copy>(p: *mut T, v: T, access: Access, _: SpaceKind, _: Site) {
+pub unsafe fn store<T: Copy>(p: *mut T, v: T, access: Access, space: SpaceKind, _: Site) {
     // SAFETY: as in `load`.
     unsafe {
-        match access {
-            Access::Plain => p.write(v),
-            Access::Volatile => p.write_volatile(v),
+        if access == Access::Volatile {
+            return p.write_volatile(v);
         }
+        if space == SpaceKind::Global {
+            match core::mem::size_of::<T>() {
+                4 => {
+                    let x: u32 = core::mem::transmute_copy(&v);
+                    asm!("st.global.b32 [{p}], {x};", p = in(reg64) p, x = in(reg32) x, options(nostack));
+                    return;
+                }
+                8 => {
+                    let x: u64 = core::mem::transmute_copy(&v);
+                    asm!("st.global.b64 [{p}], {x};", p = in(reg64) p, x = in(reg64) x, options(nostack));
+                    return;
+                }
+                _ => {}
+            }
+        }
+        p.write(v)
     }
 }
 

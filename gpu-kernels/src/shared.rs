@@ -129,7 +129,7 @@ impl<T: Copy> SharedSlice<T> {
         // SAFETY: in bounds.
         unsafe { backend::store(p, v, Access::Plain, SpaceKind::Shared, site()) }
     }
-    /// Reads element `i` with a volatile load. PTX: `ld.volatile.shared`.
+    /// Reads element `i` with a volatile load. PTX: `ld.volatile`.
     #[inline(always)]
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn get_volatile(&self, i: usize) -> T {
@@ -137,7 +137,7 @@ impl<T: Copy> SharedSlice<T> {
         // SAFETY: in bounds.
         unsafe { backend::load(p, Access::Volatile, SpaceKind::Shared, site()) }
     }
-    /// Writes element `i` with a volatile store. PTX: `st.volatile.shared`.
+    /// Writes element `i` with a volatile store. PTX: `st.volatile`.
     #[inline(always)]
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn set_volatile(&self, i: usize, v: T) {

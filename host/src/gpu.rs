@@ -68,7 +68,7 @@ impl Gpu {
     pub fn upload<T: Elem>(&self, data: &[T]) -> Result<GpuBuffer<T>> {
         let bytes = std::mem::size_of_val(data);
         // SAFETY: filled immediately below (or zero-length).
-        let mut buf = unsafe { DeviceBuffer::<u8>::uninitialized(bytes.max(16)) }.context("cuMemAlloc")?;
+        let buf = unsafe { DeviceBuffer::<u8>::uninitialized(bytes.max(16)) }.context("cuMemAlloc")?;
         if bytes > 0 {
             // SAFETY: T is a plain scalar type; viewing its bytes is sound.
             let src = unsafe { std::slice::from_raw_parts(data.as_ptr() as *const u8, bytes) };
@@ -113,9 +113,9 @@ impl Gpu {
         start.record(&self.stream).context("cuEventRecord")?;
         // SAFETY: the argument tuple matches the kernel's parameters (both come from the same
         // `kernel!` definition), and every view points to a live device buffer of its length.
-        let r = unsafe {
+        let r: Result<()> = unsafe {
             if cfg.cooperative {
-                cust::sys::cuLaunchCooperativeKernel(
+                let res = cust::sys::cuLaunchCooperativeKernel(
                     f.to_raw(),
                     g.x,
                     g.y,
@@ -126,10 +126,12 @@ impl Gpu {
                     cfg.shared_bytes as u32,
                     self.stream.as_inner(),
                     ptrs.as_mut_ptr(),
-                )
-                .to_result()
+                );
+                cu(res, "cuLaunchCooperativeKernel")
             } else {
-                self.stream.launch(&f, (g.x, g.y, g.z), (b.x, b.y, b.z), cfg.shared_bytes as u32, &ptrs)
+                self.stream
+                    .launch(&f, (g.x, g.y, g.z), (b.x, b.y, b.z), cfg.shared_bytes as u32, &ptrs)
+                    .map_err(anyhow::Error::new)
             }
         };
         r.with_context(|| format!("launch of `{name}` with grid {g:?} block {b:?} failed"))?;
@@ -142,7 +144,22 @@ impl Gpu {
     }
 }
 
-use cust::error::ToResult as _;
+/// Checks a raw driver-API result, naming the call and the CUDA error.
+fn cu(r: cust::sys::CUresult, what: &str) -> Result<()> {
+    if r == cust::sys::CUresult::CUDA_SUCCESS {
+        return Ok(());
+    }
+    let mut name: *const std::os::raw::c_char = std::ptr::null();
+    // SAFETY: cuGetErrorName writes a pointer to a static string (or leaves it null).
+    unsafe { cust::sys::cuGetErrorName(r, &mut name) };
+    let name = if name.is_null() {
+        format!("{r:?}")
+    } else {
+        // SAFETY: a NUL-terminated static string from the driver.
+        unsafe { std::ffi::CStr::from_ptr(name) }.to_string_lossy().into_owned()
+    };
+    bail!("{what} failed: {name}")
+}
 
 /// A device allocation of `bytes` (typed views are made from its address).
 pub struct GpuBuffer<T> {

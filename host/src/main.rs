@@ -11,7 +11,7 @@ const USAGE: &str = "\
 usage:
   host list
   host run <example>...|all [--n N] [--seed S] [--device auto|gpu|emu] [--json]
-                            [--schedule-seed S] [--schedules K] [--reps R]
+                            [--schedule-seed S] [--schedules K] [--reps R] [--max-n N]
 
   --n N              run at this size only (default: each example's test sizes)
   --seed S           seed of the random inputs (default 42)
@@ -19,6 +19,7 @@ usage:
   --json             one JSON object per example run on stdout instead of the table
   --schedule-seed S  emulator: seed of the thread scheduler (default 1)
   --schedules K      emulator: run each case under K schedules (seeds S..S+K-1)
+  --max-n N          skip test sizes above N
   --reps R           GPU: timed launches per measurement, median reported (default 20; 0 = no timing)
 ";
 
@@ -48,6 +49,10 @@ fn parse(args: &[String]) -> Result<RunRequest> {
                 if req.schedules == 0 {
                     bail!("--schedules must be at least 1");
                 }
+            }
+            "--max-n" => {
+                let v = val("--max-n")?;
+                req.max_n = Some(v.parse().with_context(|| format!("--max-n: `{v}` is not a size"))?);
             }
             "--reps" => {
                 let v = val("--reps")?;
@@ -84,7 +89,7 @@ fn run(req: RunRequest) -> Result<bool> {
         }
         for ex in &selected {
             let ns = sizes(ex, &req, &dev);
-            let largest = *ns.iter().max().expect("sizes");
+            let Some(&largest) = ns.iter().max() else { continue };
             for &n in &ns {
                 let reps = if n == largest { req.reps } else { 0 };
                 let started = std::time::Instant::now();

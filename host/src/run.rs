@@ -17,6 +17,8 @@ pub struct RunRequest {
     pub schedule_seed: u64,
     pub schedules: u32,
     pub reps: usize,
+    /// Skip test sizes above this.
+    pub max_n: Option<usize>,
 }
 
 impl Default for RunRequest {
@@ -30,6 +32,7 @@ impl Default for RunRequest {
             schedule_seed: 1,
             schedules: 1,
             reps: 20,
+            max_n: None,
         }
     }
 }
@@ -76,9 +79,10 @@ pub fn open(req: &RunRequest, schedule_seed: u64) -> Result<(Device, Option<Stri
 
 /// The sizes an example runs at for this request and device.
 pub fn sizes(ex: &Example, req: &RunRequest, dev: &Device) -> Vec<usize> {
-    match req.n {
-        Some(n) => vec![n],
-        None if dev.is_gpu() => ex.gpu_sizes.to_vec(),
-        None => ex.emu_sizes.to_vec(),
-    }
+    let all = match req.n {
+        Some(n) => return vec![n],
+        None if dev.is_gpu() => ex.gpu_sizes,
+        None => ex.emu_sizes,
+    };
+    all.iter().copied().filter(|&n| req.max_n.is_none_or(|m| n <= m)).collect()
 }

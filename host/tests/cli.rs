@@ -1,0 +1,59 @@
+//! The `host` command line: errors are one clear line and a non-zero exit, never a panic.
+
+use std::process::Command;
+
+fn host(args: &[&str]) -> (i32, String, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_host")).args(args).output().expect("run host");
+    (o.status.code().unwrap_or(-1), String::from_utf8_lossy(&o.stdout).into(), String::from_utf8_lossy(&o.stderr).into())
+}
+
+#[test]
+fn list_names_every_example() {
+    let (code, out, _) = host(&["list"]);
+    assert_eq!(code, 0);
+    for e in ["warp_reduce", "reduce_sum", "histogram_privatised", "primitives"] {
+        assert!(out.contains(e), "{out}");
+    }
+}
+
+#[test]
+fn bad_input_is_one_clear_error() {
+    let (code, _, err) = host(&["run", "nope"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("unknown example `nope`"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    let (code, _, err) = host(&["run", "all", "--n", "abc"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--n: `abc` is not a size"), "{err}");
+    let (code, _, err) = host(&["run", "all", "--device", "tpu"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown device `tpu`"), "{err}");
+}
+
+#[test]
+fn zero_size_fails_the_row_and_the_exit_code() {
+    let (code, out, _) = host(&["run", "reduce_sum", "--n", "0", "--device", "emu"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("FAIL") && out.contains("n must be at least 1"), "{out}");
+}
+
+#[test]
+fn json_has_the_documented_fields() {
+    let (code, out, err) = host(&["run", "reduce_sum", "--n", "1000", "--device", "emu", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let line = out.lines().next().expect("one line");
+    for f in ["\"example\":\"reduce_sum\"", "\"device\":\"emu\"", "\"n\":1000", "\"seed\":42", "\"result\":\"PASS\"", "\"time_ms\":null", "\"gbps\":null", "\"races\":0", "\"deadlocks\":0"] {
+        assert!(line.contains(f), "{f} missing in {line}");
+    }
+}
+
+#[test]
+fn auto_without_gpu_says_so() {
+    // On a machine without a CUDA driver (or a build without the `cuda` feature), auto falls back to
+    // the emulator and says why in one line.
+    let (code, _, err) = host(&["run", "warp_reduce", "--n", "33", "--device", "auto"]);
+    assert_eq!(code, 0, "{err}");
+    if err.contains("device: CPU SIMT emulator") {
+        assert!(err.contains("no CUDA GPU available"), "{err}");
+    }
+}

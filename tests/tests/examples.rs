@@ -1,0 +1,93 @@
+//! Every example against its CPU reference: on the emulator always, on the GPU when one is present.
+
+use host::device::{Device, DeviceChoice};
+use host::examples::{self, RunParams};
+use host::run::run_one;
+use tests::gpu_or_skip;
+
+fn emu() -> Device {
+    Device::open(DeviceChoice::Emu, Default::default()).expect("emulator").0
+}
+
+fn run_sizes(dev: &Device, name: &str, sizes: &[usize]) {
+    let ex = examples::find(name).expect("example exists");
+    for &n in sizes {
+        let r = run_one(dev, ex, &RunParams { n, seed: 42, reps: 0 });
+        assert!(r.pass, "{name} n={n} on {} failed:\n  {}\n  {}", dev.kind(), r.details.join("\n  "), r.race_reports.join("\n"));
+        assert!(!r.details.is_empty(), "{name} n={n}: nothing was checked");
+        assert_eq!(r.races, 0, "{name} n={n}: races reported");
+        println!("{name} n={n} on {}: PASS ({} checks)", dev.kind(), r.details.len());
+    }
+}
+
+fn on_emulator(name: &str) {
+    let ex = examples::find(name).expect("example exists");
+    run_sizes(&emu(), name, ex.emu_sizes);
+}
+
+fn on_gpu(name: &str) {
+    let test = format!("{name} on GPU");
+    let Some(dev) = gpu_or_skip(&test) else { return };
+    let ex = examples::find(name).expect("example exists");
+    run_sizes(&dev, name, ex.gpu_sizes);
+}
+
+#[test]
+fn warp_reduce_emulator() {
+    on_emulator("warp_reduce");
+}
+#[test]
+fn reduce_sum_emulator() {
+    on_emulator("reduce_sum");
+}
+#[test]
+fn reduce_sum_seed_case_emulator() {
+    // The seed: 2^20 ones sum to exactly 2^20.
+    run_sizes(&emu(), "reduce_sum", &[1 << 20]);
+}
+#[test]
+fn histogram_privatised_emulator() {
+    on_emulator("histogram_privatised");
+}
+#[test]
+fn primitives_emulator() {
+    on_emulator("primitives");
+}
+
+#[test]
+fn warp_reduce_gpu() {
+    on_gpu("warp_reduce");
+}
+#[test]
+fn reduce_sum_gpu() {
+    on_gpu("reduce_sum");
+}
+#[test]
+fn histogram_privatised_gpu() {
+    on_gpu("histogram_privatised");
+}
+#[test]
+fn primitives_gpu() {
+    on_gpu("primitives");
+}
+
+#[test]
+fn bad_sizes_are_clear_errors() {
+    let dev = emu();
+    for name in ["warp_reduce", "reduce_sum", "histogram_privatised", "primitives"] {
+        let ex = examples::find(name).expect("example");
+        let r = run_one(&dev, ex, &RunParams { n: 0, seed: 1, reps: 0 });
+        assert!(!r.pass);
+        assert!(r.details.iter().any(|d| d.contains("n must be at least 1")), "{name}: {:?}", r.details);
+        let r = run_one(&dev, ex, &RunParams { n: usize::MAX / 2, seed: 1, reps: 0 });
+        assert!(!r.pass);
+        assert!(r.details.iter().any(|d| d.contains("too large")), "{name}: {:?}", r.details);
+    }
+}
+
+#[test]
+fn unknown_example_lists_known_ones() {
+    let e = host::run::select(&["nope".to_string()]).err().expect("error");
+    let m = e.to_string();
+    assert!(m.contains("unknown example `nope`") && m.contains("reduce_sum"), "{m}");
+}
