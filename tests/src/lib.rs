@@ -18,7 +18,10 @@ pub fn gpu_or_skip(test: &str) -> Option<host::device::Device> {
     match host::device::Device::open(host::device::DeviceChoice::Gpu, Default::default()) {
         Ok((d, _)) => Some(d),
         Err(e) => {
-            println!("{test}: skipped: no CUDA device ({e:#})");
+            // Written to the real stderr (not the test harness's captured output) so that the skip is
+            // visible in every test run.
+            use std::io::Write;
+            let _ = writeln!(std::io::stderr(), "{test}: skipped: no CUDA device ({e:#})");
             None
         }
     }

@@ -17,16 +17,14 @@ impl ThreadId {
     }
 }
 
-fn dim(f: &mut fmt::Formatter<'_>, d: (u32, u32, u32)) -> fmt::Result {
-    if d.1 == 0 && d.2 == 0 { write!(f, "{}", d.0) } else { write!(f, "({},{},{})", d.0, d.1, d.2) }
+/// `x` for 1-D indices, `(x,y,z)` otherwise.
+fn triple(d: (u32, u32, u32)) -> String {
+    if d.1 == 0 && d.2 == 0 { d.0.to_string() } else { format!("({},{},{})", d.0, d.1, d.2) }
 }
 
 impl fmt::Display for ThreadId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "block ")?;
-        dim(f, self.block)?;
-        write!(f, " thread ")?;
-        dim(f, self.thread)
+        write!(f, "block {} thread {}", triple(self.block), triple(self.thread))
     }
 }
 
@@ -74,11 +72,16 @@ pub struct Race {
 
 impl fmt::Display for Race {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let space = match self.space {
-            SpaceKind::Global => "global",
-            SpaceKind::Shared => "shared",
-        };
-        writeln!(f, "data race in kernel `{}` on {} `{}`[{}]", self.kernel, space, self.buffer, self.index)?;
+        match self.space {
+            SpaceKind::Global => writeln!(f, "data race in kernel `{}` on global `{}`[{}]", self.kernel, self.buffer, self.index)?,
+            SpaceKind::Shared => writeln!(
+                f,
+                "data race in kernel `{}` on shared memory of block {}, element [{}]",
+                self.kernel,
+                triple(self.second.thread.block),
+                self.index
+            )?,
+        }
         writeln!(f, "  first:  {}", self.first)?;
         writeln!(f, "  second: {}", self.second)?;
         write!(f, "  {}", self.why)

@@ -106,7 +106,9 @@ struct Coll {
 #[derive(Default)]
 struct Bar {
     arrived: u32,
-    site: Option<Site>,
+    /// Call sites threads wait at (more than one is divergence).
+    sites: Vec<Site>,
+    op: Option<BarOp>,
     count: u32,
     all: bool,
     any: bool,
@@ -515,28 +517,66 @@ impl State {
         }
     }
 
+    /// What every unfinished thread waits for, and which threads the waiters wait for.
     pub fn deadlock_report(&self, summary: &str) -> Deadlock {
-        // Waiting: group non-exited threads by what they do. Missing: exited threads of blocks that
-        // still have waiters.
-        let mut groups: BTreeMap<String, Vec<ThreadId>> = BTreeMap::new();
-        let mut blocks_waiting = vec![false; self.blocks.len()];
+        let mut waiting: BTreeMap<String, Vec<ThreadId>> = BTreeMap::new();
         for (t, th) in self.threads.iter().enumerate() {
             if !matches!(th.status, Status::Exited) {
-                groups.entry(self.status_str(th.status)).or_default().push(self.tid(t));
-                blocks_waiting[th.block] = true;
+                waiting.entry(self.status_str(th.status)).or_default().push(self.tid(t));
             }
         }
-        let grid_wait = self.grid_arrived > 0;
-        let exited: Vec<ThreadId> = self
-            .threads
-            .iter()
-            .enumerate()
-            .filter(|(_, th)| matches!(th.status, Status::Exited) && (grid_wait || blocks_waiting[th.block]))
-            .map(|(t, _)| self.tid(t))
-            .collect();
-        let waiting = groups.into_iter().map(|(what, threads)| WaitGroup { what, threads }).collect();
-        let missing = if exited.is_empty() { vec![] } else { vec![WaitGroup { what: "exited".into(), threads: exited }] };
-        Deadlock { kernel: self.kernel.clone(), summary: summary.to_string(), waiting, missing }
+        let mut missing: BTreeMap<String, std::collections::BTreeSet<ThreadId>> = BTreeMap::new();
+        let mut causes = Vec::new();
+        for blk in &self.blocks {
+            if blk.bar.arrived > 0 {
+                let mut n = 0;
+                for u in blk.first..blk.first + blk.n {
+                    if !matches!(self.threads[u].status, Status::Barrier(_)) {
+                        missing.entry(self.status_str(self.threads[u].status)).or_default().insert(self.tid(u));
+                        n += 1;
+                    }
+                }
+                let site = blk.bar.sites.first().map(|&s| Self::site_str(s)).unwrap_or_default();
+                causes.push(format!("the block barrier {site} in block {} waits for {n} thread(s) that never arrive", fmt_dim(blk.idx)));
+            }
+            for (w, colls) in blk.warps.iter().enumerate() {
+                for c in colls {
+                    let absent = c.mask & !c.arrived;
+                    for l in 0..32 {
+                        if absent & (1 << l) != 0 {
+                            let u = blk.first + w * 32 + l;
+                            missing.entry(self.status_str(self.threads[u].status)).or_default().insert(self.tid(u));
+                        }
+                    }
+                    causes.push(format!(
+                        "{} at {} (mask {:#010x}) in block {} warp {w} waits for lanes {absent:#010x} that never arrive",
+                        c.kind.name(),
+                        Self::site_str(c.site),
+                        c.mask,
+                        fmt_dim(blk.idx)
+                    ));
+                }
+            }
+        }
+        if self.grid_arrived > 0 {
+            for (t, th) in self.threads.iter().enumerate() {
+                if !matches!(th.status, Status::Grid(_)) {
+                    missing.entry(self.status_str(th.status)).or_default().insert(self.tid(t));
+                }
+            }
+            causes.push(format!("the grid barrier waits for {} thread(s)", self.threads.len() as u32 - self.grid_arrived));
+        }
+        let summary = if causes.is_empty() || !summary.starts_with("no thread") {
+            summary.to_string()
+        } else {
+            format!("{summary}: {}", causes.join("; "))
+        };
+        Deadlock {
+            kernel: self.kernel.clone(),
+            summary,
+            waiting: waiting.into_iter().map(|(what, threads)| WaitGroup { what, threads }).collect(),
+            missing: missing.into_iter().map(|(what, threads)| WaitGroup { what, threads: threads.into_iter().collect() }).collect(),
+        }
     }
 
     fn livelock_report(&self) -> Deadlock {
@@ -573,37 +613,13 @@ impl State {
         let b = self.threads[t].block;
         self.blocks[b].live -= 1;
         self.blocks[b].exited += 1;
-        let blk = &self.blocks[b];
-        if blk.bar.arrived > 0 {
-            let site = blk.bar.site.map(Self::site_str).unwrap_or_default();
-            let arrived = blk.bar.arrived;
-            self.fail(format!(
-                "barrier divergence in block {}: {} thread(s) wait at the block barrier {site} but {} exited \
-                 without reaching it (__syncthreads must be reached by every thread of the block)",
-                fmt_dim(blk.idx),
-                arrived,
-                blk.exited
-            ));
-            return;
+        // Waiters that were waiting only for this thread can now be judged. Collectives whose mask
+        // names it never complete; they end in the no-progress report, which names every thread.
+        if self.blocks[b].bar.arrived > 0 {
+            self.try_complete_barrier(b);
         }
-        // A lane that exits while its warp-mates wait for it in a collective.
-        let rank = self.threads[t].rank;
-        let (w, lane) = ((rank / 32) as usize, rank % 32);
-        if let Some(c) = self.blocks[b].warps[w].iter().find(|c| c.mask & (1 << lane) != 0) {
-            let msg = format!(
-                "lane {lane} of warp {w} in block {} exited while lanes {:#010x} wait for it in {} at {} (mask {:#010x})",
-                fmt_dim(self.blocks[b].idx),
-                c.arrived,
-                c.kind.name(),
-                Self::site_str(c.site),
-                c.mask
-            );
-            self.fail(msg);
-            return;
-        }
-        if self.grid_arrived > 0 {
-            let site = self.grid_site.map(Self::site_str).unwrap_or_default();
-            self.fail(format!("a thread exited while {} thread(s) wait at the grid barrier {site}", self.grid_arrived));
+        if self.grid_arrived > 0 && self.grid_arrived == self.wave_live {
+            self.try_complete_grid();
         }
     }
 
@@ -611,42 +627,54 @@ impl State {
 
     pub fn barrier_arrive(&mut self, t: usize, op: BarOp, pred: bool, site: Site) {
         let b = self.threads[t].block;
-        let idx = self.blocks[b].idx;
         let bar = &mut self.blocks[b].bar;
         if bar.arrived == 0 {
-            *bar = Bar { arrived: 0, site: Some(site), count: 0, all: true, any: false };
-        } else if bar.site != Some(site) {
-            let other = bar.site.map(Self::site_str).unwrap_or_default();
-            self.block_thread(t, Status::Barrier(site));
-            self.fail(format!(
-                "barrier divergence in block {}: threads wait at two different block barriers, {} and {}",
-                fmt_dim(idx),
-                other,
-                Self::site_str(site)
-            ));
-            return;
+            *bar = Bar { arrived: 0, sites: vec![], op: Some(op), count: 0, all: true, any: false };
+        }
+        if !bar.sites.contains(&site) {
+            bar.sites.push(site);
         }
         bar.arrived += 1;
         bar.count += pred as u32;
         bar.all &= pred;
         bar.any |= pred;
         self.block_thread(t, Status::Barrier(site));
+        self.try_complete_barrier(b);
+    }
+
+    /// Completes block `b`'s barrier once every live thread waits at it, or reports divergence if
+    /// threads exited without reaching it or wait at different barriers.
+    fn try_complete_barrier(&mut self, b: usize) {
         let blk = &self.blocks[b];
         if blk.bar.arrived < blk.live {
             return;
         }
-        if blk.exited > 0 {
-            self.fail(format!(
-                "barrier divergence in block {}: {} thread(s) wait at the block barrier {} but {} exited without \
-                 reaching it (__syncthreads must be reached by every thread of the block)",
-                fmt_dim(idx),
-                blk.bar.arrived,
-                Self::site_str(site),
-                blk.exited
-            ));
+        if blk.exited > 0 || blk.bar.sites.len() > 1 {
+            let idx = blk.idx;
+            let sites: Vec<String> = blk.bar.sites.iter().map(|&s| Self::site_str(s)).collect();
+            let summary = if blk.bar.sites.len() > 1 {
+                format!(
+                    "barrier divergence in block {}: threads wait at {} different block barriers ({}); \
+                     __syncthreads must be the same barrier for every thread of the block",
+                    fmt_dim(idx),
+                    sites.len(),
+                    sites.join(", ")
+                )
+            } else {
+                format!(
+                    "barrier divergence in block {}: {} thread(s) wait at the block barrier {} but {} thread(s) exited \
+                     without reaching it; on a GPU the block hangs (every thread must reach __syncthreads the same \
+                     number of times)",
+                    fmt_dim(idx),
+                    blk.bar.arrived,
+                    sites[0],
+                    blk.exited
+                )
+            };
+            self.fail(summary);
             return;
         }
-        let result = match op {
+        let result = match blk.bar.op.unwrap_or(BarOp::Sync) {
             BarOp::Sync => 0,
             BarOp::Count => blk.bar.count,
             BarOp::And => blk.bar.all as u32,
@@ -656,9 +684,13 @@ impl State {
         let blk = &mut self.blocks[b];
         blk.epoch += 1;
         blk.bar.arrived = 0;
+        blk.bar.sites.clear();
         let epoch = blk.epoch;
         self.join_clocks(first..first + n);
         for u in first..first + n {
+            if matches!(self.threads[u].status, Status::Exited) {
+                continue;
+            }
             self.threads[u].bepoch = epoch;
             self.threads[u].result = result;
             self.make_runnable(u);
@@ -694,7 +726,8 @@ impl State {
         }
         if self.grid_arrived == 0 {
             self.grid_site = Some(site);
-        } else if self.grid_site != Some(site) {
+        }
+        if self.grid_site != Some(site) {
             let other = self.grid_site.map(Self::site_str).unwrap_or_default();
             self.block_thread(t, Status::Grid(site));
             self.fail(format!("grid barrier divergence: threads wait at {} and at {}", other, Self::site_str(site)));
@@ -702,13 +735,18 @@ impl State {
         }
         self.grid_arrived += 1;
         self.block_thread(t, Status::Grid(site));
+        self.try_complete_grid();
+    }
+
+    fn try_complete_grid(&mut self) {
         if self.grid_arrived < self.wave_live {
             return;
         }
         if self.wave_live as usize != self.threads.len() {
+            let site = self.grid_site.map(Self::site_str).unwrap_or_default();
             self.fail(format!(
-                "grid barrier at {}: {} thread(s) exited without reaching it",
-                Self::site_str(site),
+                "grid barrier divergence: {} thread(s) wait at the grid barrier {site} but {} exited without reaching it",
+                self.grid_arrived,
                 self.threads.len() - self.wave_live as usize
             ));
             return;
@@ -728,7 +766,7 @@ impl State {
     // ---- warp collectives ----------------------------------------------------------------------
 
     /// A lane arrives at a warp collective. Returns false if the launch failed.
-    pub fn warp_arrive(&mut self, t: usize, kind: CollKind, mask: u32, val: u32, b_arg: u32, c: u32, site: Site) {
+    pub fn warp_arrive(&mut self, t: usize, kind: CollKind, mask: u32, val: u32, b_arg: u32, c_arg: u32, site: Site) {
         let th = &self.threads[t];
         let (b, rank) = (th.block, th.rank);
         let (w, lane) = ((rank / 32) as usize, rank % 32);
@@ -745,54 +783,34 @@ impl State {
             return;
         }
         // Lanes named by the mask that do not exist or have exited can never arrive.
+        // (Lanes that exited are not an error yet: the collective simply never completes, and the
+        // no-progress report names every waiting and missing lane.)
         let lanes_in_warp = (blk.n - w * 32).min(32) as u32;
         let exist = if lanes_in_warp == 32 { u32::MAX } else { (1u32 << lanes_in_warp) - 1 };
-        let mut gone = mask & !exist;
-        for l in 0..lanes_in_warp {
-            if mask & (1 << l) != 0 && matches!(self.threads[blk.first + w * 32 + l as usize].status, Status::Exited) {
-                gone |= 1 << l;
-            }
-        }
+        let gone = mask & !exist;
         if gone != 0 {
             self.block_thread(t, Status::Warp(site, kind, mask));
             self.fail(format!(
-                "{} at {} in block {} warp {w}: mask {mask:#010x} names lanes {gone:#010x} that {} (the warp has {} \
-                 lanes); they can never arrive",
+                "{} at {} in block {} warp {w}: mask {mask:#010x} names lanes {gone:#010x} that do not exist (the \
+                 warp has {} lanes); they can never arrive",
                 kind.name(),
                 Self::site_str(site),
                 fmt_dim(idx),
-                if gone & !exist != 0 { "do not exist" } else { "have exited" },
                 lanes_in_warp
             ));
             return;
         }
         let colls = &mut self.blocks[b].warps[w];
-        let pos = match colls.iter().position(|c| c.mask == mask) {
+        // Lanes meet at the same collective: same instruction (call site), kind, mask and clamp. Lanes
+        // at different call sites wait separately and, if they never meet, end in the no-progress report.
+        let pos = match colls.iter().position(|c| c.mask == mask && c.kind == kind && c.site == site && c.c == c_arg) {
             Some(p) => p,
             None => {
-                // Collectives with other (even overlapping) masks may be pending at the same time:
-                // their lanes are disjoint from the ones still running. A true cycle ends in the
-                // no-progress report.
-                colls.push(Coll { kind, site, mask, arrived: 0, vals: [0; 32], bs: [0; 32], c });
+                colls.push(Coll { kind, site, mask, arrived: 0, vals: [0; 32], bs: [0; 32], c: c_arg });
                 colls.len() - 1
             }
         };
         let coll = &mut colls[pos];
-        if coll.kind != kind || coll.site != site || coll.c != c {
-            let msg = format!(
-                "warp collective divergence in block {} warp {w}: lanes {:#010x} wait in {} at {} but lane {lane} calls {} at {} \
-                 with the same mask {mask:#010x}",
-                fmt_dim(idx),
-                coll.arrived,
-                coll.kind.name(),
-                Self::site_str(coll.site),
-                kind.name(),
-                Self::site_str(site)
-            );
-            self.block_thread(t, Status::Warp(site, kind, mask));
-            self.fail(msg);
-            return;
-        }
         coll.arrived |= 1 << lane;
         coll.vals[lane as usize] = val;
         coll.bs[lane as usize] = b_arg;

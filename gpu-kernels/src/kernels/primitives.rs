@@ -32,7 +32,6 @@ pub const fn idx_operand(lane: u32, b: u32) -> u32 {
     (lane * 5 + b) & 31
 }
 
-#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 fn shfl_mode<T: ShflValue>(v: T, mode: u32, b: u32, width: u32) -> T {
     match mode {
         MODE_DOWN => warp::shfl_down_width(FULL_MASK, v, b, width),
@@ -138,7 +137,6 @@ fn cas_increment<T: Atomic + PartialEq, S: Scope, Sp: Space>(a: AtomicRef<T, S, 
     }
 }
 
-#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 fn int_op<T: AtomicInt + PartialEq, S: Scope, Sp: Space>(a: AtomicRef<T, S, Sp>, op: u32, v: T, one: fn(T) -> T) -> T {
     match op {
         OP_ADD => a.fetch_add(v),
@@ -153,7 +151,6 @@ fn int_op<T: AtomicInt + PartialEq, S: Scope, Sp: Space>(a: AtomicRef<T, S, Sp>,
     }
 }
 
-#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 fn int_scoped<T: AtomicInt + PartialEq>(cells: GlobalMut<T>, op: u32, scope: u32, v: T, one: fn(T) -> T) -> T {
     match scope {
         SCOPE_BLOCK => int_op(cells.atomic_scoped::<Block>(block_idx().x as usize), op, v, one),
@@ -181,7 +178,6 @@ int_kernel!(prim_atomic_i32, i32);
 int_kernel!(prim_atomic_u64, u64);
 int_kernel!(prim_atomic_i64, i64);
 
-#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 fn u32_op<S: Scope, Sp: Space>(a: AtomicRef<u32, S, Sp>, op: u32, v: u32) -> u32 {
     match op {
         OP_INC => a.fetch_inc(INC_LIMIT),
@@ -206,7 +202,6 @@ kernel! {
     }
 }
 
-#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 fn float_op<T: AtomicFloat + PartialEq, S: Scope, Sp: Space>(a: AtomicRef<T, S, Sp>, op: u32, v: T) -> T {
     match op {
         OP_EXCH => a.swap(v),

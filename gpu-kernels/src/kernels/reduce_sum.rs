@@ -22,7 +22,6 @@ pub const SHARED_BYTES: usize = WARP_SUMS.end();
 
 /// `blockReduceSum`: the block's total, valid in thread 0. Every thread of the block must call it
 /// (it contains a block barrier), with `blockDim.x` a multiple of 32.
-#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub fn block_reduce_sum(val: f32, warp_sums: SharedSlice<f32>) -> f32 {
     let lane = warp::lane_id();
     let wid = warp::warp_id() as usize;

@@ -25,3 +25,19 @@ kernel! {
         }
     }
 }
+
+kernel! {
+    /// A common bug, kept to show what the emulator reports: threads past `n` return before the
+    /// full-mask shuffle, so the shuffle names lanes that never arrive. (On a GPU this is undefined
+    /// behaviour: the result or a hang depends on the hardware.) Never launched on a GPU.
+    pub fn warp_reduce_early_exit(input: Global<f32>, output: GlobalMut<f32>) {
+        let i = thread::global_index_x();
+        if i >= input.len() {
+            return;
+        }
+        let sum = warp::reduce_sum_f32(input.get(i));
+        if warp::lane_id() == 0 {
+            output.set(i / WARP_SIZE as usize, sum);
+        }
+    }
+}

@@ -1,0 +1,48 @@
+//! One shared slot per thread, a barrier, thread 0 sums the block (§5.3 `blockReduceDemo`).
+//!
+//! Without the barrier, thread 0 may read `s_partial[k]` before thread k wrote it: the read returns
+//! whatever was there. [`block_reduce_demo_no_barrier`] is that bug, kept for the race detector.
+//!
+//! Decision procedure (§5.7): each thread writes its own slot (no atomics needed); thread 0 reads the
+//! others' slots, so a block barrier separates the writes from the read; blocks write distinct
+//! outputs; the order of the sum is fixed.
+use crate::block::sync_threads;
+use crate::shared::SharedArray;
+use crate::thread::{block_dim, block_idx, global_index_x, thread_idx};
+use crate::{Global, GlobalMut, kernel};
+
+/// Threads per block: one shared slot each (`s_partial[256]`).
+pub const BLOCK: u32 = 256;
+pub const PARTIAL: SharedArray<f32> = SharedArray::first(BLOCK as usize);
+pub const SHARED_BYTES: usize = PARTIAL.end();
+
+fn body(input: Global<f32>, out: GlobalMut<f32>, barrier: bool) {
+    let s = PARTIAL.view();
+    let i = global_index_x();
+    let t = thread_idx().x as usize;
+    s.set(t, if i < input.len() { input.get(i) } else { 0.0 });
+    if barrier {
+        sync_threads();
+    }
+    if t == 0 {
+        let mut sum = 0.0f32;
+        for k in 0..block_dim().x as usize {
+            sum += s.get(k);
+        }
+        out.set(block_idx().x as usize, sum);
+    }
+}
+
+kernel! {
+    /// `out[b]` = sum of block b's inputs (0 past `n`). Launch `BLOCK` threads, `SHARED_BYTES`.
+    pub fn block_reduce_demo(input: Global<f32>, out: GlobalMut<f32>) {
+        body(input, out, true)
+    }
+}
+
+kernel! {
+    /// RACY: the same without `__syncthreads()`.
+    pub fn block_reduce_demo_no_barrier(input: Global<f32>, out: GlobalMut<f32>) {
+        body(input, out, false)
+    }
+}

@@ -1,0 +1,46 @@
+//! A barrier that only some threads reach (§5.3, exercise 2).
+//!
+//! [`divergent_barrier_broken`] puts `__syncthreads()` in the branch of odd threads: the even ones
+//! never arrive, and on a GPU the block hangs (it is never launched on one). The emulator reports the
+//! waiting and the missing threads instead. [`divergent_barrier_fixed`] does the per-thread work in
+//! the branch and reaches the barrier from every thread exactly once.
+//!
+//! Decision procedure (§5.7): threads read their neighbour's shared slot, so a barrier is needed — and
+//! it must be uniformly reachable.
+use crate::block::sync_threads;
+use crate::shared::SharedArray;
+use crate::thread::{block_dim, global_index_x, thread_idx};
+use crate::{GlobalMut, kernel};
+
+pub const BLOCK: u32 = 256;
+pub const SLOTS: SharedArray<u32> = SharedArray::first(BLOCK as usize);
+pub const SHARED_BYTES: usize = SLOTS.end();
+
+kernel! {
+    /// BROKEN: odd threads wait at a barrier the even threads skip.
+    pub fn divergent_barrier_broken(out: GlobalMut<u32>) {
+        let s = SLOTS.view();
+        let t = thread_idx().x as usize;
+        s.set(t, t as u32 * 3);
+        if t % 2 == 1 {
+            sync_threads();
+            out.set(global_index_x(), s.get(t - 1));
+        } else {
+            out.set(global_index_x(), s.get(t) + 1);
+        }
+    }
+}
+
+kernel! {
+    /// Every thread reaches the barrier once: `out[i]` = `3 * (t - 1)` for odd t (its neighbour's slot),
+    /// `3t + 1` for even t.
+    pub fn divergent_barrier_fixed(out: GlobalMut<u32>) {
+        let s = SLOTS.view();
+        let t = thread_idx().x as usize;
+        s.set(t, t as u32 * 3);
+        sync_threads();
+        let v = if t % 2 == 1 { s.get(t - 1) } else { s.get(t) + 1 };
+        let _ = block_dim();
+        out.set(global_index_x(), v);
+    }
+}

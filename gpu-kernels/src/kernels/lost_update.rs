@@ -1,0 +1,34 @@
+//! Lost updates (§5.1, §5.5.1): a histogram whose bins are incremented with a plain read-modify-write.
+//!
+//! `bin = bin + 1` is a load, an add and a store. Two threads that load the same old value both store
+//! old + 1, and one count is lost — silently: the kernel reports success. [`histogram_racy`] shows it;
+//! [`histogram_global`], the chapter's §5.5.1 kernel, makes each increment one atomic operation.
+//!
+//! Decision procedure (§5.7): many threads write each bin → atomics (or privatisation, see
+//! `histogram_privatised`).
+use crate::{Global, GlobalMut, kernel, thread};
+
+/// Threads per block.
+pub const BLOCK: u32 = 256;
+
+kernel! {
+    /// RACY: `hist[data[i]] += 1` with a plain load and store.
+    pub fn histogram_racy(data: Global<u8>, hist: GlobalMut<u32>) {
+        let i = thread::global_index_x();
+        if i < data.len() {
+            let bin = data.get(i) as usize;
+            let old = hist.get(bin);
+            hist.set(bin, old + 1);
+        }
+    }
+}
+
+kernel! {
+    /// The chapter's global-memory histogram: one `atomicAdd` per element.
+    pub fn histogram_global(data: Global<u8>, hist: GlobalMut<u32>) {
+        let i = thread::global_index_x();
+        if i < data.len() {
+            hist.atomic(data.get(i) as usize).fetch_add(1);
+        }
+    }
+}

@@ -1,0 +1,40 @@
+//! Cooperative-groups tile reduction (000 `tileReduceSum`): `tiled_partition<32>`, shuffle-down sum,
+//! rank 0 of each tile writes the tile's sum.
+//!
+//! The seed writes the sum back into `data[tile]` — in place — while threads of other tiles may not yet
+//! have read `data[tile]` as their input: tile 1's leader writes `data[1]`, which thread 1 of tile 0
+//! reads. [`tile_reduce_seed`] keeps that race; [`tile_reduce`] writes to a separate output.
+//!
+//! Decision procedure (§5.7): one writer per output; inputs and outputs must not overlap unless a
+//! barrier separates all reads from all writes.
+use crate::grid::tiled_partition;
+use crate::thread::{block_idx, block_rank};
+use crate::{Global, GlobalMut, kernel};
+
+pub const BLOCK: u32 = 256;
+
+kernel! {
+    /// RACY (the seed, one block): `data[tile] = sum(data[32*tile .. 32*tile+32])` in place.
+    pub fn tile_reduce_seed(data: GlobalMut<f32>) {
+        let tile = tiled_partition::<32>();
+        let val = data.get(block_rank() as usize);
+        let sum = tile.reduce_sum(val);
+        if tile.thread_rank() == 0 {
+            data.set(tile.meta_group_rank() as usize, sum);
+        }
+    }
+}
+
+kernel! {
+    /// `out[t]` = sum of the 32 inputs of tile t of the grid (inputs past `n` count 0).
+    pub fn tile_reduce(input: Global<f32>, out: GlobalMut<f32>) {
+        let tile = tiled_partition::<32>();
+        let i = block_idx().x as usize * crate::thread::block_dim().x as usize + block_rank() as usize;
+        let val = if i < input.len() { input.get(i) } else { 0.0 };
+        let sum = tile.reduce_sum(val);
+        let t = i / 32;
+        if tile.thread_rank() == 0 && t < out.len() {
+            out.set(t, sum);
+        }
+    }
+}
