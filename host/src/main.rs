@@ -10,12 +10,13 @@ use std::process::ExitCode;
 const USAGE: &str = "\
 usage:
   host list
-  host run <example>...|all [--n N] [--seed S] [--device auto|gpu|emu] [--json]
+  host run <example>...|all [--n N] [--seed S] [--device auto|gpu|emu] [--json] [-v]
                             [--schedule-seed S] [--schedules K] [--reps R] [--max-n N]
 
   --n N              run at this size only (default: each example's test sizes)
   --seed S           seed of the random inputs (default 42)
   --device D         auto (GPU if present, else the emulator), gpu, emu (default auto)
+  -v, --verbose      print every check and every race report under its row
   --json             one JSON object per example run on stdout instead of the table
   --schedule-seed S  emulator: seed of the thread scheduler (default 1)
   --schedules K      emulator: run each case under K schedules (seeds S..S+K-1)
@@ -39,6 +40,7 @@ fn parse(args: &[String]) -> Result<RunRequest> {
             }
             "--device" => req.device = val("--device")?.parse()?,
             "--json" => req.json = true,
+            "-v" | "--verbose" => req.verbose = true,
             "--schedule-seed" => {
                 let v = val("--schedule-seed")?;
                 req.schedule_seed = v.parse().with_context(|| format!("--schedule-seed: `{v}` is not a number"))?;
@@ -106,14 +108,16 @@ fn run(req: RunRequest) -> Result<bool> {
                     for s in &r.show {
                         println!("    {s}");
                     }
-                    if !r.pass {
-                        for d in r.details.iter().filter(|d| !d.starts_with("ok:")) {
+                    if !r.pass || req.verbose {
+                        for d in r.details.iter().filter(|d| req.verbose || !d.starts_with("ok:")) {
                             println!("    {d}");
                         }
-                        for rr in r.race_reports.iter().take(3) {
-                            for line in rr.lines() {
-                                println!("    {line}");
-                            }
+                    }
+                    // The first race report of a row, always: races are the point of the emulator.
+                    let shown = if req.verbose { r.race_reports.len() } else { 1 };
+                    for rr in r.race_reports.iter().take(shown) {
+                        for line in rr.lines() {
+                            println!("    {line}");
                         }
                     }
                 }

@@ -4,9 +4,16 @@ use crate::device::Device;
 use crate::report::ExampleResult;
 use anyhow::{Result, bail};
 
+pub mod block_reduce_demo;
+pub mod divergent_barrier;
+pub mod grid_sync;
 pub mod histogram_privatised;
+pub mod lost_update;
 pub mod primitives;
+pub mod producer_consumer;
 pub mod reduce_sum;
+pub mod spinlock;
+pub mod tile_reduce;
 pub mod warp_reduce;
 
 /// Parameters of one run.
@@ -56,6 +63,55 @@ pub const ALL: &[Example] = &[
         run: histogram_privatised::run,
     },
     Example {
+        name: "lost_update",
+        about: "plain `bin += 1` histogram loses counts (GPU) and is named by the race detector (emulator); atomic twin exact (§5.1, §5.5.1)",
+        gpu_sizes: &[1, 7, 31, 33, 255, 257, (1 << 20) + 1, 1 << 24],
+        emu_sizes: EMU_SIZES,
+        run: lost_update::run,
+    },
+    Example {
+        name: "block_reduce_demo",
+        about: "one shared slot per thread, barrier, thread 0 sums; the no-barrier variant is a race (§5.3)",
+        gpu_sizes: GPU_SIZES,
+        emu_sizes: EMU_SIZES,
+        run: block_reduce_demo::run,
+    },
+    Example {
+        name: "divergent_barrier",
+        about: "a barrier only odd threads reach: reported by the emulator, never launched on a GPU; fixed twin (§5.3, ex. 2)",
+        gpu_sizes: GPU_SIZES,
+        emu_sizes: &[1, 33, 257, 4097],
+        run: divergent_barrier::run,
+    },
+    Example {
+        name: "producer_consumer",
+        about: "block 0 produces, block 1 consumes after __threadfence + volatile flag, bounded spin (§5.4)",
+        gpu_sizes: &[1, 7, 31, 33, 255, 257, (1 << 20) + 1],
+        emu_sizes: EMU_SIZES,
+        run: producer_consumer::run,
+    },
+    Example {
+        name: "spinlock",
+        about: "atomicCAS locks: shared lock per block (x*2+1) and a global lock around a plain counter (§5.5.2)",
+        gpu_sizes: &[1, 7, 31, 33, 255, 257, 8193],
+        emu_sizes: &[1, 7, 31, 33, 257, 1000],
+        run: spinlock::run,
+    },
+    Example {
+        name: "tile_reduce",
+        about: "tiled_partition<32> shuffle reduce; the seed's in-place write is a race (000 cooperative groups)",
+        gpu_sizes: GPU_SIZES,
+        emu_sizes: EMU_SIZES,
+        run: tile_reduce::run,
+    },
+    Example {
+        name: "grid_sync",
+        about: "multiPhaseKernel with grid.sync() under a cooperative launch; the seed's phase 2 is a race (000)",
+        gpu_sizes: &[1, 7, 31, 33, 255, 257, 4097, 32768],
+        emu_sizes: &[1, 7, 31, 33, 257, 4096],
+        run: grid_sync::run,
+    },
+    Example {
         name: "primitives",
         about: "every device primitive against its CPU model: shuffles, votes, barriers, atomics, fences, grid sync, tiles",
         gpu_sizes: &[1000],
@@ -80,6 +136,21 @@ pub fn check_n(name: &str, n: usize, elem_bytes: usize) -> Result<()> {
         bail!("{name}: n = {n} needs {} GiB of device memory (limit 16 GiB)", n * elem_bytes >> 30);
     }
     Ok(())
+}
+
+/// On the emulator: takes the findings of the launches so far, which come from a kernel that keeps a
+/// bug on purpose, and checks that the detector named it (when `racy_expected`) — the reports go to the
+/// result, the race count to its `races` column. On a GPU there is no detector: nothing to check.
+pub fn flagged(dev: &Device, r: &mut ExampleResult, what: &str, racy_expected: bool) {
+    if dev.is_gpu() {
+        return;
+    }
+    let f = dev.take_findings();
+    r.races += f.racy_addresses;
+    r.race_reports.extend(f.races.iter().take(2).map(|x| x.to_string()));
+    if racy_expected {
+        r.check(f.racy_addresses > 0, format!("race detector names the race in {what}: {} racy address(es)", f.racy_addresses));
+    }
 }
 
 /// The run's outcome, with the emulator's findings folded in.

@@ -380,7 +380,7 @@ fn floats(dev: &Device, rng: &mut StdRng, n: usize, fails: &mut Vec<String>) -> 
         let xs = &vals[b * BLOCK as usize..((b + 1) * BLOCK as usize).min(n)];
         let want: f64 = xs.iter().map(|&x| x as f64).sum();
         let bound = xs.len() as f64 * f32::EPSILON as f64 / 2.0 * want + 1e-30;
-        if !((cells[b] as f64 - want).abs() <= bound) {
+        if !crate::verify::within(cells[b] as f64, want, bound) {
             fails.push(format!("f32 add(random) block {b}: {} vs {want}", cells[b]));
         }
     }
@@ -506,7 +506,7 @@ fn tiles(dev: &Device, rng: &mut StdRng, r: &mut ExampleResult) -> Result<()> {
             let xs = &input[t * w..(t + 1) * w];
             let want: f64 = xs.iter().map(|&x| x as f64).sum();
             let bound = w as f64 * f32::EPSILON as f64 / 2.0 * xs.iter().map(|x| x.abs() as f64).sum::<f64>();
-            g.is_finite() && (g as f64 - want).abs() <= bound
+            crate::verify::within(g as f64, want, bound)
         })
     };
     r.check(check(&g32, 32) && check(&g16, 16), "tiled_partition<32> and <16> shuffle reductions".to_string());

@@ -29,7 +29,7 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
         let xs = &input[w * 32..((w + 1) * 32).min(n)];
         let want: f64 = xs.iter().map(|&x| x as f64).sum();
         let bound = 31.0 * f32::EPSILON as f64 / 2.0 * xs.iter().map(|x| x.abs() as f64).sum::<f64>() + 1e-30;
-        if !(g.is_finite() && (g as f64 - want).abs() <= bound) {
+        if !crate::verify::within(g as f64, want, bound) {
             bad.push(format!("warp {w}: got {g} want {want}"));
         }
     }

@@ -1,0 +1,61 @@
+//! Host side of `grid_sync` (000 `multiPhaseKernel` + cooperative launch): intended result
+//! `2a[i] + 2a[i-1]`; the seed's phase 2 races (flagged on the emulator, compared on a GPU); a grid
+//! larger than the co-resident capacity is refused with a clear error.
+
+use super::{RunParams, check_n, finish, flagged};
+use crate::device::Device;
+use crate::report::ExampleResult;
+use crate::verify::exact;
+use anyhow::{Result, bail};
+use gpu_kernels::Dim3;
+use gpu_kernels::emu::LaunchConfig;
+use gpu_kernels::grid::GRID_BARRIER_WORDS;
+use gpu_kernels::kernels::grid_sync::{BLOCK, multi_phase, multi_phase_seed};
+use rand::{Rng, SeedableRng, rngs::StdRng};
+
+pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
+    let n = p.n;
+    check_n("grid_sync", n, 4)?;
+    let cap = dev.max_coresident_blocks::<multi_phase>(Dim3::x(BLOCK), 0)? as usize;
+    let blocks = n.div_ceil(BLOCK as usize);
+    if blocks > cap {
+        bail!(
+            "grid_sync: n = {n} needs {blocks} blocks of {BLOCK} threads (one element per thread), but only {cap} blocks can be \
+             co-resident on this device for a cooperative launch; use n <= {}",
+            cap * BLOCK as usize
+        );
+    }
+    let mut rng = StdRng::seed_from_u64(p.seed);
+    // Small integers: every result is exact in f32.
+    let a: Vec<f32> = (0..n).map(|_| rng.gen_range(0..1000) as f32).collect();
+    let want: Vec<f32> = (0..n).map(|i| 2.0 * a[i] + if i > 0 { 2.0 * a[i - 1] } else { 0.0 }).collect();
+    let cfg = LaunchConfig::linear(blocks as u32, BLOCK, 0).cooperative();
+    let mut r = ExampleResult::new("grid_sync", dev.kind(), n, p.seed);
+
+    let data = dev.upload("data", &a)?;
+    let ws = dev.filled("grid_workspace", GRID_BARRIER_WORDS, 0u32)?;
+    dev.launch::<multi_phase_seed>(cfg, (data.view_mut(), ws.view_mut()))?;
+    flagged(dev, &mut r, "multi_phase_seed (phase 2 reads data[i-1] while it is written)", n > 2);
+    let got = data.read()?;
+    let wrong = (0..n).filter(|&i| got[i] != want[i]).count();
+    r.show.push(format!("seed phase 2: {wrong} of {n} elements differ from 2a[i]+2a[i-1] in this run"));
+
+    data.write(&a)?;
+    let args = (data.view_mut(), ws.view_mut());
+    dev.launch::<multi_phase>(cfg, args)?;
+    let m = exact(&data.read()?, &want, "data");
+    let timeout = ws.read()?[2];
+    r.check(m.is_none() && timeout == 0, format!("fixed: {blocks} co-resident blocks, two grid barriers, 2a[i]+2a[i-1] exact{}", m.map(|m| format!(" — {m}")).unwrap_or_default()));
+
+    let too_big = LaunchConfig::linear(cap as u32 + 1, BLOCK, 0).cooperative();
+    let e = dev.launch::<multi_phase>(too_big, args).err().map(|e| format!("{e:#}")).unwrap_or_default();
+    r.check(e.contains("exceeds"), format!("a cooperative grid of {} blocks (cap {cap}) is refused: {e}", cap + 1));
+    let _ = dev.take_findings();
+    if p.reps > 0 && dev.is_gpu() {
+        if let Some(t) = dev.time::<multi_phase>(cfg, args, p.reps, &|| data.write(&a))? {
+            r.time_ms = Some(t.median_ms);
+            r.gbps = Some((n * 4 * 3) as f64 / (t.median_ms * 1e6));
+        }
+    }
+    Ok(finish(dev, r, false))
+}
