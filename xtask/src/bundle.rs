@@ -182,6 +182,9 @@ pub fn bundle(root: &Path) -> Result<()> {
         "--no-run",
         "--package",
         "tests",
+        // The GPU tests; the PTX and source checks run where the sources are (CI).
+        "--test",
+        "examples",
     ]))
     .map_err(|e| Error::new(format!("bundle: test build failed: {e}")))?;
     let tests = executables(&tests_out, true);

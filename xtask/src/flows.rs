@@ -106,6 +106,48 @@ pub enum Action {
     Cargo(Vec<String>),
 }
 
+/// Totals over the `test result:` lines of cargo's test binaries.
+#[derive(Default, Debug, PartialEq)]
+struct TestCounts {
+    passed: u64,
+    failed: u64,
+}
+
+impl TestCounts {
+    /// Adds one `test result: ok. 3 passed; 0 failed; ...` line (other lines are ignored).
+    fn add_line(&mut self, line: &str) {
+        let Some(rest) = line.trim().strip_prefix("test result:") else { return };
+        for part in rest.split([';', '.']) {
+            let mut w = part.split_whitespace();
+            if let (Some(n), Some(what)) = (w.next(), w.next())
+                && let Ok(n) = n.parse::<u64>()
+            {
+                match what {
+                    "passed" => self.passed += n,
+                    "failed" => self.failed += n,
+                    _ => {}
+                }
+            }
+        }
+    }
+}
+
+/// Runs a command with stdout passed through line by line, counting test results on the way.
+fn run_counting(cmd: &mut std::process::Command, counts: &mut TestCounts) -> Result<()> {
+    use std::io::{BufRead, BufReader, Write};
+    cmd.stdout(std::process::Stdio::piped());
+    let mut child = cmd.spawn().map_err(|e| Error::new(format!("cannot start cargo test: {e}")))?;
+    let out = child.stdout.take().expect("piped stdout");
+    let mut stdout = std::io::stdout();
+    for line in BufReader::new(out).lines() {
+        let line = line.map_err(|e| Error::new(format!("reading cargo test output: {e}")))?;
+        counts.add_line(&line);
+        let _ = writeln!(stdout, "{line}");
+    }
+    let status = child.wait().map_err(|e| Error::new(format!("waiting for cargo test: {e}")))?;
+    if status.success() { Ok(()) } else { Err(Error::new(format!("cargo test failed ({status})"))) }
+}
+
 /// The steps of `cargo xtask test`, in order.
 fn test_steps(gpu: bool, arch: &str) -> Vec<Step> {
     let arch = arch.to_string();
@@ -157,6 +199,7 @@ pub fn test(root: &Path, allow_skip: bool) -> Result<()> {
     let mut passed: Vec<String> = Vec::new();
     let mut skipped: Vec<String> = Vec::new();
     let mut failed: Vec<(String, i32)> = Vec::new();
+    let mut counts = TestCounts::default();
     let total = steps.len();
     for (i, step) in steps.iter().enumerate() {
         let label = format!("test: [{}/{total}] {}", i + 1, step.name);
@@ -175,7 +218,7 @@ pub fn test(root: &Path, allow_skip: bool) -> Result<()> {
                 let mut cmd = cargo_command();
                 cmd.current_dir(root).args(args);
                 backend.configure(&mut cmd, &ptx);
-                run_inherit(&mut cmd).map(|()| true)
+                run_counting(&mut cmd, &mut counts).map(|()| true)
             }
         };
         let took = secs(step_start.elapsed());
@@ -197,6 +240,8 @@ pub fn test(root: &Path, allow_skip: bool) -> Result<()> {
         }
     }
     let took = secs(start.elapsed());
+    // One plain closing line with the totals of every test binary.
+    let closing = format!("tests: {} passed, {} failed", counts.passed, counts.failed);
     if failed.is_empty() {
         let note = if skipped.is_empty() {
             String::new()
@@ -207,6 +252,7 @@ pub fn test(root: &Path, allow_skip: bool) -> Result<()> {
             "test: all {total} steps passed in {took} ({}{note})",
             display_path(root, &ptx)
         );
+        println!("{closing}");
         Ok(())
     } else {
         let names: Vec<&str> = failed.iter().map(|(n, _)| n.as_str()).collect();
@@ -216,6 +262,7 @@ pub fn test(root: &Path, allow_skip: bool) -> Result<()> {
         } else {
             EXIT_FAILURE
         };
+        println!("{closing}");
         Err(Error::with_code(
             format!(
                 "test: FAILED in {took}: {} of {total} steps did not pass: {}",
@@ -230,6 +277,15 @@ pub fn test(root: &Path, allow_skip: bool) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn test_result_lines_are_summed() {
+        let mut c = TestCounts::default();
+        c.add_line("test result: ok. 27 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 14.42s");
+        c.add_line("test result: FAILED. 3 passed; 2 failed; 1 ignored; 0 measured; 0 filtered out; finished in 0.1s");
+        c.add_line("running 5 tests");
+        assert_eq!(c, TestCounts { passed: 30, failed: 2 });
+    }
 
     #[test]
     fn cuda_features_only_with_a_driver() {
