@@ -8,8 +8,8 @@
 //! `get_volatile`/`set_volatile` compile to `ld.volatile`/`st.volatile` (every access reaches memory;
 //! not atomic); `.atomic(i)` gives read-modify-writes and acquire/release accesses.
 
-use crate::atomic::{Atomic, AtomicRef, Device, GlobalSpace, Scope, SpaceKind};
-use crate::{backend, site};
+use crate::atomic::{Atomic, Device, GlobalSpace, SpaceKind};
+use crate::site;
 
 /// How an access reaches memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -52,6 +52,7 @@ pub(crate) fn out_of_bounds(i: usize, len: usize) -> ! {
 }
 
 /// A read-only view of `len` elements of global memory.
+/// PTX: `ld.global.b32`, `ld.global.b64`, `ld.global.u8`, `ld.volatile`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct Global<T> {
@@ -60,6 +61,7 @@ pub struct Global<T> {
 }
 
 /// A read-write view of `len` elements of global memory.
+/// PTX: `st.global.b32`, `st.global.b64`, `st.volatile` (and the loads of the read-only view).
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct GlobalMut<T> {
@@ -67,8 +69,10 @@ pub struct GlobalMut<T> {
     len: usize,
 }
 
-macro_rules! read_methods {
-    () => {
+/// `len`, `is_empty`, bounds-checked element pointers, `get` and `get_volatile` for a view type in
+/// state space `$space` (`ld_doc`: the PTX its plain load emits). Shared by global and shared views.
+macro_rules! view_read_methods {
+    ($space:expr, $ld_doc:literal) => {
         /// Number of elements.
         #[inline(always)]
         pub fn len(&self) -> usize {
@@ -82,18 +86,18 @@ macro_rules! read_methods {
         #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
         fn elem(&self, i: usize) -> *mut T {
             if i >= self.len {
-                out_of_bounds(i, self.len)
+                $crate::memory::out_of_bounds(i, self.len)
             }
             // SAFETY: i < len, and the view's constructor promised len valid elements.
             unsafe { self.ptr.add(i) as *mut T }
         }
-        /// Reads element `i`. PTX: `ld.global`.
+        #[doc = concat!("Reads element `i`. PTX: `", $ld_doc, "`.")]
         #[inline(always)]
         #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
         pub fn get(&self, i: usize) -> T {
             let p = self.elem(i);
             // SAFETY: in bounds (checked above).
-            unsafe { backend::load(p, Access::Plain, SpaceKind::Global, site()) }
+            unsafe { $crate::backend::load(p, $crate::memory::Access::Plain, $space, $crate::site()) }
         }
         /// Reads element `i` with a volatile load: never cached in a register. PTX: `ld.volatile`.
         #[inline(always)]
@@ -101,10 +105,54 @@ macro_rules! read_methods {
         pub fn get_volatile(&self, i: usize) -> T {
             let p = self.elem(i);
             // SAFETY: in bounds (checked above).
-            unsafe { backend::load(p, Access::Volatile, SpaceKind::Global, site()) }
+            unsafe { $crate::backend::load(p, $crate::memory::Access::Volatile, $space, $crate::site()) }
         }
     };
 }
+
+/// `set`, `set_volatile`, `atomic` (at scope `$scope`) and `atomic_scoped` for a writable view in
+/// state space `$space` (type `$space_ty`).
+macro_rules! view_write_methods {
+    ($space:expr, $space_ty:ty, $scope:ty, $st_doc:literal, $scope_doc:literal) => {
+        #[doc = concat!("Writes element `i`. PTX: `", $st_doc, "`.")]
+        #[inline(always)]
+        #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+        pub fn set(&self, i: usize, v: T) {
+            let p = self.elem(i);
+            // SAFETY: in bounds.
+            unsafe { $crate::backend::store(p, v, $crate::memory::Access::Plain, $space, $crate::site()) }
+        }
+        /// Writes element `i` with a volatile store. PTX: `st.volatile`.
+        #[inline(always)]
+        #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+        pub fn set_volatile(&self, i: usize, v: T) {
+            let p = self.elem(i);
+            // SAFETY: in bounds.
+            unsafe { $crate::backend::store(p, v, $crate::memory::Access::Volatile, $space, $crate::site()) }
+        }
+        #[doc = concat!("Element `i` for atomic operations at ", $scope_doc, "; `.scope::<S>()` changes it.")]
+        #[inline(always)]
+        #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+        pub fn atomic(&self, i: usize) -> $crate::atomic::AtomicRef<T, $scope, $space_ty>
+        where
+            T: $crate::atomic::Atomic,
+        {
+            let p = self.elem(i);
+            // SAFETY: in bounds, in this view's state space.
+            unsafe { $crate::atomic::AtomicRef::new(p) }
+        }
+        /// Element `i` for atomic operations at scope `S`.
+        #[inline(always)]
+        #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+        pub fn atomic_scoped<S: $crate::atomic::Scope>(&self, i: usize) -> $crate::atomic::AtomicRef<T, S, $space_ty>
+        where
+            T: $crate::atomic::Atomic,
+        {
+            self.atomic(i).scope::<S>()
+        }
+    };
+}
+pub(crate) use {view_read_methods, view_write_methods};
 
 impl<T: Copy> Global<T> {
     /// A view of `len` elements at `ptr`.
@@ -115,7 +163,7 @@ impl<T: Copy> Global<T> {
     pub const unsafe fn from_raw_parts(ptr: *const T, len: usize) -> Self {
         Global { ptr, len }
     }
-    read_methods!();
+    view_read_methods!(SpaceKind::Global, "ld.global");
     /// Reads element `i` with acquire semantics at device scope. PTX: `ld.acquire.gpu.global.u32`.
     #[inline(always)]
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
@@ -138,47 +186,11 @@ impl<T: Copy> GlobalMut<T> {
     pub const unsafe fn from_raw_parts(ptr: *mut T, len: usize) -> Self {
         GlobalMut { ptr, len }
     }
-    read_methods!();
+    view_read_methods!(SpaceKind::Global, "ld.global");
+    view_write_methods!(SpaceKind::Global, GlobalSpace, Device, "st.global", "device scope (CUDA's default)");
     /// The same memory, read-only.
     #[inline(always)]
     pub fn as_global(&self) -> Global<T> {
         Global { ptr: self.ptr, len: self.len }
-    }
-    /// Writes element `i`. PTX: `st.global`.
-    #[inline(always)]
-    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-    pub fn set(&self, i: usize, v: T) {
-        let p = self.elem(i);
-        // SAFETY: in bounds.
-        unsafe { backend::store(p, v, Access::Plain, SpaceKind::Global, site()) }
-    }
-    /// Writes element `i` with a volatile store. PTX: `st.volatile`.
-    #[inline(always)]
-    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-    pub fn set_volatile(&self, i: usize, v: T) {
-        let p = self.elem(i);
-        // SAFETY: in bounds.
-        unsafe { backend::store(p, v, Access::Volatile, SpaceKind::Global, site()) }
-    }
-    /// Element `i` for atomic operations at device scope (CUDA's default); `.scope::<Block>()` or
-    /// `.scope::<System>()` changes it.
-    #[inline(always)]
-    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-    pub fn atomic(&self, i: usize) -> AtomicRef<T, Device, GlobalSpace>
-    where
-        T: Atomic,
-    {
-        let p = self.elem(i);
-        // SAFETY: in bounds, global memory.
-        unsafe { AtomicRef::new(p) }
-    }
-    /// Element `i` for atomic operations at scope `S`.
-    #[inline(always)]
-    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-    pub fn atomic_scoped<S: Scope>(&self, i: usize) -> AtomicRef<T, S, GlobalSpace>
-    where
-        T: Atomic,
-    {
-        self.atomic(i).scope::<S>()
     }
 }

@@ -16,8 +16,8 @@
 //! Shared memory starts uninitialised each launch: write before you read, and put a block barrier
 //! between one thread's write and another thread's read.
 
-use crate::atomic::{Atomic, AtomicRef, Block, Scope, SharedSpace, SpaceKind};
-use crate::memory::{Access, out_of_bounds};
+use crate::atomic::{Block, SharedSpace, SpaceKind};
+use crate::memory::out_of_bounds;
 use crate::{backend, site};
 use core::marker::PhantomData;
 
@@ -82,7 +82,8 @@ impl<T> SharedArray<T> {
     }
 }
 
-/// A view of a typed array in the block's shared memory.
+/// A view of a typed array in the block's shared memory. PTX: `ld.shared`, `st.shared`,
+/// `atom.relaxed.cta.shared.add.u32`.
 #[derive(Debug)]
 pub struct SharedSlice<T> {
     ptr: *mut T,
@@ -96,73 +97,12 @@ impl<T> Clone for SharedSlice<T> {
 impl<T> Copy for SharedSlice<T> {}
 
 impl<T: Copy> SharedSlice<T> {
-    #[inline(always)]
-    pub fn len(&self) -> usize {
-        self.len
-    }
-    #[inline(always)]
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-    #[inline(always)]
-    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-    fn elem(&self, i: usize) -> *mut T {
-        if i >= self.len {
-            out_of_bounds(i, self.len)
-        }
-        // SAFETY: i < len, inside the block's shared memory (checked in `view`).
-        unsafe { self.ptr.add(i) }
-    }
-    /// Reads element `i`. PTX: `ld.shared`.
-    #[inline(always)]
-    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-    pub fn get(&self, i: usize) -> T {
-        let p = self.elem(i);
-        // SAFETY: in bounds.
-        unsafe { backend::load(p, Access::Plain, SpaceKind::Shared, site()) }
-    }
-    /// Writes element `i`. PTX: `st.shared`.
-    #[inline(always)]
-    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-    pub fn set(&self, i: usize, v: T) {
-        let p = self.elem(i);
-        // SAFETY: in bounds.
-        unsafe { backend::store(p, v, Access::Plain, SpaceKind::Shared, site()) }
-    }
-    /// Reads element `i` with a volatile load. PTX: `ld.volatile`.
-    #[inline(always)]
-    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-    pub fn get_volatile(&self, i: usize) -> T {
-        let p = self.elem(i);
-        // SAFETY: in bounds.
-        unsafe { backend::load(p, Access::Volatile, SpaceKind::Shared, site()) }
-    }
-    /// Writes element `i` with a volatile store. PTX: `st.volatile`.
-    #[inline(always)]
-    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-    pub fn set_volatile(&self, i: usize, v: T) {
-        let p = self.elem(i);
-        // SAFETY: in bounds.
-        unsafe { backend::store(p, v, Access::Volatile, SpaceKind::Shared, site()) }
-    }
-    /// Element `i` for atomic operations at block scope (shared memory is visible to one block only).
-    #[inline(always)]
-    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-    pub fn atomic(&self, i: usize) -> AtomicRef<T, Block, SharedSpace>
-    where
-        T: Atomic,
-    {
-        let p = self.elem(i);
-        // SAFETY: in bounds, shared memory.
-        unsafe { AtomicRef::new(p) }
-    }
-    /// Element `i` for atomic operations at scope `S`.
-    #[inline(always)]
-    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-    pub fn atomic_scoped<S: Scope>(&self, i: usize) -> AtomicRef<T, S, SharedSpace>
-    where
-        T: Atomic,
-    {
-        self.atomic(i).scope::<S>()
-    }
+    crate::memory::view_read_methods!(SpaceKind::Shared, "ld.shared");
+    crate::memory::view_write_methods!(
+        SpaceKind::Shared,
+        SharedSpace,
+        Block,
+        "st.shared",
+        "block scope (shared memory is visible to one block only)"
+    );
 }
