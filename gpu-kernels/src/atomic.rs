@@ -294,9 +294,8 @@ impl<S: Scope, Sp: Space> AtomicRef<f64, S, Sp> {
         // A volatile read of the current pattern (the seed reads it plainly, which races with the CAS
         // of other threads); a stale value only costs one more iteration.
         // SAFETY: as in `op`.
-        let mut old: u64 = unsafe {
-            crate::backend::load(self.ptr as *const u64, crate::memory::Access::Volatile, Sp::KIND, site())
-        };
+        let mut old: u64 =
+            unsafe { crate::backend::load(self.ptr as *const u64, crate::memory::Access::Volatile, Sp::KIND, site()) };
         loop {
             let assumed = old;
             let new = (f64::from_bits(assumed) + v).to_bits();

@@ -12,11 +12,11 @@
 //! If the bound is hit (a grid that was not co-resident), word 2 is set and the barrier gives up instead
 //! of hanging; the host checks it.
 
+use crate::GlobalMut;
 #[cfg(target_arch = "nvptx64")]
 use crate::block::sync_threads;
 use crate::thread::{block_dim, block_idx, block_rank, grid_dim};
 use crate::warp::{self, FULL_MASK, ShflValue, WARP_SIZE};
-use crate::GlobalMut;
 
 /// `u32` words of the grid-barrier workspace: arrival counter, generation, timeout flag.
 pub const GRID_BARRIER_WORDS: usize = 3;

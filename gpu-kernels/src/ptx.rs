@@ -4,7 +4,7 @@
 
 use crate::Dim3;
 use crate::Site;
-use crate::atomic::{Atomic, AtomOp, ScopeKind, SpaceKind};
+use crate::atomic::{AtomOp, Atomic, ScopeKind, SpaceKind};
 use crate::memory::Access;
 use crate::warp::ShflMode;
 use core::arch::asm;

@@ -108,9 +108,15 @@ fn grid_sync_needs_a_cooperative_launch_that_fits() {
     use kernels::grid_sync::*;
     let mut data = Buf::new("data", vec![1.0f32; 64]);
     let mut ws = Buf::new("workspace", vec![0u32; GRID_BARRIER_WORDS]);
-    let e = emu::launch::<multi_phase>(&LaunchConfig::linear(2, 32, 0), &seed(1), (data.view_mut(), ws.view_mut())).unwrap_err();
+    let e = emu::launch::<multi_phase>(&LaunchConfig::linear(2, 32, 0), &seed(1), (data.view_mut(), ws.view_mut()))
+        .unwrap_err();
     assert!(e.to_string().contains("not cooperative"), "{e}");
-    let e = emu::launch::<multi_phase>(&LaunchConfig::linear(17, 32, 0).cooperative(), &seed(1), (data.view_mut(), ws.view_mut())).unwrap_err();
+    let e = emu::launch::<multi_phase>(
+        &LaunchConfig::linear(17, 32, 0).cooperative(),
+        &seed(1),
+        (data.view_mut(), ws.view_mut()),
+    )
+    .unwrap_err();
     assert!(matches!(e, EmuError::CooperativeTooLarge { blocks: 17, limit: 16, .. }), "{e}");
 }
 
@@ -183,16 +189,22 @@ fn shuffle_with_missing_lanes_reports_them() {
     use kernels::warp_reduce::*;
     let mut inp = Buf::new("input", vec![1.0f32; 20]);
     let mut out = Buf::new("output", vec![0.0f32; 1]);
-    let e = emu::launch::<warp_reduce_early_exit>(&LaunchConfig::linear(1, 32, 0), &seed(3), (inp.view(), out.view_mut())).unwrap_err();
+    let e =
+        emu::launch::<warp_reduce_early_exit>(&LaunchConfig::linear(1, 32, 0), &seed(3), (inp.view(), out.view_mut()))
+            .unwrap_err();
     println!("{e}");
     let EmuError::Deadlock(d) = e else { panic!("expected a deadlock report, got {e}") };
     assert!(d.summary.contains("shfl.sync.down") && d.summary.contains("waits for lanes 0xfff00000"), "{}", d.summary);
     assert_eq!(d.waiting.len(), 1);
     assert_eq!(d.waiting[0].threads, (0..20).map(|x| t(0, x)).collect::<Vec<_>>());
     assert_eq!(d.missing.len(), 1);
-    assert_eq!((d.missing[0].what.as_str(), d.missing[0].threads.clone()), ("exited", (20..32).map(|x| t(0, x)).collect::<Vec<_>>()));
+    assert_eq!(
+        (d.missing[0].what.as_str(), d.missing[0].threads.clone()),
+        ("exited", (20..32).map(|x| t(0, x)).collect::<Vec<_>>())
+    );
     // A mask that names lanes a partial warp does not have is refused at once.
-    let e = emu::launch::<warp_reduce>(&LaunchConfig::linear(1, 20, 0), &seed(1), (inp.view(), out.view_mut())).unwrap_err();
+    let e = emu::launch::<warp_reduce>(&LaunchConfig::linear(1, 20, 0), &seed(1), (inp.view(), out.view_mut()))
+        .unwrap_err();
     assert!(e.to_string().contains("names lanes 0xfff00000 that do not exist"), "{e}");
 }
 
@@ -203,7 +215,8 @@ fn spin_without_progress_is_reported_not_hung() {
     let mut status = Buf::new("status", vec![0u32]);
     let opts = Options { poll_limit: 50_000, ..seed(1) };
     let started = std::time::Instant::now();
-    let e = emu::launch::<wait_for_flag>(&LaunchConfig::linear(1, 32, 0), &opts, (flag.view_mut(), status.view_mut())).unwrap_err();
+    let e = emu::launch::<wait_for_flag>(&LaunchConfig::linear(1, 32, 0), &opts, (flag.view_mut(), status.view_mut()))
+        .unwrap_err();
     println!("{e}");
     assert!(started.elapsed().as_secs() < 5);
     let EmuError::Livelock(d) = e else { panic!("expected a livelock report, got {e}") };
@@ -221,7 +234,11 @@ fn producer_consumer_with_fence_is_clean_and_without_is_flagged() {
         let mut flag = Buf::new("flag", vec![0u32]);
         let mut copy = Buf::new("copy", vec![-1.0f32; 1024]);
         let mut status = Buf::new("status", vec![0u32]);
-        let o = launch::<producer_consumer>(LaunchConfig::linear(2, BLOCK, 0), &seed(s), (buf.view_mut(), flag.view_mut(), copy.view_mut(), status.view_mut()));
+        let o = launch::<producer_consumer>(
+            LaunchConfig::linear(2, BLOCK, 0),
+            &seed(s),
+            (buf.view_mut(), flag.view_mut(), copy.view_mut(), status.view_mut()),
+        );
         assert_eq!(o.racy_addresses, 0, "{:?}", o.races.first().map(|r| r.to_string()));
         assert_eq!(status.data[0], RECEIVED);
         assert_eq!(copy.data, (0..1024).map(|i| i as f32).collect::<Vec<_>>());
@@ -230,7 +247,11 @@ fn producer_consumer_with_fence_is_clean_and_without_is_flagged() {
     let mut flag = Buf::new("flag", vec![0u32]);
     let mut copy = Buf::new("copy", vec![-1.0f32; 1024]);
     let mut status = Buf::new("status", vec![0u32]);
-    let o = launch::<producer_consumer_no_fence>(LaunchConfig::linear(2, BLOCK, 0), &seed(1), (buf.view_mut(), flag.view_mut(), copy.view_mut(), status.view_mut()));
+    let o = launch::<producer_consumer_no_fence>(
+        LaunchConfig::linear(2, BLOCK, 0),
+        &seed(1),
+        (buf.view_mut(), flag.view_mut(), copy.view_mut(), status.view_mut()),
+    );
     println!("{}", o.races[0]);
     assert_eq!(o.racy_addresses, 1024, "every buffer element is read unordered after its write");
     let r = &o.races[0];
@@ -245,7 +266,11 @@ fn fence_released_spinlocks_are_clean_and_exact() {
         let init: Vec<f32> = (0..1000).map(|i| i as f32).collect();
         let mut g = Buf::new("g_data", init.clone());
         let mut errors = Buf::new("errors", vec![0u32]);
-        let o = launch::<locked_critical_section>(LaunchConfig::linear(4, BLOCK, SHARED_BYTES), &seed(s), (g.view_mut(), errors.view_mut()));
+        let o = launch::<locked_critical_section>(
+            LaunchConfig::linear(4, BLOCK, SHARED_BYTES),
+            &seed(s),
+            (g.view_mut(), errors.view_mut()),
+        );
         assert_eq!(o.racy_addresses, 0, "{:?}", o.races.first().map(|r| r.to_string()));
         assert_eq!(errors.data[0], 0);
         assert_eq!(g.data, init.iter().map(|x| x * 2.0 + 1.0).collect::<Vec<_>>());
@@ -253,7 +278,11 @@ fn fence_released_spinlocks_are_clean_and_exact() {
         let mut lock = Buf::new("lock", vec![0u32]);
         let mut counter = Buf::new("counter", vec![0u32]);
         let mut errors = Buf::new("errors", vec![0u32]);
-        let o = launch::<global_lock_counter>(LaunchConfig::linear(3, 64, 0), &seed(s), (lock.view_mut(), counter.view_mut(), errors.view_mut()));
+        let o = launch::<global_lock_counter>(
+            LaunchConfig::linear(3, 64, 0),
+            &seed(s),
+            (lock.view_mut(), counter.view_mut(), errors.view_mut()),
+        );
         assert_eq!(o.racy_addresses, 0, "{:?}", o.races.first().map(|r| r.to_string()));
         assert_eq!((counter.data[0], errors.data[0], lock.data[0]), (192, 0, 0));
     }
@@ -303,8 +332,12 @@ fn kernel_panics_name_the_thread() {
     }
     let mut v = Buf::new("v", vec![1u32; 8]);
     let mut out = Buf::new("out", vec![0u32; 8]);
-    let e = emu::launch::<read_past_end>(&LaunchConfig::linear(1, 8, 0), &seed(1), (v.view(), out.view_mut())).unwrap_err();
+    let e =
+        emu::launch::<read_past_end>(&LaunchConfig::linear(1, 8, 0), &seed(1), (v.view(), out.view_mut())).unwrap_err();
     let EmuError::KernelPanic { kernel, thread, message } = e else { panic!("expected a kernel panic") };
     assert_eq!((kernel.as_str(), thread), ("read_past_end", t(0, 7)));
-    assert!(message.contains("index out of bounds: the len is 8 but the index is 8") && message.contains("detector.rs"), "{message}");
+    assert!(
+        message.contains("index out of bounds: the len is 8 but the index is 8") && message.contains("detector.rs"),
+        "{message}"
+    );
 }

@@ -89,7 +89,10 @@ pub struct Buffer<T: Elem> {
 enum BufInner<T: Elem> {
     #[cfg(feature = "cuda")]
     Gpu(crate::gpu::GpuBuffer<T>),
-    Emu { data: Box<[UnsafeCell<T>]>, _name: emu::BufferName },
+    Emu {
+        data: Box<[UnsafeCell<T>]>,
+        _name: emu::BufferName,
+    },
 }
 
 impl<T: Elem> Buffer<T> {
@@ -272,7 +275,13 @@ impl Device {
 
     /// Times `reps` launches of `K` with device events after 3 warm-up launches; `reset` runs on the
     /// host before each launch (outside the timed region). GPU only: `None` on the emulator.
-    pub fn time<K: Kernel>(&self, cfg: Launch, args: K::Args, reps: usize, reset: &dyn Fn() -> Result<()>) -> Result<Option<Timing>>
+    pub fn time<K: Kernel>(
+        &self,
+        cfg: Launch,
+        args: K::Args,
+        reps: usize,
+        reset: &dyn Fn() -> Result<()>,
+    ) -> Result<Option<Timing>>
     where
         K::Args: ParamList,
     {

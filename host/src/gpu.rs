@@ -187,7 +187,8 @@ impl<T: Elem> GpuBuffer<T> {
             let s = unsafe { std::slice::from_raw_parts(src.as_ptr() as *const u8, self.bytes) };
             // SAFETY: DeviceSlice copy into our own allocation; no kernel is running (launches are
             // synchronous).
-            let mut slice = unsafe { cust::memory::DeviceSlice::from_raw_parts_mut(self.buf.as_device_ptr(), self.bytes) };
+            let mut slice =
+                unsafe { cust::memory::DeviceSlice::from_raw_parts_mut(self.buf.as_device_ptr(), self.bytes) };
             slice.copy_from(s).context("cuMemcpyHtoD")?;
         }
         Ok(())

@@ -138,7 +138,10 @@ mod tests {
         let mut r = ExampleResult::new("x\"y", "emu", 7, 3);
         r.check(false, "a\nb");
         let j = r.to_json();
-        assert!(j.starts_with("{\"example\":\"x\\\"y\",\"device\":\"emu\",\"n\":7,\"seed\":3,\"result\":\"FAIL\""), "{j}");
+        assert!(
+            j.starts_with("{\"example\":\"x\\\"y\",\"device\":\"emu\",\"n\":7,\"seed\":3,\"result\":\"FAIL\""),
+            "{j}"
+        );
         assert!(j.contains("\"details\":[\"FAIL: a\\nb\"]"), "{j}");
         assert!(j.contains("\"time_ms\":null"));
     }

@@ -27,7 +27,8 @@ pub fn exact<T: PartialEq + std::fmt::Debug>(got: &[T], want: &[T], what: &str) 
     if bad.is_empty() {
         return None;
     }
-    let first: Vec<String> = bad.iter().take(5).map(|&i| format!("[{i}] got {:?} want {:?}", got[i], want[i])).collect();
+    let first: Vec<String> =
+        bad.iter().take(5).map(|&i| format!("[{i}] got {:?} want {:?}", got[i], want[i])).collect();
     Some(format!("{what}: {} of {} elements differ: {}", bad.len(), got.len(), first.join(", ")))
 }
 

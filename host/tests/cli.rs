@@ -4,7 +4,11 @@ use std::process::Command;
 
 fn host(args: &[&str]) -> (i32, String, String) {
     let o = Command::new(env!("CARGO_BIN_EXE_host")).args(args).output().expect("run host");
-    (o.status.code().unwrap_or(-1), String::from_utf8_lossy(&o.stdout).into(), String::from_utf8_lossy(&o.stderr).into())
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into(),
+        String::from_utf8_lossy(&o.stderr).into(),
+    )
 }
 
 #[test]
@@ -42,7 +46,17 @@ fn json_has_the_documented_fields() {
     let (code, out, err) = host(&["run", "reduce_sum", "--n", "1000", "--device", "emu", "--json"]);
     assert_eq!(code, 0, "{err}");
     let line = out.lines().next().expect("one line");
-    for f in ["\"example\":\"reduce_sum\"", "\"device\":\"emu\"", "\"n\":1000", "\"seed\":42", "\"result\":\"PASS\"", "\"time_ms\":null", "\"gbps\":null", "\"races\":0", "\"deadlocks\":0"] {
+    for f in [
+        "\"example\":\"reduce_sum\"",
+        "\"device\":\"emu\"",
+        "\"n\":1000",
+        "\"seed\":42",
+        "\"result\":\"PASS\"",
+        "\"time_ms\":null",
+        "\"gbps\":null",
+        "\"races\":0",
+        "\"deadlocks\":0",
+    ] {
         assert!(line.contains(f), "{f} missing in {line}");
     }
 }

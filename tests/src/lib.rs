@@ -8,7 +8,9 @@ pub fn root() -> PathBuf {
 
 /// The built PTX (`cargo xtask build-ptx`); `$GPU_KERNELS_PTX` overrides the path.
 pub fn ptx_text() -> String {
-    let path = std::env::var("GPU_KERNELS_PTX").map(PathBuf::from).unwrap_or_else(|_| root().join("target/ptx/gpu_kernels.ptx"));
+    let path = std::env::var("GPU_KERNELS_PTX")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| root().join("target/ptx/gpu_kernels.ptx"));
     std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("cannot read {} ({e}): run `cargo xtask build-ptx` first", path.display()))
 }

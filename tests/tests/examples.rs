@@ -13,10 +13,18 @@ fn run_sizes(dev: &Device, name: &str, sizes: &[usize]) {
     let ex = examples::find(name).expect("example exists");
     for &n in sizes {
         let r = run_one(dev, ex, &RunParams { n, seed: 42, reps: 0 });
-        assert!(r.pass, "{name} n={n} on {} failed:\n  {}\n  {}", dev.kind(), r.details.join("\n  "), r.race_reports.join("\n"));
+        assert!(
+            r.pass,
+            "{name} n={n} on {} failed:\n  {}\n  {}",
+            dev.kind(),
+            r.details.join("\n  "),
+            r.race_reports.join("\n")
+        );
         assert!(!r.details.is_empty(), "{name} n={n}: nothing was checked");
         // Examples that keep a chapter bug next to its fix count the bug's races; the others have none.
-        if ["warp_reduce", "reduce_sum", "histogram_privatised", "primitives", "spinlock", "divergent_barrier"].contains(&name) {
+        if ["warp_reduce", "reduce_sum", "histogram_privatised", "primitives", "spinlock", "divergent_barrier"]
+            .contains(&name)
+        {
             assert_eq!(r.races, 0, "{name} n={n}: races reported: {:?}", r.race_reports);
         }
         println!("{name} n={n} on {}: PASS ({} checks)", dev.kind(), r.details.len());
@@ -62,7 +70,19 @@ example_tests!(
 
 #[test]
 fn every_example_has_tests() {
-    let listed = ["warp_reduce", "reduce_sum", "histogram_privatised", "lost_update", "block_reduce_demo", "divergent_barrier", "producer_consumer", "spinlock", "tile_reduce", "grid_sync", "primitives"];
+    let listed = [
+        "warp_reduce",
+        "reduce_sum",
+        "histogram_privatised",
+        "lost_update",
+        "block_reduce_demo",
+        "divergent_barrier",
+        "producer_consumer",
+        "spinlock",
+        "tile_reduce",
+        "grid_sync",
+        "primitives",
+    ];
     for e in examples::ALL {
         assert!(listed.contains(&e.name), "example {} has no test in example_tests!", e.name);
     }

@@ -62,7 +62,11 @@ fn every_documented_instruction_is_emitted() {
         .filter(|(tok, _)| !flat.contains(&tok.split_whitespace().collect::<Vec<_>>().join(" ")))
         .map(|(tok, file)| format!("{tok} ({file})"))
         .collect();
-    assert!(missing.is_empty(), "documented PTX not found in target/ptx/gpu_kernels.ptx:\n  {}", missing.into_iter().collect::<Vec<_>>().join("\n  "));
+    assert!(
+        missing.is_empty(),
+        "documented PTX not found in target/ptx/gpu_kernels.ptx:\n  {}",
+        missing.into_iter().collect::<Vec<_>>().join("\n  ")
+    );
     println!("{} documented PTX instructions, all present", docs.len());
 }
 
@@ -71,7 +75,14 @@ fn scopes_are_not_confused() {
     // A `.sys` fence where `.cta` was meant (or the reverse) would pass every functional test and be
     // wrong: check that each scope of fence and atomic is emitted distinctly.
     let ptx = ptx_text();
-    for needle in ["fence.sc.cta;", "fence.sc.gpu;", "fence.sc.sys;", "atom.relaxed.cta.", "atom.relaxed.gpu.", "atom.relaxed.sys."] {
+    for needle in [
+        "fence.sc.cta;",
+        "fence.sc.gpu;",
+        "fence.sc.sys;",
+        "atom.relaxed.cta.",
+        "atom.relaxed.gpu.",
+        "atom.relaxed.sys.",
+    ] {
         assert!(ptx.contains(needle), "{needle} missing");
     }
 }
@@ -89,7 +100,19 @@ fn view_parameters_are_16_byte_aggregates() {
 #[test]
 fn every_kernel_is_an_entry() {
     let ptx = ptx_text();
-    for k in ["warp_reduce", "reduce_sum", "histogram_privatised", "prim_shfl", "prim_vote", "prim_barrier", "prim_atomic_u32", "prim_atomic_f64", "prim_message", "prim_grid_sync", "prim_tile"] {
+    for k in [
+        "warp_reduce",
+        "reduce_sum",
+        "histogram_privatised",
+        "prim_shfl",
+        "prim_vote",
+        "prim_barrier",
+        "prim_atomic_u32",
+        "prim_atomic_f64",
+        "prim_message",
+        "prim_grid_sync",
+        "prim_tile",
+    ] {
         assert!(ptx.contains(&format!(".entry {k}(")), "no .entry {k}");
     }
 }

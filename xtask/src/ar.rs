@@ -43,16 +43,12 @@ pub fn members(bytes: &[u8]) -> Result<Vec<Member<'_>>, String> {
             return Err(format!("bad member header terminator at offset {pos}"));
         }
         let raw_name = field(&header[0..16]);
-        let size: usize = field(&header[48..58])
-            .parse()
-            .map_err(|_| format!("bad member size at offset {pos}"))?;
+        let size: usize = field(&header[48..58]).parse().map_err(|_| format!("bad member size at offset {pos}"))?;
         let start = pos + HEADER_LEN;
         let end = start
             .checked_add(size)
             .filter(|&e| e <= bytes.len())
-            .ok_or_else(|| {
-                format!("member at offset {pos} claims {size} bytes, past the end of the archive")
-            })?;
+            .ok_or_else(|| format!("member at offset {pos} claims {size} bytes, past the end of the archive"))?;
         let mut data = &bytes[start..end];
         pos = end + (end % 2);
 
@@ -63,28 +59,19 @@ pub fn members(bytes: &[u8]) -> Result<Vec<Member<'_>>, String> {
                 continue;
             }
             n if n.starts_with("#1/") => {
-                let len: usize = n[3..]
-                    .parse()
-                    .map_err(|_| format!("bad BSD name length in {n:?}"))?;
+                let len: usize = n[3..].parse().map_err(|_| format!("bad BSD name length in {n:?}"))?;
                 if len > data.len() {
                     return Err(format!("BSD name of {len} bytes exceeds its member"));
                 }
-                let name = String::from_utf8_lossy(&data[..len])
-                    .trim_end_matches('\0')
-                    .to_string();
+                let name = String::from_utf8_lossy(&data[..len]).trim_end_matches('\0').to_string();
                 data = &data[len..];
                 if name.starts_with("__.SYMDEF") {
                     continue;
                 }
                 name
             }
-            n if n.len() > 1
-                && n.starts_with('/')
-                && n[1..].bytes().all(|b| b.is_ascii_digit()) =>
-            {
-                let offset: usize = n[1..]
-                    .parse()
-                    .map_err(|_| format!("bad long-name offset {n:?}"))?;
+            n if n.len() > 1 && n.starts_with('/') && n[1..].bytes().all(|b| b.is_ascii_digit()) => {
+                let offset: usize = n[1..].parse().map_err(|_| format!("bad long-name offset {n:?}"))?;
                 let rest = long_names
                     .get(offset..)
                     .ok_or_else(|| format!("long-name offset {offset} outside the name table"))?;
@@ -142,13 +129,7 @@ mod tests {
         let mut a = MAGIC.to_vec();
         push(&mut a, "#1/20", b"a_rather_long_name.o\x01\x02\x03");
         let m = members(&a).unwrap();
-        assert_eq!(
-            m,
-            [Member {
-                name: "a_rather_long_name.o".into(),
-                data: b"\x01\x02\x03"
-            }]
-        );
+        assert_eq!(m, [Member { name: "a_rather_long_name.o".into(), data: b"\x01\x02\x03" }]);
     }
 
     #[test]
@@ -159,10 +140,7 @@ mod tests {
         let rlib = std::fs::read_dir(&lib_dir)
             .expect("toolchain lib dir")
             .filter_map(|e| e.ok().map(|e| e.path()))
-            .find(|p| {
-                p.file_name()
-                    .is_some_and(|n| n.to_string_lossy().starts_with("libcore-"))
-            })
+            .find(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("libcore-")))
             .expect("libcore-*.rlib in the sysroot");
         let bytes = std::fs::read(&rlib).unwrap();
         assert!(is_archive(&bytes));
@@ -170,10 +148,7 @@ mod tests {
         assert!(m.iter().any(|m| m.name == "lib.rmeta"));
         let objects: Vec<_> = m.iter().filter(|m| m.name.ends_with(".rcgu.o")).collect();
         assert!(!objects.is_empty());
-        assert!(
-            objects.iter().all(|o| o.data.starts_with(b"\x7fELF")),
-            "member data misaligned"
-        );
+        assert!(objects.iter().all(|o| o.data.starts_with(b"\x7fELF")), "member data misaligned");
     }
 
     #[test]

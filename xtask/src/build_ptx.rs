@@ -15,8 +15,8 @@ use crate::json;
 use crate::ptx_link::{LINKER_FILE_NAME, LINKER_MODE_ENV, LLVM_BIN_ENV, LOG_FILE_NAME};
 use crate::toolchain::Toolchain;
 use crate::util::{
-    Context, Error, Result, cargo_command, copy_file, create_dir_all, describe, display_path,
-    replace_file, run_capture, run_stdout, secs,
+    Context, Error, Result, cargo_command, copy_file, create_dir_all, describe, display_path, replace_file,
+    run_capture, run_stdout, secs,
 };
 
 pub const TARGET: &str = "nvptx64-nvidia-cuda";
@@ -33,11 +33,7 @@ pub fn nvptx_target_dir(root: &Path) -> PathBuf {
 /// Where `build-ptx` puts the module for `arch`: `target/ptx/gpu_kernels.ptx` for the default
 /// architecture, `target/ptx/gpu_kernels.<arch>.ptx` for the others.
 pub fn ptx_path(root: &Path, arch: &str) -> PathBuf {
-    let name = if arch == DEFAULT_ARCH {
-        format!("{PTX_STEM}.ptx")
-    } else {
-        format!("{PTX_STEM}.{arch}.ptx")
-    };
+    let name = if arch == DEFAULT_ARCH { format!("{PTX_STEM}.ptx") } else { format!("{PTX_STEM}.{arch}.ptx") };
     root.join("target").join("ptx").join(name)
 }
 
@@ -45,16 +41,12 @@ pub fn ptx_path(root: &Path, arch: &str) -> PathBuf {
 pub fn validate_arch(arch: &str) -> Result<()> {
     let ok = arch.strip_prefix("sm_").is_some_and(|rest| {
         let digits = rest.trim_end_matches(['a', 'f']);
-        (2..=3).contains(&digits.len())
-            && digits.bytes().all(|b| b.is_ascii_digit())
-            && rest.len() - digits.len() <= 1
+        (2..=3).contains(&digits.len()) && digits.bytes().all(|b| b.is_ascii_digit()) && rest.len() - digits.len() <= 1
     });
     if ok {
         Ok(())
     } else {
-        Err(Error::usage(format!(
-            "`{arch}` is not a GPU architecture name (expected e.g. sm_70, sm_80, sm_90)"
-        )))
+        Err(Error::usage(format!("`{arch}` is not a GPU architecture name (expected e.g. sm_70, sm_80, sm_90)")))
     }
 }
 
@@ -70,21 +62,8 @@ pub fn build_ptx(root: &Path, arch: &str) -> Result<PathBuf> {
 
     let mut cmd = cargo_command();
     cmd.current_dir(root)
-        .args([
-            "rustc",
-            "--package",
-            KERNEL_PACKAGE,
-            "--release",
-            "--target",
-            TARGET,
-            "-Zbuild-std=core",
-        ])
-        .args([
-            "--crate-type",
-            "cdylib",
-            "--message-format=json-render-diagnostics",
-            "--target-dir",
-        ])
+        .args(["rustc", "--package", KERNEL_PACKAGE, "--release", "--target", TARGET, "-Zbuild-std=core"])
+        .args(["--crate-type", "cdylib", "--message-format=json-render-diagnostics", "--target-dir"])
         .arg(&target_dir)
         .env("CARGO_ENCODED_RUSTFLAGS", rustflags(arch, &linker))
         .env(LINKER_MODE_ENV, "1")
@@ -101,24 +80,16 @@ pub fn build_ptx(root: &Path, arch: &str) -> Result<PathBuf> {
         } else {
             String::new()
         };
-        Error::new(format!(
-            "build-ptx: kernel build for {arch} failed: {e}{hint}"
-        ))
+        Error::new(format!("build-ptx: kernel build for {arch} failed: {e}{hint}"))
     })?;
 
     let built = find_ptx_artifact(&stdout)
         .or_else(|| {
-            let fallback = target_dir
-                .join(TARGET)
-                .join("release")
-                .join(format!("{PTX_STEM}.ptx"));
+            let fallback = target_dir.join(TARGET).join("release").join(format!("{PTX_STEM}.ptx"));
             fallback.is_file().then_some(fallback)
         })
         .ok_or_else(|| {
-            Error::new(format!(
-                "build-ptx: cargo finished but reported no .ptx artifact (command: {})",
-                describe(&cmd)
-            ))
+            Error::new(format!("build-ptx: cargo finished but reported no .ptx artifact (command: {})", describe(&cmd)))
         })?;
 
     let ptx = fs::read_to_string(&built).context(|| format!("cannot read {}", built.display()))?;
@@ -152,11 +123,8 @@ pub fn build_ptx(root: &Path, arch: &str) -> Result<PathBuf> {
 
 /// Whether the PTX link log was written by a failed link after `since`.
 fn link_failed_since(log: &Path, since: std::time::SystemTime) -> bool {
-    let recent = fs::metadata(log)
-        .and_then(|m| m.modified())
-        .is_ok_and(|t| t >= since);
-    recent
-        && fs::read_to_string(log).is_ok_and(|text| text.lines().any(|l| l.starts_with("FAILED:")))
+    let recent = fs::metadata(log).and_then(|m| m.modified()).is_ok_and(|t| t >= since);
+    recent && fs::read_to_string(log).is_ok_and(|text| text.lines().any(|l| l.starts_with("FAILED:")))
 }
 
 fn kernel_list(kernels: &[String]) -> String {
@@ -164,12 +132,7 @@ fn kernel_list(kernels: &[String]) -> String {
     if kernels.is_empty() {
         return String::new();
     }
-    let mut text = kernels
-        .iter()
-        .take(SHOWN)
-        .cloned()
-        .collect::<Vec<_>>()
-        .join(", ");
+    let mut text = kernels.iter().take(SHOWN).cloned().collect::<Vec<_>>().join(", ");
     if kernels.len() > SHOWN {
         text.push_str(&format!(", ... {} more", kernels.len() - SHOWN));
     }
@@ -178,20 +141,14 @@ fn kernel_list(kernels: &[String]) -> String {
 
 /// The flags of the nvptx build, `\x1f`-separated as `CARGO_ENCODED_RUSTFLAGS` wants them.
 fn rustflags(arch: &str, linker: &Path) -> String {
-    [
-        format!("-Ctarget-cpu={arch}"),
-        format!("-Clinker={}", linker.display()),
-        "-Cpanic=abort".to_string(),
-    ]
-    .join("\x1f")
+    [format!("-Ctarget-cpu={arch}"), format!("-Clinker={}", linker.display()), "-Cpanic=abort".to_string()].join("\x1f")
 }
 
 /// Copies the running executable to `target/nvptx/ptx-linker` (a copy, so rebuilding xtask never
 /// hits a busy executable). When the copy changes, the kernel crate's previous link output is
 /// cleaned first so cargo links it again with the new linker; `core` stays built.
 fn install_linker(root: &Path, target_dir: &Path) -> Result<PathBuf> {
-    let exe =
-        env::current_exe().context(|| "cannot locate the running xtask executable".to_string())?;
+    let exe = env::current_exe().context(|| "cannot locate the running xtask executable".to_string())?;
     let bytes = fs::read(&exe).context(|| format!("cannot read {}", exe.display()))?;
     let dest = target_dir.join(LINKER_FILE_NAME);
     if fs::read(&dest).is_ok_and(|old| old == bytes) {
@@ -203,15 +160,7 @@ fn install_linker(root: &Path, target_dir: &Path) -> Result<PathBuf> {
         let mut clean = cargo_command();
         clean
             .current_dir(root)
-            .args([
-                "clean",
-                "--package",
-                KERNEL_PACKAGE,
-                "--release",
-                "--target",
-                TARGET,
-                "--target-dir",
-            ])
+            .args(["clean", "--package", KERNEL_PACKAGE, "--release", "--target", TARGET, "--target-dir"])
             .arg(target_dir);
         let out = run_capture(&mut clean)?;
         if !out.success() {
@@ -246,12 +195,7 @@ fn find_ptx_artifact(cargo_stdout: &str) -> Option<PathBuf> {
         .lines()
         .filter_map(|line| json::parse(line).ok())
         .filter(|msg| msg.get("reason").and_then(json::Value::as_str) == Some("compiler-artifact"))
-        .flat_map(|msg| {
-            msg.strings("filenames")
-                .into_iter()
-                .map(PathBuf::from)
-                .collect::<Vec<_>>()
-        })
+        .flat_map(|msg| msg.strings("filenames").into_iter().map(PathBuf::from).collect::<Vec<_>>())
         .find(|p| p.extension().is_some_and(|e| e == "ptx"))
 }
 
@@ -271,9 +215,7 @@ pub fn ptx_entries(ptx: &str) -> Vec<String> {
 pub fn ptx_target(ptx: &str) -> Option<String> {
     ptx.lines().find_map(|line| {
         let rest = line.trim_start().strip_prefix(".target")?;
-        rest.split([',', ' ', '\t'])
-            .find(|w| !w.is_empty())
-            .map(str::to_string)
+        rest.split([',', ' ', '\t']).find(|w| !w.is_empty()).map(str::to_string)
     })
 }
 
@@ -287,10 +229,7 @@ mod tests {
     fn lists_entries_and_target() {
         assert_eq!(ptx_entries(SAMPLE), ["probe", "second"]);
         assert_eq!(ptx_target(SAMPLE).as_deref(), Some("sm_90"));
-        assert_eq!(
-            ptx_target(".target sm_80, debug\n").as_deref(),
-            Some("sm_80")
-        );
+        assert_eq!(ptx_target(".target sm_80, debug\n").as_deref(), Some("sm_80"));
     }
 
     #[test]
@@ -298,16 +237,7 @@ mod tests {
         for ok in ["sm_70", "sm_80", "sm_90", "sm_90a", "sm_100", "sm_100f"] {
             assert!(validate_arch(ok).is_ok(), "{ok}");
         }
-        for bad in [
-            "90",
-            "sm90",
-            "sm_",
-            "sm_9",
-            "sm_90ab",
-            "compute_90",
-            "sm_9x",
-            "-Cfoo",
-        ] {
+        for bad in ["90", "sm90", "sm_", "sm_9", "sm_90ab", "compute_90", "sm_9x", "-Cfoo"] {
             assert!(validate_arch(bad).is_err(), "{bad}");
         }
     }
@@ -315,14 +245,8 @@ mod tests {
     #[test]
     fn default_arch_gets_the_plain_name() {
         let root = Path::new("/w");
-        assert_eq!(
-            ptx_path(root, "sm_90"),
-            Path::new("/w/target/ptx/gpu_kernels.ptx")
-        );
-        assert_eq!(
-            ptx_path(root, "sm_80"),
-            Path::new("/w/target/ptx/gpu_kernels.sm_80.ptx")
-        );
+        assert_eq!(ptx_path(root, "sm_90"), Path::new("/w/target/ptx/gpu_kernels.ptx"));
+        assert_eq!(ptx_path(root, "sm_80"), Path::new("/w/target/ptx/gpu_kernels.sm_80.ptx"));
     }
 
     #[test]
@@ -330,11 +254,7 @@ mod tests {
         let flags = rustflags("sm_80", Path::new("/w/target/nvptx/ptx-linker"));
         assert_eq!(
             flags.split('\x1f').collect::<Vec<_>>(),
-            [
-                "-Ctarget-cpu=sm_80",
-                "-Clinker=/w/target/nvptx/ptx-linker",
-                "-Cpanic=abort"
-            ]
+            ["-Ctarget-cpu=sm_80", "-Clinker=/w/target/nvptx/ptx-linker", "-Cpanic=abort"]
         );
     }
 
@@ -348,11 +268,6 @@ mod tests {
             r#"{"reason":"build-finished","success":true}"#,
             "\n"
         );
-        assert_eq!(
-            find_ptx_artifact(out),
-            Some(PathBuf::from(
-                "/t/nvptx64-nvidia-cuda/release/gpu_kernels.ptx"
-            ))
-        );
+        assert_eq!(find_ptx_artifact(out), Some(PathBuf::from("/t/nvptx64-nvidia-cuda/release/gpu_kernels.ptx")));
     }
 }

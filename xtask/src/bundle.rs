@@ -19,8 +19,8 @@ use crate::cuda;
 use crate::flows::{CUDA_FEATURE, PTX_ENV};
 use crate::json::{self, Value};
 use crate::util::{
-    Context, Error, Result, cargo_command, copy_file, create_dir_all, describe, display_path,
-    replace_file, run_capture, run_stdout, secs,
+    Context, Error, Result, cargo_command, copy_file, create_dir_all, describe, display_path, replace_file,
+    run_capture, run_stdout, secs,
 };
 
 pub const BUNDLE_DIR: &str = ".gpu-bundle";
@@ -50,11 +50,7 @@ echo "run-gpu.sh: all passed"
 /// A `fetch-libcuda.sh` helper beside the workspace that unpacks a linkable `libcuda.so` on machines
 /// without the driver; it prints the directory to use as `CUDA_LIBRARY_PATH`.
 fn fetch_libcuda_script(root: &Path) -> PathBuf {
-    let script = root
-        .join("..")
-        .join("shared")
-        .join("tools")
-        .join("fetch-libcuda.sh");
+    let script = root.join("..").join("shared").join("tools").join("fetch-libcuda.sh");
     fs::canonicalize(&script).unwrap_or(script)
 }
 
@@ -66,14 +62,9 @@ fn cuda_library_path(root: &Path) -> Result<PathBuf> {
     }
     let script = fetch_libcuda_script(root);
     if script.is_file() {
-        eprintln!(
-            "bundle: CUDA_LIBRARY_PATH not set; running {}",
-            script.display()
-        );
+        eprintln!("bundle: CUDA_LIBRARY_PATH not set; running {}", script.display());
         let mut cmd = Command::new("bash");
-        cmd.current_dir(root)
-            .arg(&script)
-            .arg(root.join("target").join("cuda-link"));
+        cmd.current_dir(root).arg(&script).arg(root.join("target").join("cuda-link"));
         let out = run_capture(&mut cmd)?;
         if !out.success() {
             return Err(Error::new(format!(
@@ -83,15 +74,8 @@ fn cuda_library_path(root: &Path) -> Result<PathBuf> {
                 out.stderr.trim()
             )));
         }
-        let dir = out
-            .stdout
-            .lines()
-            .rev()
-            .find(|l| !l.trim().is_empty())
-            .map(|l| PathBuf::from(l.trim()));
-        return dir.ok_or_else(|| {
-            Error::new(format!("bundle: `{}` printed no directory", describe(&cmd)))
-        });
+        let dir = out.stdout.lines().rev().find(|l| !l.trim().is_empty()).map(|l| PathBuf::from(l.trim()));
+        return dir.ok_or_else(|| Error::new(format!("bundle: `{}` printed no directory", describe(&cmd))));
     }
     if let Some(driver) = cuda::find_driver() {
         return cuda::link_dir_for(root, &driver);
@@ -111,27 +95,12 @@ fn executables(cargo_stdout: &str, tests: bool) -> Vec<(String, Vec<String>, Pat
         .lines()
         .filter_map(|line| json::parse(line).ok())
         .filter(|msg| msg.get("reason").and_then(Value::as_str) == Some("compiler-artifact"))
-        .filter(|msg| {
-            msg.at(&["profile", "test"])
-                .and_then(Value::as_bool)
-                .unwrap_or(false)
-                == tests
-        })
+        .filter(|msg| msg.at(&["profile", "test"]).and_then(Value::as_bool).unwrap_or(false) == tests)
         .filter_map(|msg| {
             let exe = msg.get("executable").and_then(Value::as_str)?;
-            let name = msg
-                .at(&["target", "name"])
-                .and_then(Value::as_str)?
-                .to_string();
-            let kinds = msg
-                .at(&["target"])
-                .map(|t| t.strings("kind"))
-                .unwrap_or_default();
-            Some((
-                name,
-                kinds.into_iter().map(String::from).collect(),
-                PathBuf::from(exe),
-            ))
+            let name = msg.at(&["target", "name"]).and_then(Value::as_str)?.to_string();
+            let kinds = msg.at(&["target"]).map(|t| t.strings("kind")).unwrap_or_default();
+            Some((name, kinds.into_iter().map(String::from).collect(), PathBuf::from(exe)))
         })
         .collect()
 }
@@ -141,20 +110,13 @@ pub fn bundle(root: &Path) -> Result<()> {
     let ptx = build_ptx(root, DEFAULT_ARCH)?;
     let cuda_dir = cuda_library_path(root)?;
     cuda::check_library_path(root, &cuda_dir)?;
-    println!(
-        "bundle: linking the `{CUDA_FEATURE}` feature with CUDA_LIBRARY_PATH={}",
-        cuda_dir.display()
-    );
+    println!("bundle: linking the `{CUDA_FEATURE}` feature with CUDA_LIBRARY_PATH={}", cuda_dir.display());
 
     let cargo = |args: &[&str]| {
         let mut cmd = cargo_command();
         cmd.current_dir(root)
             .args(args)
-            .args([
-                "--features",
-                CUDA_FEATURE,
-                "--message-format=json-render-diagnostics",
-            ])
+            .args(["--features", CUDA_FEATURE, "--message-format=json-render-diagnostics"])
             .env("CUDA_LIBRARY_PATH", &cuda_dir)
             .env(PTX_ENV, &ptx);
         cmd
@@ -163,10 +125,8 @@ pub fn bundle(root: &Path) -> Result<()> {
     let step = Instant::now();
     let host_out = run_stdout(&mut cargo(&["build", "--release", "--package", "host"]))
         .map_err(|e| Error::new(format!("bundle: host build failed: {e}")))?;
-    let bins: Vec<_> = executables(&host_out, false)
-        .into_iter()
-        .filter(|(_, kinds, _)| kinds.iter().any(|k| k == "bin"))
-        .collect();
+    let bins: Vec<_> =
+        executables(&host_out, false).into_iter().filter(|(_, kinds, _)| kinds.iter().any(|k| k == "bin")).collect();
     let host_exe = bins
         .iter()
         .find(|(name, _, _)| name == "host")
@@ -189,15 +149,9 @@ pub fn bundle(root: &Path) -> Result<()> {
     .map_err(|e| Error::new(format!("bundle: test build failed: {e}")))?;
     let tests = executables(&tests_out, true);
     if tests.is_empty() {
-        return Err(Error::new(
-            "bundle: the test build reported no test executables",
-        ));
+        return Err(Error::new("bundle: the test build reported no test executables"));
     }
-    println!(
-        "bundle: {} test executable(s) built in {}",
-        tests.len(),
-        secs(step.elapsed())
-    );
+    println!("bundle: {} test executable(s) built in {}", tests.len(), secs(step.elapsed()));
 
     let dir = root.join(BUNDLE_DIR);
     if dir.exists() {
@@ -209,11 +163,7 @@ pub fn bundle(root: &Path) -> Result<()> {
     let mut names: Vec<String> = Vec::new();
     for (name, kinds, path) in &tests {
         // A library's unit tests and an integration test can share a name; keep both.
-        let file = if names.contains(name) {
-            format!("{name}-{}", kinds.join("-"))
-        } else {
-            name.clone()
-        };
+        let file = if names.contains(name) { format!("{name}-{}", kinds.join("-")) } else { name.clone() };
         copy_file(path, &dir.join("tests").join(&file))?;
         names.push(file);
     }
@@ -261,16 +211,10 @@ mod tests {
 
     #[test]
     fn finds_test_executables_by_target_name() {
-        let tests: Vec<_> = executables(TEST_BUILD, true)
-            .into_iter()
-            .map(|(n, k, _)| (n, k))
-            .collect();
+        let tests: Vec<_> = executables(TEST_BUILD, true).into_iter().map(|(n, k, _)| (n, k)).collect();
         assert_eq!(
             tests,
-            [
-                ("tests".to_string(), vec!["lib".to_string()]),
-                ("warp_reduce".to_string(), vec!["test".to_string()])
-            ]
+            [("tests".to_string(), vec!["lib".to_string()]), ("warp_reduce".to_string(), vec!["test".to_string()])]
         );
     }
 

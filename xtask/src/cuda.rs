@@ -10,9 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::build_ptx::DEFAULT_ARCH;
-use crate::util::{
-    Context, Error, Result, create_dir_all, display_path, find_in_path, run_capture,
-};
+use crate::util::{Context, Error, Result, create_dir_all, display_path, find_in_path, run_capture};
 
 /// Directories searched for `libcuda.so.1` when `ldconfig` does not list it.
 const DRIVER_DIRS: [&str; 5] = [
@@ -31,22 +29,13 @@ pub struct Driver {
 /// The NVIDIA driver library of this machine, if installed.
 pub fn find_driver() -> Option<Driver> {
     from_ldconfig()
-        .or_else(|| {
-            DRIVER_DIRS
-                .iter()
-                .map(|d| Path::new(d).join("libcuda.so.1"))
-                .find(|p| p.exists())
-        })
+        .or_else(|| DRIVER_DIRS.iter().map(|d| Path::new(d).join("libcuda.so.1")).find(|p| p.exists()))
         .map(|library| Driver { library })
 }
 
 fn from_ldconfig() -> Option<PathBuf> {
-    let ldconfig = find_in_path("ldconfig").or_else(|| {
-        ["/sbin/ldconfig", "/usr/sbin/ldconfig"]
-            .into_iter()
-            .map(PathBuf::from)
-            .find(|p| p.is_file())
-    })?;
+    let ldconfig = find_in_path("ldconfig")
+        .or_else(|| ["/sbin/ldconfig", "/usr/sbin/ldconfig"].into_iter().map(PathBuf::from).find(|p| p.is_file()))?;
     let out = run_capture(Command::new(ldconfig).arg("-p")).ok()?;
     parse_ldconfig(&out.stdout, env::consts::ARCH).filter(|p| p.exists())
 }
@@ -66,11 +55,7 @@ fn parse_ldconfig(listing: &str, arch: &str) -> Option<PathBuf> {
             (name == "libcuda.so.1").then(|| (lhs, PathBuf::from(path.trim())))
         })
         .collect();
-    entries
-        .iter()
-        .find(|(lhs, _)| lhs.contains(abi_tag))
-        .or_else(|| entries.first())
-        .map(|(_, p)| p.clone())
+    entries.iter().find(|(lhs, _)| lhs.contains(abi_tag)).or_else(|| entries.first()).map(|(_, p)| p.clone())
 }
 
 /// The GPU architecture to build PTX for on this machine: the GPU's own when it is older than the
@@ -112,22 +97,14 @@ pub fn link_dir_for(root: &Path, driver: &Driver) -> Result<PathBuf> {
     if fs::symlink_metadata(&link).is_ok() {
         fs::remove_file(&link).context(|| format!("cannot replace {}", link.display()))?;
     }
-    std::os::unix::fs::symlink(&driver.library, &link).context(|| {
-        format!(
-            "cannot link {} to {}",
-            link.display(),
-            driver.library.display()
-        )
-    })?;
+    std::os::unix::fs::symlink(&driver.library, &link)
+        .context(|| format!("cannot link {} to {}", link.display(), driver.library.display()))?;
     Ok(dir)
 }
 
 /// `CUDA_LIBRARY_PATH` for a build with the `cuda` feature on this machine: the environment's value
 /// if set, else a link directory for the local driver. `None` when neither exists.
-pub fn library_path_for_local_build(
-    root: &Path,
-    driver: Option<&Driver>,
-) -> Result<Option<PathBuf>> {
+pub fn library_path_for_local_build(root: &Path, driver: Option<&Driver>) -> Result<Option<PathBuf>> {
     if let Some(dir) = env::var_os("CUDA_LIBRARY_PATH").filter(|d| !d.is_empty()) {
         return Ok(Some(PathBuf::from(dir)));
     }
@@ -159,14 +136,8 @@ mod tests {
 
     #[test]
     fn picks_the_native_libcuda_from_ldconfig() {
-        assert_eq!(
-            parse_ldconfig(LDCONFIG, "x86_64"),
-            Some(PathBuf::from("/usr/lib/x86_64-linux-gnu/libcuda.so.1"))
-        );
-        assert_eq!(
-            parse_ldconfig("\tlibc.so.6 (libc6,x86-64) => /lib/libc.so.6\n", "x86_64"),
-            None
-        );
+        assert_eq!(parse_ldconfig(LDCONFIG, "x86_64"), Some(PathBuf::from("/usr/lib/x86_64-linux-gnu/libcuda.so.1")));
+        assert_eq!(parse_ldconfig("\tlibc.so.6 (libc6,x86-64) => /lib/libc.so.6\n", "x86_64"), None);
     }
 
     #[test]

@@ -7,9 +7,7 @@ use std::time::Instant;
 use crate::build_ptx::{DEFAULT_ARCH, build_ptx, ptx_path};
 use crate::cuda::{self, Driver};
 use crate::ptxas::{CheckOptions, CheckOutcome, check_ptx};
-use crate::util::{
-    EXIT_FAILURE, EXIT_SKIPPED, Error, Result, cargo_command, display_path, run_inherit, secs,
-};
+use crate::util::{EXIT_FAILURE, EXIT_SKIPPED, Error, Result, cargo_command, display_path, run_inherit, secs};
 
 /// Cargo feature of `host` and `tests` that links the CUDA driver API.
 pub const CUDA_FEATURE: &str = "cuda";
@@ -34,10 +32,7 @@ impl Backend {
         if let Some(dir) = &cuda_library_path {
             cuda::check_library_path(root, dir)?;
         }
-        Ok(Backend {
-            driver,
-            cuda_library_path,
-        })
+        Ok(Backend { driver, cuda_library_path })
     }
 
     fn gpu(&self) -> bool {
@@ -46,11 +41,7 @@ impl Backend {
 
     /// The architecture to build PTX for: the local GPU's when it needs an older one.
     fn arch(&self) -> String {
-        if self.gpu() {
-            cuda::gpu_arch()
-        } else {
-            DEFAULT_ARCH.to_string()
-        }
+        if self.gpu() { cuda::gpu_arch() } else { DEFAULT_ARCH.to_string() }
     }
 
     fn describe(&self) -> String {
@@ -77,8 +68,7 @@ pub fn run(root: &Path, host_args: &[String]) -> Result<()> {
     println!("run: examples will run on the {}", backend.describe());
 
     let mut cmd = cargo_command();
-    cmd.current_dir(root)
-        .args(["run", "--release", "--package", "host"]);
+    cmd.current_dir(root).args(["run", "--release", "--package", "host"]);
     if backend.gpu() {
         cmd.args(["--features", CUDA_FEATURE]);
     }
@@ -151,39 +141,30 @@ fn run_counting(cmd: &mut std::process::Command, counts: &mut TestCounts) -> Res
 /// The steps of `cargo xtask test`, in order.
 fn test_steps(gpu: bool, arch: &str) -> Vec<Step> {
     let arch = arch.to_string();
-    let mut cargo_test: Vec<String> = [
-        "test",
-        "-p",
-        "gpu-kernels",
-        "-p",
-        "host",
-        "-p",
-        "tests",
-        "-p",
-        "xtask",
-    ]
-    .map(String::from)
-    .to_vec();
+    let mut cargo_test: Vec<String> =
+        ["test", "-p", "gpu-kernels", "-p", "host", "-p", "tests", "-p", "xtask"].map(String::from).to_vec();
     if gpu {
         cargo_test.push("--features".into());
         cargo_test.push(format!("host/{CUDA_FEATURE},tests/{CUDA_FEATURE}"));
     }
     vec![
+        Step { name: "build-ptx".into(), action: Action::BuildPtx { arch: arch.clone() }, needs: None },
+        Step { name: "check-ptx".into(), action: Action::CheckPtx { arch }, needs: Some("build-ptx") },
         Step {
-            name: "build-ptx".into(),
-            action: Action::BuildPtx { arch: arch.clone() },
+            name: "fmt".into(),
+            action: Action::Cargo(["fmt", "--all", "--check"].map(String::from).to_vec()),
             needs: None,
         },
         Step {
-            name: "check-ptx".into(),
-            action: Action::CheckPtx { arch },
-            needs: Some("build-ptx"),
-        },
-        Step {
-            name: "cargo test".into(),
-            action: Action::Cargo(cargo_test),
+            name: "clippy".into(),
+            action: Action::Cargo(
+                ["clippy", "--workspace", "--all-targets", "--quiet", "--", "-D", "warnings"]
+                    .map(String::from)
+                    .to_vec(),
+            ),
             needs: None,
         },
+        Step { name: "cargo test".into(), action: Action::Cargo(cargo_test), needs: None },
     ]
 }
 
@@ -212,8 +193,9 @@ pub fn test(root: &Path, allow_skip: bool) -> Result<()> {
         let step_start = Instant::now();
         let result = match &step.action {
             Action::BuildPtx { arch } => build_ptx(root, arch).map(|_| true),
-            Action::CheckPtx { arch } => check_ptx(root, &CheckOptions { arch, allow_skip })
-                .map(|o| o == CheckOutcome::Assembled),
+            Action::CheckPtx { arch } => {
+                check_ptx(root, &CheckOptions { arch, allow_skip }).map(|o| o == CheckOutcome::Assembled)
+            }
             Action::Cargo(args) => {
                 let mut cmd = cargo_command();
                 cmd.current_dir(root).args(args);
@@ -243,32 +225,17 @@ pub fn test(root: &Path, allow_skip: bool) -> Result<()> {
     // One plain closing line with the totals of every test binary.
     let closing = format!("tests: {} passed, {} failed", counts.passed, counts.failed);
     if failed.is_empty() {
-        let note = if skipped.is_empty() {
-            String::new()
-        } else {
-            format!(", skipped: {}", skipped.join(", "))
-        };
-        println!(
-            "test: all {total} steps passed in {took} ({}{note})",
-            display_path(root, &ptx)
-        );
+        let note = if skipped.is_empty() { String::new() } else { format!(", skipped: {}", skipped.join(", ")) };
+        println!("test: all {total} steps passed in {took} ({}{note})", display_path(root, &ptx));
         println!("{closing}");
         Ok(())
     } else {
         let names: Vec<&str> = failed.iter().map(|(n, _)| n.as_str()).collect();
         // Exit code 3 only when the sole problem is a check that could not run.
-        let code = if failed.iter().all(|(_, c)| *c == EXIT_SKIPPED) {
-            EXIT_SKIPPED
-        } else {
-            EXIT_FAILURE
-        };
+        let code = if failed.iter().all(|(_, c)| *c == EXIT_SKIPPED) { EXIT_SKIPPED } else { EXIT_FAILURE };
         println!("{closing}");
         Err(Error::with_code(
-            format!(
-                "test: FAILED in {took}: {} of {total} steps did not pass: {}",
-                failed.len(),
-                names.join(", ")
-            ),
+            format!("test: FAILED in {took}: {} of {total} steps did not pass: {}", failed.len(), names.join(", ")),
             code,
         ))
     }
@@ -289,15 +256,12 @@ mod tests {
 
     #[test]
     fn cuda_features_only_with_a_driver() {
-        let args = |gpu| match &test_steps(gpu, DEFAULT_ARCH)[2].action {
+        let args = |gpu| match &test_steps(gpu, DEFAULT_ARCH).last().expect("steps").action {
             Action::Cargo(args) => args.join(" "),
             _ => unreachable!(),
         };
         assert_eq!(args(false), "test -p gpu-kernels -p host -p tests -p xtask");
-        assert_eq!(
-            args(true),
-            "test -p gpu-kernels -p host -p tests -p xtask --features host/cuda,tests/cuda"
-        );
+        assert_eq!(args(true), "test -p gpu-kernels -p host -p tests -p xtask --features host/cuda,tests/cuda");
     }
 
     #[test]
@@ -305,11 +269,7 @@ mod tests {
         let steps = test_steps(false, DEFAULT_ARCH);
         for (i, step) in steps.iter().enumerate() {
             if let Some(need) = step.needs {
-                assert!(
-                    steps[..i].iter().any(|s| s.name == need),
-                    "{} needs unknown {need}",
-                    step.name
-                );
+                assert!(steps[..i].iter().any(|s| s.name == need), "{} needs unknown {need}", step.name);
             }
         }
     }

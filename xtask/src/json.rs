@@ -49,18 +49,13 @@ impl Value {
 
     /// The strings of an array member (non-strings are skipped).
     pub fn strings(&self, key: &str) -> Vec<&str> {
-        self.get(key)
-            .map(|v| v.as_array().iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default()
+        self.get(key).map(|v| v.as_array().iter().filter_map(Value::as_str).collect()).unwrap_or_default()
     }
 }
 
 /// Parses one JSON document; trailing whitespace is allowed, anything else after it is an error.
 pub fn parse(text: &str) -> Result<Value, String> {
-    let mut p = Parser {
-        bytes: text.as_bytes(),
-        pos: 0,
-    };
+    let mut p = Parser { bytes: text.as_bytes(), pos: 0 };
     let value = p.value(0)?;
     p.skip_ws();
     if p.pos != p.bytes.len() {
@@ -177,18 +172,12 @@ impl Parser<'_> {
         while let Some(b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9') = self.bytes.get(self.pos) {
             self.pos += 1;
         }
-        let text = std::str::from_utf8(&self.bytes[start..self.pos])
-            .map_err(|_| self.error("bad number"))?;
-        text.parse::<f64>()
-            .map(Value::Number)
-            .map_err(|_| self.error("bad number"))
+        let text = std::str::from_utf8(&self.bytes[start..self.pos]).map_err(|_| self.error("bad number"))?;
+        text.parse::<f64>().map(Value::Number).map_err(|_| self.error("bad number"))
     }
 
     fn hex4(&mut self) -> Result<u32, String> {
-        let digits = self
-            .bytes
-            .get(self.pos..self.pos + 4)
-            .ok_or_else(|| self.error("short \\u escape"))?;
+        let digits = self.bytes.get(self.pos..self.pos + 4).ok_or_else(|| self.error("short \\u escape"))?;
         let text = std::str::from_utf8(digits).map_err(|_| self.error("bad \\u escape"))?;
         let code = u32::from_str_radix(text, 16).map_err(|_| self.error("bad \\u escape"))?;
         self.pos += 4;
@@ -206,8 +195,7 @@ impl Parser<'_> {
                 }
                 self.pos += 1;
             }
-            let chunk = std::str::from_utf8(&self.bytes[start..self.pos])
-                .map_err(|_| self.error("invalid UTF-8"))?;
+            let chunk = std::str::from_utf8(&self.bytes[start..self.pos]).map_err(|_| self.error("invalid UTF-8"))?;
             out.push_str(chunk);
             match self.bytes.get(self.pos) {
                 None => return Err(self.error("unterminated string")),
@@ -217,10 +205,7 @@ impl Parser<'_> {
                 }
                 Some(_) => {
                     self.pos += 1;
-                    let esc = *self
-                        .bytes
-                        .get(self.pos)
-                        .ok_or_else(|| self.error("unterminated escape"))?;
+                    let esc = *self.bytes.get(self.pos).ok_or_else(|| self.error("unterminated escape"))?;
                     self.pos += 1;
                     match esc {
                         b'"' => out.push('"'),
@@ -233,9 +218,7 @@ impl Parser<'_> {
                         b't' => out.push('\t'),
                         b'u' => {
                             let hi = self.hex4()?;
-                            let code = if (0xD800..0xDC00).contains(&hi)
-                                && self.bytes[self.pos..].starts_with(b"\\u")
-                            {
+                            let code = if (0xD800..0xDC00).contains(&hi) && self.bytes[self.pos..].starts_with(b"\\u") {
                                 self.pos += 2;
                                 let lo = self.hex4()?;
                                 0x10000 + ((hi - 0xD800) << 10) + (lo.wrapping_sub(0xDC00) & 0x3FF)
@@ -260,39 +243,21 @@ mod tests {
     fn parses_a_cargo_artifact_line() {
         let line = r#"{"reason":"compiler-artifact","package_id":"path+file:///w/tests#0.1.0","target":{"kind":["test"],"crate_types":["bin"],"name":"warp_reduce","src_path":"/w/tests/tests/warp_reduce.rs","test":true},"profile":{"opt_level":"3","debuginfo":0},"features":["cuda"],"filenames":["/w/target/release/deps/warp_reduce-0f1e"],"executable":"/w/target/release/deps/warp_reduce-0f1e","fresh":false}"#;
         let v = parse(line).unwrap();
-        assert_eq!(
-            v.get("reason").and_then(Value::as_str),
-            Some("compiler-artifact")
-        );
-        assert_eq!(
-            v.at(&["target", "name"]).and_then(Value::as_str),
-            Some("warp_reduce")
-        );
+        assert_eq!(v.get("reason").and_then(Value::as_str), Some("compiler-artifact"));
+        assert_eq!(v.at(&["target", "name"]).and_then(Value::as_str), Some("warp_reduce"));
         assert_eq!(v.at(&["target", "kind"]).unwrap().as_array().len(), 1);
-        assert_eq!(
-            v.get("executable").and_then(Value::as_str),
-            Some("/w/target/release/deps/warp_reduce-0f1e")
-        );
+        assert_eq!(v.get("executable").and_then(Value::as_str), Some("/w/target/release/deps/warp_reduce-0f1e"));
         assert_eq!(v.get("fresh").and_then(Value::as_bool), Some(false));
-        assert_eq!(
-            v.strings("filenames"),
-            vec!["/w/target/release/deps/warp_reduce-0f1e"]
-        );
+        assert_eq!(v.strings("filenames"), vec!["/w/target/release/deps/warp_reduce-0f1e"]);
     }
 
     #[test]
     fn handles_escapes_numbers_and_null() {
-        let v = parse(r#" {"a":"x\"y\\z\n\u00e9\ud83d\ude00","b":[1,-2.5e3,true,null],"c":{}} "#)
-            .unwrap();
+        let v = parse(r#" {"a":"x\"y\\z\n\u00e9\ud83d\ude00","b":[1,-2.5e3,true,null],"c":{}} "#).unwrap();
         assert_eq!(v.get("a").and_then(Value::as_str), Some("x\"y\\z\né😀"));
         assert_eq!(
             v.get("b").unwrap().as_array(),
-            &[
-                Value::Number(1.0),
-                Value::Number(-2500.0),
-                Value::Bool(true),
-                Value::Null
-            ]
+            &[Value::Number(1.0), Value::Number(-2500.0), Value::Bool(true), Value::Null]
         );
         assert_eq!(v.get("c"), Some(&Value::Object(BTreeMap::new())));
     }

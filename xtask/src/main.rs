@@ -79,10 +79,7 @@ struct Options {
 
 /// Parses `--arch X`, `--arch=X` and `--allow-skip`, as far as `allowed` permits.
 fn parse_options(command: &str, args: &[String], allowed: &[&str]) -> Result<Options> {
-    let mut opts = Options {
-        arch: DEFAULT_ARCH.to_string(),
-        allow_skip: false,
-    };
+    let mut opts = Options { arch: DEFAULT_ARCH.to_string(), allow_skip: false };
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         let (flag, inline) = match arg.split_once('=') {
@@ -125,14 +122,7 @@ fn dispatch(args: &[String]) -> Result<()> {
         "check-ptx" => {
             let opts = parse_options(command, rest, &["--arch", "--allow-skip"])?;
             build_ptx::build_ptx(&root, &opts.arch)?;
-            ptxas::check_ptx(
-                &root,
-                &ptxas::CheckOptions {
-                    arch: &opts.arch,
-                    allow_skip: opts.allow_skip,
-                },
-            )
-            .map(|_| ())
+            ptxas::check_ptx(&root, &ptxas::CheckOptions { arch: &opts.arch, allow_skip: opts.allow_skip }).map(|_| ())
         }
         "run" => flows::run(&root, rest),
         "test" => {
@@ -158,39 +148,16 @@ mod tests {
     #[test]
     fn options() {
         let all = ["--arch", "--allow-skip"];
-        assert_eq!(
-            parse_options("c", &[], &all).unwrap(),
-            Options {
-                arch: "sm_90".into(),
-                allow_skip: false
-            }
-        );
+        assert_eq!(parse_options("c", &[], &all).unwrap(), Options { arch: "sm_90".into(), allow_skip: false });
         let o = parse_options("c", &args(&["--arch", "sm_80", "--allow-skip"]), &all).unwrap();
-        assert_eq!(
-            o,
-            Options {
-                arch: "sm_80".into(),
-                allow_skip: true
-            }
-        );
-        assert_eq!(
-            parse_options("c", &args(&["--arch=sm_70"]), &all)
-                .unwrap()
-                .arch,
-            "sm_70"
-        );
+        assert_eq!(o, Options { arch: "sm_80".into(), allow_skip: true });
+        assert_eq!(parse_options("c", &args(&["--arch=sm_70"]), &all).unwrap().arch, "sm_70");
     }
 
     #[test]
     fn bad_options_are_usage_errors() {
         let all = ["--arch", "--allow-skip"];
-        for bad in [
-            &["--arch"][..],
-            &["--arch", "90"],
-            &["--frob"],
-            &["--allow-skip=1"],
-            &["sm_90"],
-        ] {
+        for bad in [&["--arch"][..], &["--arch", "90"], &["--frob"], &["--allow-skip=1"], &["sm_90"]] {
             let err = parse_options("c", &args(bad), &all).unwrap_err();
             assert_eq!(err.code, util::EXIT_USAGE, "{bad:?}");
         }

@@ -44,25 +44,16 @@ pub const LOG_FILE_NAME: &str = "ptx-linker.log";
 /// True when this process was started by rustc as the PTX linker.
 pub fn is_linker_invocation() -> bool {
     env::var_os(LINKER_MODE_ENV).is_some_and(|v| v == "1")
-        || env::args_os().next().is_some_and(|arg0| {
-            Path::new(&arg0)
-                .file_name()
-                .is_some_and(|n| n == LINKER_FILE_NAME)
-        })
+        || env::args_os().next().is_some_and(|arg0| Path::new(&arg0).file_name().is_some_and(|n| n == LINKER_FILE_NAME))
 }
 
 /// Entry point of linker mode: returns the process exit code.
 pub fn main() -> i32 {
     let argv: Vec<String> = env::args().skip(1).collect();
-    let exe_dir = env::current_exe()
-        .ok()
-        .and_then(|p| p.parent().map(Path::to_path_buf))
-        .unwrap_or_else(|| PathBuf::from("."));
+    let exe_dir =
+        env::current_exe().ok().and_then(|p| p.parent().map(Path::to_path_buf)).unwrap_or_else(|| PathBuf::from("."));
     let log_path = exe_dir.join(LOG_FILE_NAME);
-    let mut log = Log {
-        path: log_path.clone(),
-        text: String::new(),
-    };
+    let mut log = Log { path: log_path.clone(), text: String::new() };
     log.line(format!("argv: {}", quote_all(&argv)));
     let result = link(&argv, &exe_dir.join("ptx-link"), &mut log);
     if let Err(e) = &result {
@@ -75,10 +66,7 @@ pub fn main() -> i32 {
         Ok(()) => 0,
         Err(e) => {
             eprintln!("ptx-linker: {e}");
-            eprintln!(
-                "ptx-linker: command line and tool invocations: {}",
-                log_path.display()
-            );
+            eprintln!("ptx-linker: command line and tool invocations: {}", log_path.display());
             1
         }
     }
@@ -102,13 +90,7 @@ impl Log {
 
 fn quote_all(args: &[String]) -> String {
     args.iter()
-        .map(|a| {
-            if a.is_empty() || a.contains([' ', '\'', '"']) {
-                format!("{a:?}")
-            } else {
-                a.clone()
-            }
-        })
+        .map(|a| if a.is_empty() || a.contains([' ', '\'', '"']) { format!("{a:?}") } else { a.clone() })
         .collect::<Vec<_>>()
         .join(" ")
 }
@@ -133,8 +115,7 @@ fn expand_response_files(argv: &[String]) -> Result<Vec<String>> {
     for arg in argv {
         match arg.strip_prefix('@') {
             Some(file) if !file.is_empty() => {
-                let text = fs::read_to_string(file)
-                    .context(|| format!("cannot read response file {file}"))?;
+                let text = fs::read_to_string(file).context(|| format!("cannot read response file {file}"))?;
                 out.extend(text.lines().map(unescape_response_line));
             }
             _ => out.push(arg.clone()),
@@ -160,17 +141,11 @@ fn unescape_response_line(line: &str) -> String {
 
 pub fn parse_args(argv: &[String]) -> Result<LinkArgs> {
     let argv = expand_response_files(argv)?;
-    let mut args = LinkArgs {
-        opt_level: "3".into(),
-        ..LinkArgs::default()
-    };
+    let mut args = LinkArgs { opt_level: "3".into(), ..LinkArgs::default() };
     let mut it = argv.iter();
     while let Some(arg) = it.next() {
-        let mut value = |flag: &str| {
-            it.next()
-                .cloned()
-                .ok_or_else(|| Error::new(format!("`{flag}` is missing its value")))
-        };
+        let mut value =
+            |flag: &str| it.next().cloned().ok_or_else(|| Error::new(format!("`{flag}` is missing its value")));
         match arg.as_str() {
             "--export-symbol" => args.exports.push(value(arg)?),
             "-o" => args.output = Some(PathBuf::from(value(arg)?)),
@@ -181,15 +156,10 @@ pub fn parse_args(argv: &[String]) -> Result<LinkArgs> {
                 value(arg)?;
             }
             "--debug" => {}
-            a if a.starts_with("--export-symbol=") => {
-                args.exports.push(a["--export-symbol=".len()..].into())
-            }
-            a if a.starts_with("--target-cpu=") => {
-                args.target_cpu = Some(a["--target-cpu=".len()..].into())
-            }
+            a if a.starts_with("--export-symbol=") => args.exports.push(a["--export-symbol=".len()..].into()),
+            a if a.starts_with("--target-cpu=") => args.target_cpu = Some(a["--target-cpu=".len()..].into()),
             a if a.starts_with("--target-feature=") => {
-                args.target_features
-                    .push(a["--target-feature=".len()..].into());
+                args.target_features.push(a["--target-feature=".len()..].into());
             }
             a if a.starts_with("--target=") => args.target = Some(a["--target=".len()..].into()),
             a if a.starts_with("-L") => {}
@@ -208,9 +178,7 @@ pub fn parse_args(argv: &[String]) -> Result<LinkArgs> {
     if let Some(target) = &args.target
         && !target.starts_with("nvptx64-")
     {
-        return Err(Error::new(format!(
-            "this linker only produces PTX, not `{target}`"
-        )));
+        return Err(Error::new(format!("this linker only produces PTX, not `{target}`")));
     }
     Ok(args)
 }
@@ -230,9 +198,7 @@ fn link(argv: &[String], work_dir: &Path, log: &mut Log) -> Result<()> {
 
     let (objects, members) = collect_bitcode(&args.inputs, work_dir, log)?;
     if objects.is_empty() {
-        return Err(Error::new(
-            "no LLVM bitcode object among the inputs (nothing to link)",
-        ));
+        return Err(Error::new("no LLVM bitcode object among the inputs (nothing to link)"));
     }
 
     let bin = llvm_bin_dir()?;
@@ -240,11 +206,7 @@ fn link(argv: &[String], work_dir: &Path, log: &mut Log) -> Result<()> {
     let optimized = work_dir.join("optimized.bc");
 
     let mut llvm_link = Command::new(bin.join("llvm-link"));
-    llvm_link
-        .args(&objects)
-        .args(&members)
-        .arg("-o")
-        .arg(&linked);
+    llvm_link.args(&objects).args(&members).arg("-o").arg(&linked);
     run_tool(&mut llvm_link, log)?;
 
     // Target CPU and features for both opt (cost model) and llc (code generation).
@@ -252,29 +214,19 @@ fn link(argv: &[String], work_dir: &Path, log: &mut Log) -> Result<()> {
     if let Some(cpu) = &args.target_cpu {
         target_args.push(format!("-mcpu={cpu}"));
     }
-    let features: Vec<&str> = args
-        .target_features
-        .iter()
-        .flat_map(|f| f.split(','))
-        .filter(|f| !f.is_empty())
-        .collect();
+    let features: Vec<&str> =
+        args.target_features.iter().flat_map(|f| f.split(',')).filter(|f| !f.is_empty()).collect();
     if !features.is_empty() {
         target_args.push(format!("-mattr={}", features.join(",")));
     }
 
     let mut opt = Command::new(bin.join("opt"));
-    opt.arg(format!(
-        "-passes=internalize,globaldce,default<O{}>",
-        args.opt_level
-    ))
-    .arg(format!(
-        "-internalize-public-api-list={}",
-        args.exports.join(",")
-    ))
-    .args(&target_args)
-    .arg(&linked)
-    .arg("-o")
-    .arg(&optimized);
+    opt.arg(format!("-passes=internalize,globaldce,default<O{}>", args.opt_level))
+        .arg(format!("-internalize-public-api-list={}", args.exports.join(",")))
+        .args(&target_args)
+        .arg(&linked)
+        .arg("-o")
+        .arg(&optimized);
     run_tool(&mut opt, log)?;
 
     let llc_level = match args.opt_level.as_str() {
@@ -282,34 +234,23 @@ fn link(argv: &[String], work_dir: &Path, log: &mut Log) -> Result<()> {
         _ => "2",
     };
     let mut llc = Command::new(bin.join("llc"));
-    llc.arg(format!("-O{llc_level}"))
-        .arg("-mtriple=nvptx64-nvidia-cuda")
-        .args(&target_args);
+    llc.arg(format!("-O{llc_level}")).arg("-mtriple=nvptx64-nvidia-cuda").args(&target_args);
     llc.arg(&optimized).arg("-o").arg(output);
     run_tool(&mut llc, log)?;
 
-    let ptx = fs::read_to_string(output)
-        .context(|| format!("cannot read the PTX written to {}", output.display()))?;
+    let ptx = fs::read_to_string(output).context(|| format!("cannot read the PTX written to {}", output.display()))?;
     if let Err(e) = check_linked_ptx(&ptx, &args.exports) {
         // Leave no unusable module behind at the output path.
         let _ = fs::remove_file(output);
         return Err(e);
     }
-    log.line(format!(
-        "wrote {} ({} exports)",
-        output.display(),
-        args.exports.len()
-    ));
+    log.line(format!("wrote {} ({} exports)", output.display(), args.exports.len()));
     Ok(())
 }
 
 /// The linked module must define every exported symbol and call nothing undefined.
 fn check_linked_ptx(ptx: &str, exports: &[String]) -> Result<()> {
-    let missing: Vec<&str> = exports
-        .iter()
-        .map(String::as_str)
-        .filter(|name| !ptx_declares(ptx, name))
-        .collect();
+    let missing: Vec<&str> = exports.iter().map(String::as_str).filter(|name| !ptx_declares(ptx, name)).collect();
     if !missing.is_empty() {
         return Err(Error::new(format!(
             "exported symbol(s) missing from the PTX after linking: {}",
@@ -332,27 +273,18 @@ fn check_linked_ptx(ptx: &str, exports: &[String]) -> Result<()> {
 
 /// Splits the inputs into crate objects and bitcode members extracted from archives (written under
 /// `work_dir`).
-fn collect_bitcode(
-    inputs: &[PathBuf],
-    work_dir: &Path,
-    log: &mut Log,
-) -> Result<(Vec<PathBuf>, Vec<PathBuf>)> {
+fn collect_bitcode(inputs: &[PathBuf], work_dir: &Path, log: &mut Log) -> Result<(Vec<PathBuf>, Vec<PathBuf>)> {
     let mut objects = Vec::new();
     let mut members = Vec::new();
     for (index, input) in inputs.iter().enumerate() {
-        let bytes =
-            fs::read(input).context(|| format!("cannot read linker input {}", input.display()))?;
+        let bytes = fs::read(input).context(|| format!("cannot read linker input {}", input.display()))?;
         if is_bitcode(&bytes) {
             objects.push(input.clone());
         } else if ar::is_archive(&bytes) {
-            let stem = input
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default();
+            let stem = input.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
             let dir = work_dir.join(format!("{index:02}-{stem}"));
             fs::create_dir_all(&dir).context(|| format!("cannot create {}", dir.display()))?;
-            let list =
-                ar::members(&bytes).map_err(|e| Error::new(format!("{}: {e}", input.display())))?;
+            let list = ar::members(&bytes).map_err(|e| Error::new(format!("{}: {e}", input.display())))?;
             let mut taken = 0;
             let mut skipped = Vec::new();
             for (i, member) in list.iter().enumerate() {
@@ -360,28 +292,17 @@ fn collect_bitcode(
                     let safe: String = member
                         .name
                         .chars()
-                        .map(|c| {
-                            if c.is_ascii_alphanumeric() || "._-".contains(c) {
-                                c
-                            } else {
-                                '_'
-                            }
-                        })
+                        .map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' })
                         .collect();
                     let path = dir.join(format!("{i:04}-{safe}"));
-                    fs::write(&path, member.data)
-                        .context(|| format!("cannot write {}", path.display()))?;
+                    fs::write(&path, member.data).context(|| format!("cannot write {}", path.display()))?;
                     members.push(path);
                     taken += 1;
                 } else {
                     skipped.push(member.name.as_str());
                 }
             }
-            log.line(format!(
-                "archive {}: {taken} bitcode members, skipped [{}]",
-                input.display(),
-                skipped.join(", ")
-            ));
+            log.line(format!("archive {}: {taken} bitcode members, skipped [{}]", input.display(), skipped.join(", ")));
         } else {
             return Err(Error::new(format!(
                 "linker input {} is neither LLVM bitcode nor an ar archive",
@@ -412,14 +333,8 @@ fn run_tool(cmd: &mut Command, log: &mut Log) -> Result<()> {
         Ok(())
     } else {
         let tool = cmd.get_program().to_string_lossy().into_owned();
-        let tool = Path::new(&tool)
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or(tool);
-        Err(Error::new(format!(
-            "`{tool}` failed ({}):\n{stderr}",
-            out.status_text()
-        )))
+        let tool = Path::new(&tool).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or(tool);
+        Err(Error::new(format!("`{tool}` failed ({}):\n{stderr}", out.status_text())))
     }
 }
 
@@ -430,19 +345,12 @@ const DRIVER_PROVIDED_FUNCTIONS: [&str; 4] = ["vprintf", "__assertfail", "malloc
 pub fn ptx_undefined_functions(ptx: &str) -> Vec<String> {
     ptx.lines()
         .filter_map(|line| {
-            let mut rest = line
-                .strip_prefix(".extern")?
-                .trim_start()
-                .strip_prefix(".func")?
-                .trim_start();
+            let mut rest = line.strip_prefix(".extern")?.trim_start().strip_prefix(".func")?.trim_start();
             if rest.starts_with('(') {
                 // Skip the return value parameter list.
                 rest = rest[rest.find(')')? + 1..].trim_start();
             }
-            let name: String = rest
-                .chars()
-                .take_while(|c| c.is_ascii_alphanumeric() || "_$.".contains(*c))
-                .collect();
+            let name: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || "_$.".contains(*c)).collect();
             (!name.is_empty()).then_some(name)
         })
         .collect()
@@ -452,10 +360,7 @@ pub fn ptx_undefined_functions(ptx: &str) -> Vec<String> {
 pub fn ptx_declares(ptx: &str, symbol: &str) -> bool {
     ptx.lines()
         .filter(|line| line.starts_with('.'))
-        .any(|line| {
-            line.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$'))
-                .any(|w| w == symbol)
-        })
+        .any(|line| line.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$')).any(|w| w == symbol))
 }
 
 #[cfg(test)]
@@ -495,10 +400,7 @@ mod tests {
         assert_eq!(args.target.as_deref(), Some("nvptx64-nvidia-cuda"));
         assert_eq!(args.target_cpu.as_deref(), Some("sm_90"));
         assert_eq!(args.target_features, ["+ptx70"]);
-        assert_eq!(
-            args.output.as_deref(),
-            Some(Path::new("/t/out/gpu_kernels.ptx"))
-        );
+        assert_eq!(args.output.as_deref(), Some(Path::new("/t/out/gpu_kernels.ptx")));
         assert_eq!(args.opt_level, "3");
     }
 
@@ -507,11 +409,7 @@ mod tests {
         let dir = env::temp_dir().join(format!("ptx-link-test-{}", std::process::id()));
         fs::create_dir_all(&dir).unwrap();
         let file = dir.join("args");
-        fs::write(
-            &file,
-            "--export-symbol\nk\n/a\\ b/x.rcgu.o\n-o\n/o.ptx\n-O2\n",
-        )
-        .unwrap();
+        fs::write(&file, "--export-symbol\nk\n/a\\ b/x.rcgu.o\n-o\n/o.ptx\n-O2\n").unwrap();
         let args = parse_args(&[format!("@{}", file.display())]).unwrap();
         fs::remove_dir_all(&dir).unwrap();
         assert_eq!(args.exports, ["k"]);
@@ -523,19 +421,8 @@ mod tests {
     fn rejects_what_it_cannot_do() {
         assert!(parse_args(&strings(&["x.o"])).is_err(), "no -o");
         assert!(parse_args(&strings(&["-o"])).is_err(), "-o without value");
-        assert!(
-            parse_args(&strings(&["--gc-sections", "-o", "a"])).is_err(),
-            "unknown flag"
-        );
-        assert!(
-            parse_args(&strings(&[
-                "--target",
-                "x86_64-unknown-linux-gnu",
-                "-o",
-                "a"
-            ]))
-            .is_err()
-        );
+        assert!(parse_args(&strings(&["--gc-sections", "-o", "a"])).is_err(), "unknown flag");
+        assert!(parse_args(&strings(&["--target", "x86_64-unknown-linux-gnu", "-o", "a"])).is_err());
     }
 
     #[test]
@@ -552,10 +439,7 @@ mod tests {
                    .extern .func __assertfail\n(\n)\n;\n\
                    .extern .shared .align 4 .b8 dyn_smem[];\n\
                    .visible .entry k(\n)\n{\n}\n";
-        assert_eq!(
-            ptx_undefined_functions(ptx),
-            ["not_defined_anywhere", "__assertfail"]
-        );
+        assert_eq!(ptx_undefined_functions(ptx), ["not_defined_anywhere", "__assertfail"]);
     }
 
     #[test]

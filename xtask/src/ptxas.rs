@@ -12,8 +12,7 @@ use std::time::Instant;
 
 use crate::build_ptx::{ptx_entries, ptx_path, validate_arch};
 use crate::util::{
-    Context, EXIT_SKIPPED, Error, Result, display_path, find_in_path, run_capture, secs,
-    set_executable,
+    Context, EXIT_SKIPPED, Error, Result, display_path, find_in_path, run_capture, secs, set_executable,
 };
 
 /// The wheel that carries `ptxas` for Linux (x86_64 and aarch64 builds exist).
@@ -60,10 +59,7 @@ impl PtxasReport {
         let index = match self.functions.iter().position(|f| f.name == name) {
             Some(i) => i,
             None => {
-                self.functions.push(FunctionResources {
-                    name: name.to_string(),
-                    ..Default::default()
-                });
+                self.functions.push(FunctionResources { name: name.to_string(), ..Default::default() });
                 self.functions.len() - 1
             }
         };
@@ -99,9 +95,7 @@ pub fn parse_ptxas_verbose(output: &str) -> PtxasReport {
             }
             continue;
         }
-        let info = line
-            .strip_prefix("ptxas info")
-            .map(|rest| rest.trim_start().trim_start_matches(':').trim());
+        let info = line.strip_prefix("ptxas info").map(|rest| rest.trim_start().trim_start_matches(':').trim());
         if let Some(info) = info {
             if let Some(rest) = info.strip_prefix("Compiling entry function") {
                 if let Some(name) = quoted(rest) {
@@ -154,10 +148,7 @@ fn diagnostic_kind(line: &str) -> Option<Diagnostic> {
     }
     // The severity word comes before the first ':' ("ptxas fatal   :", "ptxas x.ptx, line 6; error   :").
     let head = line.split(':').next().unwrap_or("");
-    let word = head
-        .rsplit([' ', ';'])
-        .find(|w| !w.is_empty())
-        .unwrap_or("");
+    let word = head.rsplit([' ', ';']).find(|w| !w.is_empty()).unwrap_or("");
     match word {
         "error" | "fatal" => Some(Diagnostic::Error),
         "warning" => Some(Diagnostic::Warning),
@@ -178,13 +169,7 @@ fn apply_usage(f: &mut FunctionResources, info: &str) {
             }
         } else if item.ends_with("bytes smem") {
             // Older ptxas prints `A+B bytes smem` (static + reserved); count both.
-            f.static_smem_bytes = item
-                .split_whitespace()
-                .next()
-                .unwrap_or("0")
-                .split('+')
-                .map(leading_number)
-                .sum();
+            f.static_smem_bytes = item.split_whitespace().next().unwrap_or("0").split('+').map(leading_number).sum();
         } else if item.ends_with("bytes cumulative stack size") {
             f.cumulative_stack_bytes = Some(leading_number(item));
         }
@@ -205,15 +190,7 @@ fn quoted(text: &str) -> Option<String> {
 
 /// The resource table, one row per kernel, sorted by name.
 pub fn format_table(report: &PtxasReport) -> String {
-    let header = [
-        "kernel",
-        "registers",
-        "spill stores",
-        "spill loads",
-        "stack bytes",
-        "static smem bytes",
-        "barriers",
-    ];
+    let header = ["kernel", "registers", "spill stores", "spill loads", "stack bytes", "static smem bytes", "barriers"];
     let opt = |v: Option<u32>| v.map_or("?".to_string(), |n| n.to_string());
     let mut kernels: Vec<&FunctionResources> = report.kernels().collect();
     kernels.sort_by(|a, b| a.name.cmp(&b.name));
@@ -300,11 +277,7 @@ pub fn check_ptx(root: &Path, opts: &CheckOptions) -> Result<CheckOutcome> {
     };
 
     let mut cmd = Command::new(&ptxas);
-    cmd.arg(format!("-arch={}", opts.arch))
-        .arg("-v")
-        .arg(&ptx_file)
-        .arg("-o")
-        .arg("/dev/null");
+    cmd.arg(format!("-arch={}", opts.arch)).arg("-v").arg(&ptx_file).arg("-o").arg("/dev/null");
     let out = run_capture(&mut cmd)?;
     let text = format!("{}{}", out.stderr, out.stdout);
     let report = parse_ptxas_verbose(&text);
@@ -323,8 +296,7 @@ pub fn check_ptx(root: &Path, opts: &CheckOptions) -> Result<CheckOutcome> {
         problems.push(format!("ptxas failed ({})", out.status_text()));
     } else {
         print!("{}", format_table(&report));
-        let ptx = fs::read_to_string(&ptx_file)
-            .context(|| format!("cannot read {}", ptx_file.display()))?;
+        let ptx = fs::read_to_string(&ptx_file).context(|| format!("cannot read {}", ptx_file.display()))?;
         let mut in_ptx = ptx_entries(&ptx);
         let mut reported: Vec<String> = report.kernels().map(|k| k.name.clone()).collect();
         in_ptx.sort();
@@ -341,12 +313,7 @@ pub fn check_ptx(root: &Path, opts: &CheckOptions) -> Result<CheckOutcome> {
         .functions
         .iter()
         .filter(|f| f.spills())
-        .map(|f| {
-            format!(
-                "{} ({} B stored, {} B loaded)",
-                f.name, f.spill_store_bytes, f.spill_load_bytes
-            )
-        })
+        .map(|f| format!("{} ({} B stored, {} B loaded)", f.name, f.spill_store_bytes, f.spill_load_bytes))
         .collect();
     if !spilling.is_empty() {
         problems.push(format!("register spills in {}", spilling.join(", ")));
@@ -382,11 +349,7 @@ pub fn local_ptxas(root: &Path) -> PathBuf {
 fn ensure_ptxas(root: &Path) -> std::result::Result<PathBuf, String> {
     if let Some(path) = env::var_os("PTXAS").filter(|p| !p.is_empty()) {
         let path = PathBuf::from(path);
-        return if path.is_file() {
-            Ok(path)
-        } else {
-            Err(format!("$PTXAS={} is not a file", path.display()))
-        };
+        return if path.is_file() { Ok(path) } else { Err(format!("$PTXAS={} is not a file", path.display())) };
     }
     let local = local_ptxas(root);
     if local.is_file() {
@@ -401,53 +364,31 @@ fn fetch_ptxas(root: &Path, dest: &Path) -> std::result::Result<(), String> {
     let python = ["python3", "python"]
         .into_iter()
         .find(|p| find_in_path(p).is_some())
-        .ok_or(
-            "neither python3 nor python is on PATH (needed to fetch the ptxas wheel with pip)",
-        )?;
+        .ok_or("neither python3 nor python is on PATH (needed to fetch the ptxas wheel with pip)")?;
     let bin_dir = dest.parent().ok_or("bad ptxas destination")?;
-    let download = root
-        .join(".tools")
-        .join("ptxas")
-        .join(format!("download-{}", std::process::id()));
-    fs::create_dir_all(&download)
-        .map_err(|e| format!("cannot create {}: {e}", download.display()))?;
+    let download = root.join(".tools").join("ptxas").join(format!("download-{}", std::process::id()));
+    fs::create_dir_all(&download).map_err(|e| format!("cannot create {}: {e}", download.display()))?;
     eprintln!(
         "check-ptx: fetching ptxas from the {PTXAS_WHEEL} {PTXAS_WHEEL_VERSION} wheel (about 40 MB) into {}",
         display_path(root, bin_dir)
     );
     let result = (|| {
         let mut pip = Command::new(python);
-        pip.args([
-            "-m",
-            "pip",
-            "download",
-            "--no-deps",
-            "--only-binary=:all:",
-            "--disable-pip-version-check",
-        ])
-        .arg(format!("{PTXAS_WHEEL}=={PTXAS_WHEEL_VERSION}"))
-        .arg("-d")
-        .arg(&download);
+        pip.args(["-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--disable-pip-version-check"])
+            .arg(format!("{PTXAS_WHEEL}=={PTXAS_WHEEL_VERSION}"))
+            .arg("-d")
+            .arg(&download);
         let out = run_capture(&mut pip).map_err(|e| e.message)?;
         if !out.success() {
-            let detail = out
-                .stderr
-                .lines()
-                .rev()
-                .find(|l| !l.trim().is_empty())
-                .unwrap_or("")
-                .trim();
-            return Err(format!(
-                "`{python} -m pip download {PTXAS_WHEEL}=={PTXAS_WHEEL_VERSION}` failed: {detail}"
-            ));
+            let detail = out.stderr.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
+            return Err(format!("`{python} -m pip download {PTXAS_WHEEL}=={PTXAS_WHEEL_VERSION}` failed: {detail}"));
         }
         let wheel = fs::read_dir(&download)
             .map_err(|e| format!("cannot list {}: {e}", download.display()))?
             .filter_map(|e| e.ok().map(|e| e.path()))
             .find(|p| p.extension().is_some_and(|x| x == "whl"))
             .ok_or("pip reported success but no .whl file was downloaded")?;
-        fs::create_dir_all(bin_dir)
-            .map_err(|e| format!("cannot create {}: {e}", bin_dir.display()))?;
+        fs::create_dir_all(bin_dir).map_err(|e| format!("cannot create {}: {e}", bin_dir.display()))?;
         let partial = dest.with_extension("partial");
         let mut unzip = Command::new(python);
         unzip
@@ -462,17 +403,8 @@ fn fetch_ptxas(root: &Path, dest: &Path) -> std::result::Result<(), String> {
             .arg(&partial);
         let out = run_capture(&mut unzip).map_err(|e| e.message)?;
         if !out.success() {
-            let detail = out
-                .stderr
-                .lines()
-                .rev()
-                .find(|l| !l.trim().is_empty())
-                .unwrap_or("")
-                .trim();
-            return Err(format!(
-                "cannot unpack {PTXAS_IN_WHEEL} from {}: {detail}",
-                wheel.display()
-            ));
+            let detail = out.stderr.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
+            return Err(format!("cannot unpack {PTXAS_IN_WHEEL} from {}: {detail}", wheel.display()));
         }
         set_executable(&partial).map_err(|e| e.message)?;
         let mut version = Command::new(&partial);
@@ -480,10 +412,7 @@ fn fetch_ptxas(root: &Path, dest: &Path) -> std::result::Result<(), String> {
         match run_capture(&mut version) {
             Ok(out) if out.success() => {}
             Ok(out) => {
-                return Err(format!(
-                    "the unpacked ptxas does not run ({})",
-                    out.status_text()
-                ));
+                return Err(format!("the unpacked ptxas does not run ({})", out.status_text()));
             }
             Err(e) => return Err(format!("the unpacked ptxas does not run: {}", e.message)),
         }
@@ -507,11 +436,7 @@ mod tests {
     const ERROR: &str = include_str!("../fixtures/ptxas/error.sm_90.txt");
 
     fn kernel<'a>(report: &'a PtxasReport, name: &str) -> &'a FunctionResources {
-        report
-            .functions
-            .iter()
-            .find(|f| f.name == name)
-            .unwrap_or_else(|| panic!("no {name}"))
+        report.functions.iter().find(|f| f.name == name).unwrap_or_else(|| panic!("no {name}"))
     }
 
     #[test]
@@ -534,10 +459,7 @@ mod tests {
             }
         );
         let smem = kernel(&r, "with_smem");
-        assert_eq!(
-            (smem.registers, smem.barriers, smem.static_smem_bytes),
-            (Some(10), Some(1), 1024)
-        );
+        assert_eq!((smem.registers, smem.barriers, smem.static_smem_bytes), (Some(10), Some(1), 1024));
         assert!(!r.functions.iter().any(FunctionResources::spills));
     }
 
@@ -545,10 +467,7 @@ mod tests {
     fn parses_sm70_output_with_cmem() {
         let r = parse_ptxas_verbose(SAMPLE_SM70);
         let smem = kernel(&r, "with_smem");
-        assert_eq!(
-            (smem.registers, smem.barriers, smem.static_smem_bytes),
-            (Some(10), Some(1), 1024)
-        );
+        assert_eq!((smem.registers, smem.barriers, smem.static_smem_bytes), (Some(10), Some(1), 1024));
         assert_eq!(kernel(&r, "with_stack").registers, Some(12));
     }
 
@@ -557,14 +476,7 @@ mod tests {
         let r = parse_ptxas_verbose(SPILL);
         let heavy = kernel(&r, "heavy");
         assert!(heavy.is_entry && heavy.spills());
-        assert_eq!(
-            (
-                heavy.spill_store_bytes,
-                heavy.spill_load_bytes,
-                heavy.stack_frame_bytes
-            ),
-            (348, 452, 352)
-        );
+        assert_eq!((heavy.spill_store_bytes, heavy.spill_load_bytes, heavy.stack_frame_bytes), (348, 452, 352));
         assert_eq!(heavy.registers, Some(24));
         let helper = kernel(&r, "helper");
         assert!(!helper.is_entry && !helper.spills());

@@ -27,23 +27,16 @@ impl Toolchain {
             .find_map(|l| l.strip_prefix("host:"))
             .map(|h| h.trim().to_string())
             .ok_or_else(|| Error::new("`rustc -vV` did not report a host triple"))?;
-        Ok(Toolchain {
-            sysroot: PathBuf::from(sysroot.trim()),
-            host,
-        })
+        Ok(Toolchain { sysroot: PathBuf::from(sysroot.trim()), host })
     }
 
     /// Directory holding the `llvm-tools` binaries.
     pub fn llvm_bin_dir(&self) -> PathBuf {
-        self.sysroot
-            .join("lib/rustlib")
-            .join(&self.host)
-            .join("bin")
+        self.sysroot.join("lib/rustlib").join(&self.host).join("bin")
     }
 
     fn rust_src_marker(&self) -> PathBuf {
-        self.sysroot
-            .join("lib/rustlib/src/rust/library/core/Cargo.toml")
+        self.sysroot.join("lib/rustlib/src/rust/library/core/Cargo.toml")
     }
 
     /// The toolchain name as rustup knows it, when the sysroot is a rustup toolchain directory.
@@ -53,11 +46,7 @@ impl Toolchain {
             return None;
         }
         let name = self.sysroot.file_name()?.to_str()?;
-        Some(
-            name.strip_suffix(&format!("-{}", self.host))
-                .unwrap_or(name)
-                .to_string(),
-        )
+        Some(name.strip_suffix(&format!("-{}", self.host)).unwrap_or(name).to_string())
     }
 
     /// Checks that every component the PTX build needs is installed; one error lists all that are
@@ -67,10 +56,7 @@ impl Toolchain {
         if missing.is_empty() {
             return Ok(());
         }
-        let toolchain = self
-            .rustup_name()
-            .map(|n| format!(" --toolchain {n}"))
-            .unwrap_or_default();
+        let toolchain = self.rustup_name().map(|n| format!(" --toolchain {n}")).unwrap_or_default();
         Err(Error::new(format!(
             "the PTX build needs the rustup component{} {} (not installed in {})\n  fix: rustup component add {}{toolchain}",
             if missing.len() > 1 { "s" } else { "" },
@@ -114,25 +100,17 @@ mod tests {
     #[test]
     fn reports_every_missing_component() {
         let nowhere = Path::new("/nonexistent-sysroot");
-        assert_eq!(
-            missing_components(&nowhere.join("core/Cargo.toml"), nowhere),
-            ["rust-src", "llvm-tools"]
-        );
+        assert_eq!(missing_components(&nowhere.join("core/Cargo.toml"), nowhere), ["rust-src", "llvm-tools"]);
     }
 
     #[test]
     fn rustup_toolchain_name_drops_the_host_triple() {
         let tc = Toolchain {
-            sysroot: PathBuf::from(
-                "/root/.rustup/toolchains/nightly-2026-10-01-x86_64-unknown-linux-gnu",
-            ),
+            sysroot: PathBuf::from("/root/.rustup/toolchains/nightly-2026-10-01-x86_64-unknown-linux-gnu"),
             host: "x86_64-unknown-linux-gnu".into(),
         };
         assert_eq!(tc.rustup_name().as_deref(), Some("nightly-2026-10-01"));
-        let custom = Toolchain {
-            sysroot: PathBuf::from("/opt/rust"),
-            host: tc.host.clone(),
-        };
+        let custom = Toolchain { sysroot: PathBuf::from("/opt/rust"), host: tc.host.clone() };
         assert_eq!(custom.rustup_name(), None);
     }
 }

@@ -25,24 +25,15 @@ pub struct Error {
 
 impl Error {
     pub fn new(message: impl Into<String>) -> Self {
-        Error {
-            message: message.into(),
-            code: EXIT_FAILURE,
-        }
+        Error { message: message.into(), code: EXIT_FAILURE }
     }
 
     pub fn usage(message: impl Into<String>) -> Self {
-        Error {
-            message: message.into(),
-            code: EXIT_USAGE,
-        }
+        Error { message: message.into(), code: EXIT_USAGE }
     }
 
     pub fn with_code(message: impl Into<String>, code: i32) -> Self {
-        Error {
-            message: message.into(),
-            code,
-        }
+        Error { message: message.into(), code }
     }
 }
 
@@ -74,10 +65,7 @@ pub fn workspace_root() -> PathBuf {
         .map(PathBuf::from)
         .filter(|dir| dir.join("Cargo.toml").is_file() && dir.ends_with("xtask"))
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
-    manifest_dir
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or(manifest_dir)
+    manifest_dir.parent().map(Path::to_path_buf).unwrap_or(manifest_dir)
 }
 
 /// The `cargo` to use for nested builds: the one that started this process, if any.
@@ -102,23 +90,14 @@ pub fn describe(cmd: &Command) -> String {
 
 fn shell_quote(arg: &OsStr) -> String {
     let s = arg.to_string_lossy();
-    let plain = !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c));
-    if plain {
-        s.into_owned()
-    } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
-    }
+    let plain = !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c));
+    if plain { s.into_owned() } else { format!("'{}'", s.replace('\'', r"'\''")) }
 }
 
 fn spawn_error(cmd: &Command, e: io::Error) -> Error {
     let program = cmd.get_program().to_string_lossy().into_owned();
     if e.kind() == io::ErrorKind::NotFound {
-        Error::new(format!(
-            "`{program}` was not found (needed to run: {})",
-            describe(cmd)
-        ))
+        Error::new(format!("`{program}` was not found (needed to run: {})", describe(cmd)))
     } else {
         Error::new(format!("could not start `{}`: {e}", describe(cmd)))
     }
@@ -143,11 +122,7 @@ pub fn run_inherit(cmd: &mut Command) -> Result<()> {
     if status.success() {
         Ok(())
     } else {
-        Err(Error::new(format!(
-            "`{}` failed ({})",
-            describe(cmd),
-            status_text(status)
-        )))
+        Err(Error::new(format!("`{}` failed ({})", describe(cmd), status_text(status))))
     }
 }
 
@@ -170,10 +145,7 @@ impl Captured {
 
 /// Runs a command capturing stdout and stderr; the exit status is left to the caller.
 pub fn run_capture(cmd: &mut Command) -> Result<Captured> {
-    let out = cmd
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| spawn_error(cmd, e))?;
+    let out = cmd.stdin(Stdio::null()).output().map_err(|e| spawn_error(cmd, e))?;
     Ok(Captured {
         status: out.status,
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -184,38 +156,23 @@ pub fn run_capture(cmd: &mut Command) -> Result<Captured> {
 /// Runs a command with stdout captured (stderr inherited, so progress and diagnostics stay visible).
 /// Returns stdout; a non-zero exit is an error naming the command.
 pub fn run_stdout(cmd: &mut Command) -> Result<String> {
-    let out = cmd
-        .stdin(Stdio::null())
-        .stderr(Stdio::inherit())
-        .output()
-        .map_err(|e| spawn_error(cmd, e))?;
+    let out = cmd.stdin(Stdio::null()).stderr(Stdio::inherit()).output().map_err(|e| spawn_error(cmd, e))?;
     if out.status.success() {
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     } else {
-        Err(Error::new(format!(
-            "`{}` failed ({})",
-            describe(cmd),
-            status_text(out.status)
-        )))
+        Err(Error::new(format!("`{}` failed ({})", describe(cmd), status_text(out.status))))
     }
 }
 
 /// Seconds, e.g. `12.3 s`, or `0.04 s` below one second.
 pub fn secs(d: Duration) -> String {
     let s = d.as_secs_f64();
-    if s < 1.0 {
-        format!("{s:.2} s")
-    } else {
-        format!("{s:.1} s")
-    }
+    if s < 1.0 { format!("{s:.2} s") } else { format!("{s:.1} s") }
 }
 
 /// A path shown relative to the workspace root when it lies inside it.
 pub fn display_path(root: &Path, path: &Path) -> String {
-    path.strip_prefix(root)
-        .unwrap_or(path)
-        .display()
-        .to_string()
+    path.strip_prefix(root).unwrap_or(path).display().to_string()
 }
 
 pub fn create_dir_all(dir: &Path) -> Result<()> {
@@ -226,9 +183,7 @@ pub fn copy_file(from: &Path, to: &Path) -> Result<()> {
     if let Some(parent) = to.parent() {
         create_dir_all(parent)?;
     }
-    fs::copy(from, to)
-        .map(|_| ())
-        .context(|| format!("cannot copy {} to {}", from.display(), to.display()))
+    fs::copy(from, to).map(|_| ()).context(|| format!("cannot copy {} to {}", from.display(), to.display()))
 }
 
 /// Writes a file through a temporary sibling and a rename, so readers never see half a file and a
@@ -244,9 +199,7 @@ pub fn replace_file(to: &Path, contents: &[u8], executable: bool) -> Result<()> 
 
 pub fn set_executable(path: &Path) -> Result<()> {
     use std::os::unix::fs::PermissionsExt;
-    let mut perms = fs::metadata(path)
-        .context(|| format!("cannot read metadata of {}", path.display()))?
-        .permissions();
+    let mut perms = fs::metadata(path).context(|| format!("cannot read metadata of {}", path.display()))?.permissions();
     perms.set_mode(perms.mode() | 0o755);
     fs::set_permissions(path, perms).context(|| format!("cannot chmod {}", path.display()))
 }
@@ -254,9 +207,7 @@ pub fn set_executable(path: &Path) -> Result<()> {
 /// Finds a file in `PATH`.
 pub fn find_in_path(name: &str) -> Option<PathBuf> {
     let path = env::var_os("PATH")?;
-    env::split_paths(&path)
-        .map(|dir| dir.join(name))
-        .find(|p| p.is_file())
+    env::split_paths(&path).map(|dir| dir.join(name)).find(|p| p.is_file())
 }
 
 #[cfg(test)]
@@ -265,10 +216,7 @@ mod tests {
 
     #[test]
     fn quotes_only_when_needed() {
-        assert_eq!(
-            shell_quote(OsStr::new("-Ctarget-cpu=sm_90")),
-            "-Ctarget-cpu=sm_90"
-        );
+        assert_eq!(shell_quote(OsStr::new("-Ctarget-cpu=sm_90")), "-Ctarget-cpu=sm_90");
         assert_eq!(shell_quote(OsStr::new("a b")), "'a b'");
         assert_eq!(shell_quote(OsStr::new("it's")), r"'it'\''s'");
         assert_eq!(shell_quote(OsStr::new("")), "''");

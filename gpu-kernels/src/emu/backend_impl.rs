@@ -5,7 +5,7 @@ use super::race::Kind;
 use super::sched::{self, BarOp, CollKind, info, suspend, with_state};
 use crate::Dim3;
 use crate::Site;
-use crate::atomic::{Atomic, AtomOp, ScopeKind, SpaceKind};
+use crate::atomic::{AtomOp, Atomic, ScopeKind, SpaceKind};
 use crate::memory::Access;
 use crate::warp::ShflMode;
 
@@ -76,7 +76,9 @@ pub fn active_mask() -> u32 {
         let w = (th.rank / 32) as usize;
         let first = blk.first + w * 32;
         let lanes = (blk.n - w * 32).min(32);
-        (0..lanes).filter(|&l| !matches!(st.threads[first + l].status, sched::Status::Exited)).fold(0u32, |m, l| m | (1 << l))
+        (0..lanes)
+            .filter(|&l| !matches!(st.threads[first + l].status, sched::Status::Exited))
+            .fold(0u32, |m, l| m | (1 << l))
     })
 }
 
@@ -90,10 +92,7 @@ pub fn fence(_scope: ScopeKind, _site: Site) {
     suspend();
 }
 pub fn nanosleep(_ns: u32, site: Site) {
-    with_state(|st, me| {
-        st.polls += 1;
-        st.threads[me].last_poll = Some(site);
-    });
+    with_state(|st, me| st.poll(me, site));
     suspend();
 }
 
@@ -122,8 +121,9 @@ pub unsafe fn load<T: Copy>(p: *const T, access: Access, space: SpaceKind, site:
     with_state(|st, me| {
         st.on_access(me, p as usize, size_of::<T>(), space, kind, site);
         if access == Access::Volatile {
-            st.polls += 1;
-            st.threads[me].last_poll = Some(site);
+            st.poll(me, site);
+        } else {
+            st.threads[me].spins = 0;
         }
     });
     // SAFETY: caller's contract; one OS thread runs all emulated threads, so no concurrent access.
@@ -145,6 +145,7 @@ pub unsafe fn store<T: Copy>(p: *mut T, v: T, access: Access, space: SpaceKind, 
     with_state(|st, me| {
         st.on_access(me, p as usize, size_of::<T>(), space, kind, site);
         st.progress();
+        st.threads[me].spins = 0;
     });
     // SAFETY: as in `load`.
     unsafe { p.write_volatile(v) }
@@ -185,8 +186,20 @@ macro_rules! emu_int {
 }
 fn inc_dec(op: AtomOp, old: u64, limit: u64) -> u64 {
     match op {
-        AtomOp::Inc => if old >= limit { 0 } else { old + 1 },
-        _ => if old == 0 || old > limit { limit } else { old - 1 },
+        AtomOp::Inc => {
+            if old >= limit {
+                0
+            } else {
+                old + 1
+            }
+        }
+        _ => {
+            if old == 0 || old > limit {
+                limit
+            } else {
+                old - 1
+            }
+        }
     }
 }
 emu_int!(u32, i32, u64, i64);
@@ -225,10 +238,10 @@ fn atom_generic<T: EmuAtomic>(op: AtomOp, space: SpaceKind, scope: ScopeKind, p:
     with_state(|st, me| {
         st.on_access(me, p as usize, size_of::<T>(), space, Kind::Atomic(scope), site);
         if failed_cas {
-            st.polls += 1;
-            st.threads[me].last_poll = Some(site);
+            st.poll(me, site);
         } else {
             st.progress();
+            st.threads[me].spins = 0;
         }
     });
     // SAFETY: as above.
@@ -252,8 +265,7 @@ fn load_acquire_generic<T: Copy>(space: SpaceKind, p: *const T, site: Site) -> T
     suspend();
     with_state(|st, me| {
         st.on_access(me, p as usize, size_of::<T>(), space, Kind::AcquireLoad, site);
-        st.polls += 1;
-        st.threads[me].last_poll = Some(site);
+        st.poll(me, site);
     });
     // SAFETY: as in `load`.
     unsafe { p.read_volatile() }
@@ -268,6 +280,7 @@ fn store_release_generic<T: Copy>(space: SpaceKind, p: *mut T, v: T, site: Site)
     with_state(|st, me| {
         st.on_access(me, p as usize, size_of::<T>(), space, Kind::ReleaseStore, site);
         st.progress();
+        st.threads[me].spins = 0;
     });
     // SAFETY: as in `load`.
     unsafe { p.write_volatile(v) }

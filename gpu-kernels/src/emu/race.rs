@@ -153,7 +153,8 @@ fn conflict(a: &Acc, cur: &Current<'_>) -> Option<String> {
         return None;
     }
     if a.kind.strong() && b.kind.strong() {
-        let block_scoped = matches!(a.kind, Kind::Atomic(ScopeKind::Block)) || matches!(b.kind, Kind::Atomic(ScopeKind::Block));
+        let block_scoped =
+            matches!(a.kind, Kind::Atomic(ScopeKind::Block)) || matches!(b.kind, Kind::Atomic(ScopeKind::Block));
         if block_scoped && a.block != b.block {
             return Some(
                 "a block-scoped atomic (.cta) is atomic only among threads of one block, and these threads are in \
@@ -170,10 +171,7 @@ fn conflict(a: &Acc, cur: &Current<'_>) -> Option<String> {
             "no barrier or release/acquire edge between the accesses".into()
         }
     } else {
-        format!(
-            "same block, same barrier interval ({}): no __syncthreads() between the accesses",
-            a.bepoch
-        )
+        format!("same block, same barrier interval ({}): no __syncthreads() between the accesses", a.bepoch)
     })
 }
 
@@ -242,15 +240,22 @@ pub(crate) struct Place {
 }
 
 /// Races found in one launch.
-#[derive(Default)]
 pub(crate) struct Findings {
+    kernel: String,
+    /// Races reported in full (all racy addresses are counted).
+    max: usize,
     pub races: Vec<Race>,
     pub racy_addresses: usize,
     reported: std::collections::HashSet<(u8, usize, u32)>,
 }
 
 impl Findings {
-    pub fn record(&mut self, kernel: &str, place: &Place, block: u32, first: Acc, second: Acc, why: String, max: usize) {
+    pub fn new(kernel: &str, max: usize) -> Self {
+        Findings { kernel: kernel.to_string(), max, races: vec![], racy_addresses: 0, reported: Default::default() }
+    }
+
+    /// Records the race between `first` and `second` at `place` (once per address and block).
+    pub fn record(&mut self, place: &Place, block: u32, first: Acc, second: Acc, why: String) {
         // Shared addresses are per block; key them by block too.
         let key = match place.space {
             SpaceKind::Global => (0u8, place.addr, 0),
@@ -260,7 +265,7 @@ impl Findings {
             return;
         }
         self.racy_addresses += 1;
-        if self.races.len() >= max {
+        if self.races.len() >= self.max {
             return;
         }
         let (buffer, index) = match place.space {
@@ -275,7 +280,7 @@ impl Findings {
             grid_interval: a.gepoch,
         };
         self.races.push(Race {
-            kernel: kernel.to_string(),
+            kernel: self.kernel.clone(),
             space: place.space,
             buffer,
             index,

@@ -73,7 +73,9 @@ pub struct Race {
 impl fmt::Display for Race {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.space {
-            SpaceKind::Global => writeln!(f, "data race in kernel `{}` on global `{}`[{}]", self.kernel, self.buffer, self.index)?,
+            SpaceKind::Global => {
+                writeln!(f, "data race in kernel `{}` on global `{}`[{}]", self.kernel, self.buffer, self.index)?
+            }
             SpaceKind::Shared => writeln!(
                 f,
                 "data race in kernel `{}` on shared memory of block {}, element [{}]",
@@ -182,10 +184,9 @@ impl fmt::Display for EmuError {
             EmuError::KernelPanic { kernel, thread, message } => {
                 write!(f, "kernel `{kernel}` failed in {thread}: {message}")
             }
-            EmuError::TimeLimit { kernel, seconds, steps } => write!(
-                f,
-                "kernel `{kernel}` did not finish within {seconds:.1} s ({steps} scheduler steps); stopped"
-            ),
+            EmuError::TimeLimit { kernel, seconds, steps } => {
+                write!(f, "kernel `{kernel}` did not finish within {seconds:.1} s ({steps} scheduler steps); stopped")
+            }
         }
     }
 }

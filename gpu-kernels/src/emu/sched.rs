@@ -91,6 +91,8 @@ pub(crate) struct EThread {
     pub clock: ThreadClock,
     pub result: u32,
     pub last_poll: Option<Site>,
+    /// Consecutive polls by this thread with nothing else in between (0: it is doing other work).
+    pub spins: u64,
 }
 
 struct Coll {
@@ -214,7 +216,10 @@ fn install_panic_capture() {
                 } else {
                     "panic".to_string()
                 };
-                let at = info.location().map(|l| format!(" at {}:{}:{}", l.file(), l.line(), l.column())).unwrap_or_default();
+                let at = info
+                    .location()
+                    .map(|l| format!(" at {}:{}:{}", l.file(), l.line(), l.column()))
+                    .unwrap_or_default();
                 LAST_PANIC.with(|p| *p.borrow_mut() = Some(format!("{msg}{at}")));
             } else {
                 prev(info)
@@ -286,7 +291,7 @@ pub(crate) fn run_launch(name: &str, cfg: &LaunchConfig, opts: &Options, body: &
             grid_epoch: 0,
             error: None,
             global_shadow: HashMap::new(),
-            findings: Findings::default(),
+            findings: Findings::new(name, opts.max_race_reports),
             polls: 0,
             steps: 0,
             yielders: Vec::new(),
@@ -310,7 +315,13 @@ pub(crate) fn run_launch(name: &str, cfg: &LaunchConfig, opts: &Options, body: &
     })
 }
 
-fn run_wave(emu: &Emu, wave: &[u32], body: &dyn Fn(), stacks: &mut Vec<DefaultStack>, start: Instant) -> Result<(), EmuError> {
+fn run_wave(
+    emu: &Emu,
+    wave: &[u32],
+    body: &dyn Fn(),
+    stacks: &mut Vec<DefaultStack>,
+    start: Instant,
+) -> Result<(), EmuError> {
     let (bdim, gdim) = {
         let st = &mut *emu.st.borrow_mut();
         let cfg = st.cfg;
@@ -333,6 +344,7 @@ fn run_wave(emu: &Emu, wave: &[u32], body: &dyn Fn(), stacks: &mut Vec<DefaultSt
                     clock: ThreadClock::default(),
                     result: 0,
                     last_poll: None,
+                    spins: 0,
                 });
             }
             st.blocks.push(EBlock {
@@ -394,7 +406,13 @@ fn run_wave(emu: &Emu, wave: &[u32], body: &dyn Fn(), stacks: &mut Vec<DefaultSt
     outcome
 }
 
-fn schedule(emu: &Emu, cos: &mut [Option<Coroutine<(), (), ()>>], bdim: Dim3, gdim: Dim3, start: Instant) -> Result<(), EmuError> {
+fn schedule(
+    emu: &Emu,
+    cos: &mut [Option<Coroutine<(), (), ()>>],
+    bdim: Dim3,
+    gdim: Dim3,
+    start: Instant,
+) -> Result<(), EmuError> {
     loop {
         let next = {
             let st = &mut *emu.st.borrow_mut();
@@ -408,13 +426,22 @@ fn schedule(emu: &Emu, cos: &mut [Option<Coroutine<(), (), ()>>], bdim: Dim3, gd
                 return Err(EmuError::Deadlock(st.deadlock_report("no thread can make progress")));
             }
             st.steps += 1;
-            if st.steps % 4096 == 0 {
+            if st.steps.is_multiple_of(4096) {
                 let el = start.elapsed();
                 if el > st.opts.time_limit {
-                    return Err(EmuError::TimeLimit { kernel: st.kernel.clone(), seconds: el.as_secs_f64(), steps: st.steps });
+                    return Err(EmuError::TimeLimit {
+                        kernel: st.kernel.clone(),
+                        seconds: el.as_secs_f64(),
+                        steps: st.steps,
+                    });
                 }
             }
-            if st.polls > st.opts.poll_limit {
+            // Stuck: many polls with no write anywhere, and every runnable thread is spinning (a thread
+            // that computes with plain loads may still be about to write).
+            if st.polls > st.opts.poll_limit
+                && st.steps.is_multiple_of(1024)
+                && st.runnable.iter().all(|&t| st.threads[t].spins > 0)
+            {
                 return Err(EmuError::Livelock(st.livelock_report()));
             }
             let n = st.runnable.len();
@@ -422,9 +449,7 @@ fn schedule(emu: &Emu, cos: &mut [Option<Coroutine<(), (), ()>>], bdim: Dim3, gd
             let t = st.runnable[k];
             let th = &st.threads[t];
             let b = &st.blocks[th.block];
-            INFO.with(|i| {
-                i.set(Info { tid: th.tid, bid: b.idx, bdim, gdim, lane: th.rank % 32, index: t })
-            });
+            INFO.with(|i| i.set(Info { tid: th.tid, bid: b.idx, bdim, gdim, lane: th.rank % 32, index: t }));
             YIELDER.with(|y| y.set(st.yielders[t]));
             t
         };
@@ -495,6 +520,14 @@ impl State {
         self.polls = 0;
     }
 
+    /// A poll by thread `t` at `site`: a volatile/acquire load, a failed compare-and-swap, a sleep.
+    pub fn poll(&mut self, t: usize, site: Site) {
+        self.polls += 1;
+        let th = &mut self.threads[t];
+        th.spins += 1;
+        th.last_poll = Some(site);
+    }
+
     pub fn fail(&mut self, summary: String) {
         if self.error.is_none() {
             let d = self.deadlock_report(&summary);
@@ -511,7 +544,9 @@ impl State {
         match s {
             Status::Runnable => "are runnable".into(),
             Status::Barrier(site) => format!("wait at block barrier {}", Self::site_str(site)),
-            Status::Warp(site, k, mask) => format!("wait in {} at {} (mask {mask:#010x})", k.name(), Self::site_str(site)),
+            Status::Warp(site, k, mask) => {
+                format!("wait in {} at {} (mask {mask:#010x})", k.name(), Self::site_str(site))
+            }
             Status::Grid(site) => format!("wait at grid barrier {}", Self::site_str(site)),
             Status::Exited => "exited".into(),
         }
@@ -537,7 +572,10 @@ impl State {
                     }
                 }
                 let site = blk.bar.sites.first().map(|&s| Self::site_str(s)).unwrap_or_default();
-                causes.push(format!("the block barrier {site} in block {} waits for {n} thread(s) that never arrive", fmt_dim(blk.idx)));
+                causes.push(format!(
+                    "the block barrier {site} in block {} waits for {n} thread(s) that never arrive",
+                    fmt_dim(blk.idx)
+                ));
             }
             for (w, colls) in blk.warps.iter().enumerate() {
                 for c in colls {
@@ -564,7 +602,10 @@ impl State {
                     missing.entry(self.status_str(th.status)).or_default().insert(self.tid(t));
                 }
             }
-            causes.push(format!("the grid barrier waits for {} thread(s)", self.threads.len() as u32 - self.grid_arrived));
+            causes.push(format!(
+                "the grid barrier waits for {} thread(s)",
+                self.threads.len() as u32 - self.grid_arrived
+            ));
         }
         let summary = if causes.is_empty() || !summary.starts_with("no thread") {
             summary.to_string()
@@ -575,7 +616,10 @@ impl State {
             kernel: self.kernel.clone(),
             summary,
             waiting: waiting.into_iter().map(|(what, threads)| WaitGroup { what, threads }).collect(),
-            missing: missing.into_iter().map(|(what, threads)| WaitGroup { what, threads: threads.into_iter().collect() }).collect(),
+            missing: missing
+                .into_iter()
+                .map(|(what, threads)| WaitGroup { what, threads: threads.into_iter().collect() })
+                .collect(),
         }
     }
 
@@ -766,6 +810,7 @@ impl State {
     // ---- warp collectives ----------------------------------------------------------------------
 
     /// A lane arrives at a warp collective. Returns false if the launch failed.
+    #[allow(clippy::too_many_arguments)] // the operands of one shfl.sync/vote.sync, plus who and where
     pub fn warp_arrive(&mut self, t: usize, kind: CollKind, mask: u32, val: u32, b_arg: u32, c_arg: u32, site: Site) {
         let th = &self.threads[t];
         let (b, rank) = (th.block, th.rank);
@@ -844,7 +889,9 @@ impl State {
                         None => coll.vals[li],
                     }
                 }
-                CollKind::Ballot => (0..32).filter(|&k| mask & (1 << k) != 0 && coll.vals[k] != 0).fold(0, |a, k| a | (1 << k)),
+                CollKind::Ballot => {
+                    (0..32).filter(|&k| mask & (1 << k) != 0 && coll.vals[k] != 0).fold(0, |a, k| a | (1 << k))
+                }
                 CollKind::Any => (0..32).any(|k| mask & (1 << k) != 0 && coll.vals[k] != 0) as u32,
                 CollKind::All => (0..32).all(|k| mask & (1 << k) == 0 || coll.vals[k] != 0) as u32,
                 CollKind::SyncWarp => 0,
@@ -942,9 +989,7 @@ impl State {
         }
         if let Some((first, why)) = found {
             let place = Place { space, addr, size, shared_base };
-            let kernel = self.kernel.clone();
-            let max = self.opts.max_race_reports;
-            self.findings.record(&kernel, &place, self.blocks[b].linear, first, acc, why, max);
+            self.findings.record(&place, self.blocks[b].linear, first, acc, why);
         }
     }
 }

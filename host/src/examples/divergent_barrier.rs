@@ -22,7 +22,11 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
         let e = dev.launch::<divergent_barrier_broken>(cfg, (out.view_mut(),));
         let msg = e.err().map(|e| format!("{e:#}")).unwrap_or_default();
         let ok = msg.contains("barrier divergence") && msg.contains("128 thread(s) exited");
-        r.check(ok, "the emulator reports the divergent barrier: 128 odd threads wait, 128 even threads never arrive".to_string());
+        r.check(
+            ok,
+            "the emulator reports the divergent barrier: 128 odd threads wait, 128 even threads never arrive"
+                .to_string(),
+        );
         if let Some(first) = msg.lines().next() {
             r.show.push(first.to_string());
         }
@@ -30,8 +34,17 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
     }
     let args = (out.view_mut(),);
     dev.launch::<divergent_barrier_fixed>(cfg, args)?;
-    let want: Vec<u32> = (0..threads).map(|i| i % BLOCK as usize).map(|t| if t % 2 == 1 { 3 * (t as u32 - 1) } else { 3 * t as u32 + 1 }).collect();
+    let want: Vec<u32> = (0..threads)
+        .map(|i| i % BLOCK as usize)
+        .map(|t| if t % 2 == 1 { 3 * (t as u32 - 1) } else { 3 * t as u32 + 1 })
+        .collect();
     let m = exact(&out.read()?, &want, "out");
-    r.check(m.is_none(), format!("fixed kernel: every thread reaches the barrier once; {threads} outputs exact{}", m.map(|m| format!(" — {m}")).unwrap_or_default()));
+    r.check(
+        m.is_none(),
+        format!(
+            "fixed kernel: every thread reaches the barrier once; {threads} outputs exact{}",
+            m.map(|m| format!(" — {m}")).unwrap_or_default()
+        ),
+    );
     Ok(finish(dev, r, false))
 }

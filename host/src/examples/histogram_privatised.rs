@@ -28,13 +28,14 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
     let mut r = ExampleResult::new("histogram_privatised", dev.kind(), n, p.seed);
     let mismatch = exact(&got, &want, "bins");
     let correct = (0..NUM_BINS).filter(|&i| got[i] == want[i]).count();
-    r.check(mismatch.is_none(), format!("{correct}/{NUM_BINS} bins correct{}", mismatch.map(|m| format!(" — {m}")).unwrap_or_default()));
+    r.check(
+        mismatch.is_none(),
+        format!("{correct}/{NUM_BINS} bins correct{}", mismatch.map(|m| format!(" — {m}")).unwrap_or_default()),
+    );
     let total: u64 = got.iter().map(|&c| c as u64).sum();
     r.check(total == n as u64, format!("bins sum to {total} (n = {n})"));
-    r.show.push(format!(
-        "First 10 bins: {}",
-        (0..10).map(|i| format!("[{i}]={}", got[i])).collect::<Vec<_>>().join(" ")
-    ));
+    r.show
+        .push(format!("First 10 bins: {}", (0..10).map(|i| format!("[{i}]={}", got[i])).collect::<Vec<_>>().join(" ")));
     if p.reps > 0 && dev.is_gpu() {
         let zero = vec![0u32; NUM_BINS];
         let reset = || hist.write(&zero);

@@ -27,7 +27,10 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
     dev.launch::<histogram_racy>(cfg, (d.view(), hist.view_mut()))?;
     let counted: u64 = hist.read()?.iter().map(|&c| c as u64).sum();
     let lost = n as u64 - counted.min(n as u64);
-    r.show.push(format!("plain `bin += 1`: counted {counted} of {n}: {lost} updates lost ({:.1}%)", 100.0 * lost as f64 / n as f64));
+    r.show.push(format!(
+        "plain `bin += 1`: counted {counted} of {n}: {lost} updates lost ({:.1}%)",
+        100.0 * lost as f64 / n as f64
+    ));
     // Two threads share a bin exactly when some bin counts at least 2.
     flagged(dev, &mut r, "histogram_racy (plain read-modify-write)", want.iter().any(|&c| c >= 2));
 
@@ -35,7 +38,13 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
     let args = (d.view(), hist.view_mut());
     dev.launch::<histogram_global>(cfg, args)?;
     let m = exact(&hist.read()?, &want, "bins");
-    r.check(m.is_none(), format!("atomicAdd twin (histogram_global): all 256 bins exact{}", m.map(|m| format!(" — {m}")).unwrap_or_default()));
+    r.check(
+        m.is_none(),
+        format!(
+            "atomicAdd twin (histogram_global): all 256 bins exact{}",
+            m.map(|m| format!(" — {m}")).unwrap_or_default()
+        ),
+    );
     if p.reps > 0 && dev.is_gpu() {
         let zero = vec![0u32; 256];
         if let Some(t) = dev.time::<histogram_global>(cfg, args, p.reps, &|| hist.write(&zero))? {

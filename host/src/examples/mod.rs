@@ -130,10 +130,13 @@ pub fn check_n(name: &str, n: usize, elem_bytes: usize) -> Result<()> {
         bail!("{name}: n must be at least 1");
     }
     if n > u32::MAX as usize / 2 {
-        bail!("{name}: n = {n} is too large (at most {} elements: kernels index with 32-bit grid arithmetic)", u32::MAX / 2);
+        bail!(
+            "{name}: n = {n} is too large (at most {} elements: kernels index with 32-bit grid arithmetic)",
+            u32::MAX / 2
+        );
     }
     if n.saturating_mul(elem_bytes) > 16 << 30 {
-        bail!("{name}: n = {n} needs {} GiB of device memory (limit 16 GiB)", n * elem_bytes >> 30);
+        bail!("{name}: n = {n} needs {} GiB of device memory (limit 16 GiB)", (n * elem_bytes) >> 30);
     }
     Ok(())
 }
@@ -149,7 +152,10 @@ pub fn flagged(dev: &Device, r: &mut ExampleResult, what: &str, racy_expected: b
     r.races += f.racy_addresses;
     r.race_reports.extend(f.races.iter().take(2).map(|x| x.to_string()));
     if racy_expected {
-        r.check(f.racy_addresses > 0, format!("race detector names the race in {what}: {} racy address(es)", f.racy_addresses));
+        r.check(
+            f.racy_addresses > 0,
+            format!("race detector names the race in {what}: {} racy address(es)", f.racy_addresses),
+        );
     }
 }
 

@@ -54,7 +54,7 @@ fn shuffles(dev: &Device, rng: &mut StdRng, r: &mut ExampleResult) -> Result<()>
                     let got = out.read()?;
                     runs += 1;
                     let wide = matches!(ty, TY_U64 | TY_I64 | TY_F64);
-                    for i in 0..threads {
+                    for (i, &g) in got.iter().enumerate() {
                         let lane = (i % 32) as u32;
                         let operand = if mode == MODE_IDX { idx_operand(lane, b) } else { b };
                         let src = match shfl_source_lane(mode_of(mode), lane, operand, width) {
@@ -62,10 +62,9 @@ fn shuffles(dev: &Device, rng: &mut StdRng, r: &mut ExampleResult) -> Result<()>
                             None => i,
                         };
                         let want = if wide { input[src] } else { input[src] as u32 as u64 };
-                        if got[i] != want && failures.len() < 5 {
+                        if g != want && failures.len() < 5 {
                             failures.push(format!(
-                                "mode {mode} width {width} b {b} type {ty} thread {i}: got {:#x} want {want:#x}",
-                                got[i]
+                                "mode {mode} width {width} b {b} type {ty} thread {i}: got {g:#x} want {want:#x}"
                             ));
                         }
                     }
@@ -119,14 +118,30 @@ fn votes(dev: &Device, rng: &mut StdRng, r: &mut ExampleResult) -> Result<()> {
         want[o + 6] = ((i % BLOCK as usize) / 32) as u32;
     }
     let m = crate::verify::exact(&got, &want, "vote words");
-    r.check(m.is_none(), format!("ballot/any/all (full and half-warp masks), lane_id, activemask (holds the caller), warp_id, sync_warp{}", m.map(|m| format!(" — {m}")).unwrap_or_default()));
+    r.check(
+        m.is_none(),
+        format!(
+            "ballot/any/all (full and half-warp masks), lane_id, activemask (holds the caller), warp_id, sync_warp{}",
+            m.map(|m| format!(" — {m}")).unwrap_or_default()
+        ),
+    );
     Ok(())
 }
 
 fn barriers(dev: &Device, rng: &mut StdRng, r: &mut ExampleResult) -> Result<()> {
     let b = BLOCK as usize;
     let threads = 3 * b;
-    let preds: Vec<u32> = (0..threads).map(|i| if i < b { 1 } else if i < 2 * b { rng.gen_range(0..2) } else { 0 }).collect();
+    let preds: Vec<u32> = (0..threads)
+        .map(|i| {
+            if i < b {
+                1
+            } else if i < 2 * b {
+                rng.gen_range(0..2)
+            } else {
+                0
+            }
+        })
+        .collect();
     let pr = dev.upload("preds", &preds)?;
     let out = dev.filled("bar_out", threads * 3, u32::MAX)?;
     dev.launch::<prim_barrier>(LaunchConfig::linear(3, BLOCK, 0), (pr.view(), out.view_mut()))?;
@@ -141,7 +156,13 @@ fn barriers(dev: &Device, rng: &mut StdRng, r: &mut ExampleResult) -> Result<()>
         }
     }
     let m = crate::verify::exact(&got, &want, "barrier results");
-    r.check(m.is_none(), format!("sync_threads_count/and/or over all-true, random and all-false blocks{}", m.map(|m| format!(" — {m}")).unwrap_or_default()));
+    r.check(
+        m.is_none(),
+        format!(
+            "sync_threads_count/and/or over all-true, random and all-false blocks{}",
+            m.map(|m| format!(" — {m}")).unwrap_or_default()
+        ),
+    );
     Ok(())
 }
 
@@ -212,7 +233,10 @@ where
     let vals = dev.upload("vals", &c.vals)?;
     let cells = dev.filled("cells", blocks.max(1), c.init)?;
     let olds = dev.filled("olds", n, T::from_i(0x5a5a_5a5a))?;
-    dev.launch::<K>(LaunchConfig::linear(blocks as u32, BLOCK, 0), (vals.view(), cells.view_mut(), olds.view_mut(), c.op, c.scope))?;
+    dev.launch::<K>(
+        LaunchConfig::linear(blocks as u32, BLOCK, 0),
+        (vals.view(), cells.view_mut(), olds.view_mut(), c.op, c.scope),
+    )?;
     let cells = cells.read()?;
     let olds = olds.read()?;
     // Block scope: every block has its own cell; check each block's threads against it.
@@ -285,7 +309,15 @@ where
 fn int_cases<T: Num>(rng: &mut StdRng, n: usize, name: &str, u32_ops: bool) -> Vec<AtomicCase<T>> {
     let small = |rng: &mut StdRng| (0..n).map(|_| T::from_i(rng.gen_range(1..100))).collect::<Vec<T>>();
     let signed = |rng: &mut StdRng| {
-        (0..n).map(|_| T::from_i(if T::SIGNED { rng.gen_range(-1_000_000i128..1_000_000) } else { rng.gen_range(0..2_000_000) })).collect::<Vec<T>>()
+        (0..n)
+            .map(|_| {
+                T::from_i(if T::SIGNED {
+                    rng.gen_range(-1_000_000i128..1_000_000)
+                } else {
+                    rng.gen_range(0..2_000_000)
+                })
+            })
+            .collect::<Vec<T>>()
     };
     let bits = |rng: &mut StdRng| (0..n).map(|_| T::from_i(rng.r#gen::<u64>() as i128)).collect::<Vec<T>>();
     let ones = vec![T::from_i(1); n];
@@ -340,7 +372,10 @@ fn atomics(dev: &Device, rng: &mut StdRng, n: usize, r: &mut ExampleResult) -> R
     count += floats(dev, rng, n, &mut fails)?;
     r.check(
         fails.is_empty(),
-        format!("{count} atomic cases over {n} threads: final values exact, old values form a serial order{}", bad(&fails)),
+        format!(
+            "{count} atomic cases over {n} threads: final values exact, old values form a serial order{}",
+            bad(&fails)
+        ),
     );
     Ok(())
 }
@@ -350,9 +385,17 @@ fn floats(dev: &Device, rng: &mut StdRng, n: usize, fails: &mut Vec<String>) -> 
     let cfg = LaunchConfig::linear(blocks, BLOCK, 0);
     let mut count = 0;
     // add(1.0): every partial sum is an integer below 2^24, so olds are exactly {0..n-1}.
-    for (op, scope, label) in [(OP_ADD, SCOPE_DEVICE, "add(1)"), (OP_ADD, SCOPE_SYSTEM, "add(1) system"), (OP_CAS_ADD_F64, SCOPE_DEVICE, "atomicAddDouble CAS loop")] {
+    for (op, scope, label) in [
+        (OP_ADD, SCOPE_DEVICE, "add(1)"),
+        (OP_ADD, SCOPE_SYSTEM, "add(1) system"),
+        (OP_CAS_ADD_F64, SCOPE_DEVICE, "atomicAddDouble CAS loop"),
+    ] {
         let want_olds: Vec<f64> = (0..n).map(|k| k as f64).collect();
-        let (v, c, o) = (dev.upload("vals", &vec![1.0f64; n])?, dev.filled("cells", blocks as usize, 0.0f64)?, dev.filled("olds", n, f64::NAN)?);
+        let (v, c, o) = (
+            dev.upload("vals", &vec![1.0f64; n])?,
+            dev.filled("cells", blocks as usize, 0.0f64)?,
+            dev.filled("olds", n, f64::NAN)?,
+        );
         dev.launch::<prim_atomic_f64>(cfg, (v.view(), c.view_mut(), o.view_mut(), op, scope))?;
         let mut olds = o.read()?;
         olds.sort_by(|a, b| a.total_cmp(b));
@@ -361,7 +404,11 @@ fn floats(dev: &Device, rng: &mut StdRng, n: usize, fails: &mut Vec<String>) -> 
         }
         count += 1;
         if op != OP_CAS_ADD_F64 {
-            let (v, c, o) = (dev.upload("vals", &vec![1.0f32; n])?, dev.filled("cells", blocks as usize, 0.0f32)?, dev.filled("olds", n, f32::NAN)?);
+            let (v, c, o) = (
+                dev.upload("vals", &vec![1.0f32; n])?,
+                dev.filled("cells", blocks as usize, 0.0f32)?,
+                dev.filled("olds", n, f32::NAN)?,
+            );
             dev.launch::<prim_atomic_f32>(cfg, (v.view(), c.view_mut(), o.view_mut(), op, scope))?;
             let mut olds: Vec<f64> = o.read()?.iter().map(|&x| x as f64).collect();
             olds.sort_by(|a, b| a.total_cmp(b));
@@ -373,7 +420,8 @@ fn floats(dev: &Device, rng: &mut StdRng, n: usize, fails: &mut Vec<String>) -> 
     }
     // add(random) at block scope: each block's cell within the f32 bound of its f64 sum.
     let vals: Vec<f32> = (0..n).map(|_| rng.gen_range(0.0f32..1.0)).collect();
-    let (v, c, o) = (dev.upload("vals", &vals)?, dev.filled("cells", blocks as usize, 0.0f32)?, dev.filled("olds", n, f32::NAN)?);
+    let (v, c, o) =
+        (dev.upload("vals", &vals)?, dev.filled("cells", blocks as usize, 0.0f32)?, dev.filled("olds", n, f32::NAN)?);
     dev.launch::<prim_atomic_f32>(cfg, (v.view(), c.view_mut(), o.view_mut(), OP_ADD, SCOPE_BLOCK))?;
     let cells = c.read()?;
     for b in 0..blocks as usize {
@@ -418,7 +466,10 @@ fn shared_atomics(dev: &Device, rng: &mut StdRng, n: usize, r: &mut ExampleResul
     let v = dev.upload("vals", &vals)?;
     let olds = dev.filled("olds", threads, u32::MAX)?;
     let out = dev.filled("out", 4 * blocks, u32::MAX)?;
-    dev.launch::<prim_atomic_shared>(LaunchConfig::linear(blocks as u32, BLOCK, SHARED_ATOMIC_BYTES), (v.view(), olds.view_mut(), out.view_mut()))?;
+    dev.launch::<prim_atomic_shared>(
+        LaunchConfig::linear(blocks as u32, BLOCK, SHARED_ATOMIC_BYTES),
+        (v.view(), olds.view_mut(), out.view_mut()),
+    )?;
     let (o, out) = (olds.read()?, out.read()?);
     let mut fails = Vec::new();
     for blk in 0..blocks {
@@ -434,10 +485,16 @@ fn shared_atomics(dev: &Device, rng: &mut StdRng, n: usize, r: &mut ExampleResul
             && out[4 * blk + 2] == BLOCK
             && fgot == fsum; // integers below 2^24: exact in f32
         if !ok && fails.len() < 4 {
-            fails.push(format!("block {blk}: out {:?} want sum {sum} max {max} count {BLOCK} fsum {fsum}", &out[4 * blk..4 * blk + 4]));
+            fails.push(format!(
+                "block {blk}: out {:?} want sum {sum} max {max} count {BLOCK} fsum {fsum}",
+                &out[4 * blk..4 * blk + 4]
+            ));
         }
     }
-    r.check(fails.is_empty(), format!("shared-memory atomics (add with olds, max, CAS loop, f32 add) in {blocks} blocks{}", bad(&fails)));
+    r.check(
+        fails.is_empty(),
+        format!("shared-memory atomics (add with olds, max, CAS loop, f32 add) in {blocks} blocks{}", bad(&fails)),
+    );
     Ok(())
 }
 
@@ -447,7 +504,10 @@ fn message(dev: &Device, r: &mut ExampleResult) -> Result<()> {
     let flags = dev.filled("flags", 6, 0u32)?;
     let copy = dev.filled("copy", 3 * n, u32::MAX)?;
     let status = dev.filled("status", 3, 0u32)?;
-    dev.launch::<prim_message>(LaunchConfig::linear(2, 256, 0), (data.view_mut(), flags.view_mut(), copy.view_mut(), status.view_mut()))?;
+    dev.launch::<prim_message>(
+        LaunchConfig::linear(2, 256, 0),
+        (data.view_mut(), flags.view_mut(), copy.view_mut(), status.view_mut()),
+    )?;
     let (c, s) = (copy.read()?, status.read()?);
     let want: Vec<u32> = (0..3).flat_map(|way| (0..n as u32).map(move |i| i * 3 + way + 1)).collect();
     let m = crate::verify::exact(&c, &want, "consumer copies");
@@ -470,7 +530,10 @@ fn grid_sync(dev: &Device, rng: &mut StdRng, r: &mut ExampleResult) -> Result<()
     both.extend(vec![u32::MAX; n]);
     let bufs = dev.upload("bufs", &both)?;
     let ws = dev.filled("grid_workspace", GRID_BARRIER_WORDS, 0u32)?;
-    dev.launch::<prim_grid_sync>(LaunchConfig::linear(blocks, BLOCK, 0).cooperative(), (bufs.view_mut(), ws.view_mut()))?;
+    dev.launch::<prim_grid_sync>(
+        LaunchConfig::linear(blocks, BLOCK, 0).cooperative(),
+        (bufs.view_mut(), ws.view_mut()),
+    )?;
     let got = bufs.read()?;
     let (mut a, mut b) = (init, vec![0u32; n]);
     for _ in 0..GRID_ROUNDS {
@@ -480,10 +543,17 @@ fn grid_sync(dev: &Device, rng: &mut StdRng, r: &mut ExampleResult) -> Result<()
         std::mem::swap(&mut a, &mut b);
     }
     // After an even number of rounds the result is in the first half.
-    let result = if GRID_ROUNDS % 2 == 0 { &got[..n] } else { &got[n..] };
+    let result = if GRID_ROUNDS.is_multiple_of(2) { &got[..n] } else { &got[n..] };
     let m = crate::verify::exact(result, &a, "grid rounds");
     let timeout = ws.read()?[2];
-    r.check(m.is_none() && timeout == 0, format!("grid.sync(): {GRID_ROUNDS} rounds over {blocks} co-resident blocks, neighbours across blocks{}{}", if timeout != 0 { " — barrier timed out" } else { "" }, m.map(|m| format!(" — {m}")).unwrap_or_default()));
+    r.check(
+        m.is_none() && timeout == 0,
+        format!(
+            "grid.sync(): {GRID_ROUNDS} rounds over {blocks} co-resident blocks, neighbours across blocks{}{}",
+            if timeout != 0 { " — barrier timed out" } else { "" },
+            m.map(|m| format!(" — {m}")).unwrap_or_default()
+        ),
+    );
     // A cooperative grid larger than what fits must be refused with a clear error, never launched.
     let too_big = LaunchConfig::linear(cap + 1, BLOCK, 0).cooperative();
     let e = dev.launch::<prim_grid_sync>(too_big, (bufs.view_mut(), ws.view_mut()));

@@ -21,7 +21,10 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
     let copy = dev.filled("copy", n, f32::NAN)?;
     let status = dev.filled("status", 1, 0u32)?;
 
-    dev.launch::<producer_consumer_no_fence>(cfg, (buf.view_mut(), flag.view_mut(), copy.view_mut(), status.view_mut()))?;
+    dev.launch::<producer_consumer_no_fence>(
+        cfg,
+        (buf.view_mut(), flag.view_mut(), copy.view_mut(), status.view_mut()),
+    )?;
     flagged(dev, &mut r, "producer_consumer_no_fence (flag raised without __threadfence)", true);
 
     buf.write(&vec![-1.0; n])?;
@@ -31,6 +34,12 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
     dev.launch::<producer_consumer>(cfg, (buf.view_mut(), flag.view_mut(), copy.view_mut(), status.view_mut()))?;
     let s = status.read()?[0];
     let m = exact(&copy.read()?, &want, "copy");
-    r.check(s == RECEIVED && m.is_none(), format!("consumer saw the flag (status {s}: 1 = received, 2 = spin timeout) and copied {n} elements exactly{}", m.map(|m| format!(" — {m}")).unwrap_or_default()));
+    r.check(
+        s == RECEIVED && m.is_none(),
+        format!(
+            "consumer saw the flag (status {s}: 1 = received, 2 = spin timeout) and copied {n} elements exactly{}",
+            m.map(|m| format!(" — {m}")).unwrap_or_default()
+        ),
+    );
     Ok(finish(dev, r, false))
 }

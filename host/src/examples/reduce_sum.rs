@@ -38,7 +38,10 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
         let depth = n.div_ceil(threads) + 8 + cfg.grid.x as usize;
         let bound = depth as f64 * (f32::EPSILON as f64 / 2.0) * want + 1e-30;
         let err = (got as f64 - want).abs();
-        r.check(crate::verify::within(got as f64, want, bound), format!("sum {got} vs Kahan f64 {want:.3} (|err| {err:.3e} <= bound {bound:.3e})"));
+        r.check(
+            crate::verify::within(got as f64, want, bound),
+            format!("sum {got} vs Kahan f64 {want:.3} (|err| {err:.3e} <= bound {bound:.3e})"),
+        );
     }
     if p.reps > 0 && dev.is_gpu() {
         let reset = || out.write(&[0.0]);

@@ -24,7 +24,13 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
     let want: Vec<f32> = init.iter().map(|x| x * 2.0 + 1.0).collect();
     let m = exact(&g.read()?, &want, "g_data");
     let e = errors.read()?[0];
-    r.check(m.is_none() && e == 0, format!("shared-memory lock per block: every element x*2+1 exact, {e} lock timeouts{}", m.map(|m| format!(" — {m}")).unwrap_or_default()));
+    r.check(
+        m.is_none() && e == 0,
+        format!(
+            "shared-memory lock per block: every element x*2+1 exact, {e} lock timeouts{}",
+            m.map(|m| format!(" — {m}")).unwrap_or_default()
+        ),
+    );
 
     // One global lock for the whole grid: every thread increments a plain counter once.
     let blocks = n.div_ceil(BLOCK as usize).min(dev.grid_cap(MAX_GRID) as usize) as u32;
@@ -32,8 +38,14 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
     let lock = dev.filled("lock", 1, 0u32)?;
     let counter = dev.filled("counter", 1, 0u32)?;
     let errors = dev.filled("errors", 1, 0u32)?;
-    dev.launch::<global_lock_counter>(LaunchConfig::linear(blocks, BLOCK, 0), (lock.view_mut(), counter.view_mut(), errors.view_mut()))?;
+    dev.launch::<global_lock_counter>(
+        LaunchConfig::linear(blocks, BLOCK, 0),
+        (lock.view_mut(), counter.view_mut(), errors.view_mut()),
+    )?;
     let (c, e, l) = (counter.read()?[0], errors.read()?[0], lock.read()?[0]);
-    r.check(c == threads && e == 0 && l == 0, format!("global lock: plain counter = {c} (want {threads}), {e} lock timeouts, lock released ({l})"));
+    r.check(
+        c == threads && e == 0 && l == 0,
+        format!("global lock: plain counter = {c} (want {threads}), {e} lock timeouts, lock released ({l})"),
+    );
     Ok(finish(dev, r, false))
 }

@@ -12,7 +12,14 @@ use gpu_kernels::kernels::tile_reduce::{BLOCK, tile_reduce, tile_reduce_seed};
 use rand::{Rng, SeedableRng, rngs::StdRng};
 
 fn tile_sums(x: &[f32]) -> Vec<(f64, f64)> {
-    x.chunks(32).map(|c| (c.iter().map(|&v| v as f64).sum(), 32.0 * f32::EPSILON as f64 / 2.0 * c.iter().map(|v| v.abs() as f64).sum::<f64>())).collect()
+    x.chunks(32)
+        .map(|c| {
+            (
+                c.iter().map(|&v| v as f64).sum(),
+                32.0 * f32::EPSILON as f64 / 2.0 * c.iter().map(|v| v.abs() as f64).sum::<f64>(),
+            )
+        })
+        .collect()
 }
 
 pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
@@ -41,12 +48,16 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
     dev.launch::<tile_reduce>(cfg, args)?;
     let got = out.read()?;
     let bad = tile_sums(&input).iter().enumerate().filter(|&(t, &(w, b))| !within(got[t] as f64, w, b)).count();
-    r.check(bad == 0, format!("tiled_partition<32> reduce to a separate output: {tiles} tile sums within 32u·Σ|x| ({bad} bad)"));
-    if p.reps > 0 && dev.is_gpu() {
-        if let Some(t) = dev.time::<tile_reduce>(cfg, args, p.reps, &|| Ok(()))? {
-            r.time_ms = Some(t.median_ms);
-            r.gbps = Some((n * 4 + tiles * 4) as f64 / (t.median_ms * 1e6));
-        }
+    r.check(
+        bad == 0,
+        format!("tiled_partition<32> reduce to a separate output: {tiles} tile sums within 32u·Σ|x| ({bad} bad)"),
+    );
+    if p.reps > 0
+        && dev.is_gpu()
+        && let Some(t) = dev.time::<tile_reduce>(cfg, args, p.reps, &|| Ok(()))?
+    {
+        r.time_ms = Some(t.median_ms);
+        r.gbps = Some((n * 4 + tiles * 4) as f64 / (t.median_ms * 1e6));
     }
     Ok(finish(dev, r, false))
 }
