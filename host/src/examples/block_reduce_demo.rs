@@ -35,12 +35,6 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
         })
         .collect();
     r.check(bad.is_empty(), format!("{blocks} block sums within 255u·Σ|x|{}", super::warp_reduce::fmt_bad(&bad)));
-    if p.reps > 0
-        && dev.is_gpu()
-        && let Some(t) = dev.time::<block_reduce_demo>(cfg, args, p.reps, &|| Ok(()))?
-    {
-        r.time_ms = Some(t.median_ms);
-        r.gbps = Some((n * 4 + blocks * 4) as f64 / (t.median_ms * 1e6));
-    }
+    super::measure::<block_reduce_demo>(dev, p, &mut r, cfg, args, n * 4 + blocks * 4, &|| Ok(()))?;
     Ok(finish(dev, r, false))
 }

@@ -41,10 +41,7 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
     let m = exact(&out.read()?, &want, "out");
     r.check(
         m.is_none(),
-        format!(
-            "fixed kernel: every thread reaches the barrier once; {threads} outputs exact{}",
-            m.map(|m| format!(" — {m}")).unwrap_or_default()
-        ),
+        format!("fixed kernel: every thread reaches the barrier once; {threads} outputs exact{}", super::mismatch(m)),
     );
     Ok(finish(dev, r, false))
 }

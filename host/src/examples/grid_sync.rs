@@ -47,22 +47,13 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
     let timeout = ws.read()?[2];
     r.check(
         m.is_none() && timeout == 0,
-        format!(
-            "fixed: {blocks} co-resident blocks, two grid barriers, 2a[i]+2a[i-1] exact{}",
-            m.map(|m| format!(" — {m}")).unwrap_or_default()
-        ),
+        format!("fixed: {blocks} co-resident blocks, two grid barriers, 2a[i]+2a[i-1] exact{}", super::mismatch(m)),
     );
 
     let too_big = LaunchConfig::linear(cap as u32 + 1, BLOCK, 0).cooperative();
     let e = dev.launch::<multi_phase>(too_big, args).err().map(|e| format!("{e:#}")).unwrap_or_default();
     r.check(e.contains("exceeds"), format!("a cooperative grid of {} blocks (cap {cap}) is refused: {e}", cap + 1));
     let _ = dev.take_findings();
-    if p.reps > 0
-        && dev.is_gpu()
-        && let Some(t) = dev.time::<multi_phase>(cfg, args, p.reps, &|| data.write(&a))?
-    {
-        r.time_ms = Some(t.median_ms);
-        r.gbps = Some((n * 4 * 3) as f64 / (t.median_ms * 1e6));
-    }
+    super::measure::<multi_phase>(dev, p, &mut r, cfg, args, n * 4 * 3, &|| data.write(&a))?;
     Ok(finish(dev, r, false))
 }

@@ -28,21 +28,11 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
     let mut r = ExampleResult::new("histogram_privatised", dev.kind(), n, p.seed);
     let mismatch = exact(&got, &want, "bins");
     let correct = (0..NUM_BINS).filter(|&i| got[i] == want[i]).count();
-    r.check(
-        mismatch.is_none(),
-        format!("{correct}/{NUM_BINS} bins correct{}", mismatch.map(|m| format!(" — {m}")).unwrap_or_default()),
-    );
+    r.check(mismatch.is_none(), format!("{correct}/{NUM_BINS} bins correct{}", super::mismatch(mismatch)));
     let total: u64 = got.iter().map(|&c| c as u64).sum();
     r.check(total == n as u64, format!("bins sum to {total} (n = {n})"));
     r.show
         .push(format!("First 10 bins: {}", (0..10).map(|i| format!("[{i}]={}", got[i])).collect::<Vec<_>>().join(" ")));
-    if p.reps > 0 && dev.is_gpu() {
-        let zero = vec![0u32; NUM_BINS];
-        let reset = || hist.write(&zero);
-        if let Some(t) = dev.time::<histogram_privatised>(cfg, args, p.reps, &reset)? {
-            r.time_ms = Some(t.median_ms);
-            r.gbps = Some(n as f64 / (t.median_ms * 1e6));
-        }
-    }
+    super::measure::<histogram_privatised>(dev, p, &mut r, cfg, args, n, &|| hist.write(&[0; NUM_BINS]))?;
     Ok(finish(dev, r, false))
 }

@@ -38,19 +38,7 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
     let args = (d.view(), hist.view_mut());
     dev.launch::<histogram_global>(cfg, args)?;
     let m = exact(&hist.read()?, &want, "bins");
-    r.check(
-        m.is_none(),
-        format!(
-            "atomicAdd twin (histogram_global): all 256 bins exact{}",
-            m.map(|m| format!(" — {m}")).unwrap_or_default()
-        ),
-    );
-    if p.reps > 0 && dev.is_gpu() {
-        let zero = vec![0u32; 256];
-        if let Some(t) = dev.time::<histogram_global>(cfg, args, p.reps, &|| hist.write(&zero))? {
-            r.time_ms = Some(t.median_ms);
-            r.gbps = Some(n as f64 / (t.median_ms * 1e6));
-        }
-    }
+    r.check(m.is_none(), format!("atomicAdd twin (histogram_global): all 256 bins exact{}", super::mismatch(m)));
+    super::measure::<histogram_global>(dev, p, &mut r, cfg, args, n, &|| hist.write(&[0; 256]))?;
     Ok(finish(dev, r, false))
 }

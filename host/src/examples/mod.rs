@@ -1,8 +1,9 @@
 //! One module per example, named like its kernel file: inputs, launch, CPU reference, checks.
 
-use crate::device::Device;
+use crate::device::{Device, Launch, ParamList};
 use crate::report::ExampleResult;
 use anyhow::{Result, bail};
+use gpu_kernels::Kernel;
 
 pub mod block_reduce_demo;
 pub mod divergent_barrier;
@@ -157,6 +158,34 @@ pub fn flagged(dev: &Device, r: &mut ExampleResult, what: &str, racy_expected: b
             format!("race detector names the race in {what}: {} racy address(es)", f.racy_addresses),
         );
     }
+}
+
+/// On a GPU with `p.reps > 0`: times `K` (see [`Device::time`]) and records the median time and
+/// `bytes` (that must move) / time in `r`. `reset` restores the inputs before each timed launch.
+pub fn measure<K: Kernel>(
+    dev: &Device,
+    p: &RunParams,
+    r: &mut ExampleResult,
+    cfg: Launch,
+    args: K::Args,
+    bytes: usize,
+    reset: &dyn Fn() -> Result<()>,
+) -> Result<()>
+where
+    K::Args: ParamList,
+{
+    if p.reps > 0
+        && let Some(t) = dev.time::<K>(cfg, args, p.reps, reset)?
+    {
+        r.time_ms = Some(t.median_ms);
+        r.gbps = Some(bytes as f64 / (t.median_ms * 1e6));
+    }
+    Ok(())
+}
+
+/// `" — <what>"` for a failed comparison, nothing otherwise: appended to a check's description.
+pub fn mismatch(m: Option<String>) -> String {
+    m.map(|m| format!(" — {m}")).unwrap_or_default()
 }
 
 /// The run's outcome, with the emulator's findings folded in.

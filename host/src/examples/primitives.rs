@@ -122,7 +122,7 @@ fn votes(dev: &Device, rng: &mut StdRng, r: &mut ExampleResult) -> Result<()> {
         m.is_none(),
         format!(
             "ballot/any/all (full and half-warp masks), lane_id, activemask (holds the caller), warp_id, sync_warp{}",
-            m.map(|m| format!(" — {m}")).unwrap_or_default()
+            super::mismatch(m)
         ),
     );
     Ok(())
@@ -158,10 +158,7 @@ fn barriers(dev: &Device, rng: &mut StdRng, r: &mut ExampleResult) -> Result<()>
     let m = crate::verify::exact(&got, &want, "barrier results");
     r.check(
         m.is_none(),
-        format!(
-            "sync_threads_count/and/or over all-true, random and all-false blocks{}",
-            m.map(|m| format!(" — {m}")).unwrap_or_default()
-        ),
+        format!("sync_threads_count/and/or over all-true, random and all-false blocks{}", super::mismatch(m)),
     );
     Ok(())
 }
@@ -515,7 +512,7 @@ fn message(dev: &Device, r: &mut ExampleResult) -> Result<()> {
         s == [1, 1, 1] && m.is_none(),
         format!(
             "producer/consumer across blocks: fence+volatile flag, release/acquire (device), release/acquire (system); status {s:?} (1 = received, 2 = spin timeout){}",
-            m.map(|m| format!(" — {m}")).unwrap_or_default()
+            super::mismatch(m)
         ),
     );
     Ok(())
@@ -551,7 +548,7 @@ fn grid_sync(dev: &Device, rng: &mut StdRng, r: &mut ExampleResult) -> Result<()
         format!(
             "grid.sync(): {GRID_ROUNDS} rounds over {blocks} co-resident blocks, neighbours across blocks{}{}",
             if timeout != 0 { " — barrier timed out" } else { "" },
-            m.map(|m| format!(" — {m}")).unwrap_or_default()
+            super::mismatch(m)
         ),
     );
     // A cooperative grid larger than what fits must be refused with a clear error, never launched.

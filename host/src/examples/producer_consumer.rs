@@ -38,7 +38,7 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
         s == RECEIVED && m.is_none(),
         format!(
             "consumer saw the flag (status {s}: 1 = received, 2 = spin timeout) and copied {n} elements exactly{}",
-            m.map(|m| format!(" — {m}")).unwrap_or_default()
+            super::mismatch(m)
         ),
     );
     Ok(finish(dev, r, false))

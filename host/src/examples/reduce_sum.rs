@@ -43,12 +43,6 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
             format!("sum {got} vs Kahan f64 {want:.3} (|err| {err:.3e} <= bound {bound:.3e})"),
         );
     }
-    if p.reps > 0 && dev.is_gpu() {
-        let reset = || out.write(&[0.0]);
-        if let Some(t) = dev.time::<reduce_sum>(cfg, args, p.reps, &reset)? {
-            r.time_ms = Some(t.median_ms);
-            r.gbps = Some((n * 4) as f64 / (t.median_ms * 1e6));
-        }
-    }
+    super::measure::<reduce_sum>(dev, p, &mut r, cfg, args, n * 4, &|| out.write(&[0.0]))?;
     Ok(finish(dev, r, false))
 }

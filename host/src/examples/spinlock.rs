@@ -26,10 +26,7 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
     let e = errors.read()?[0];
     r.check(
         m.is_none() && e == 0,
-        format!(
-            "shared-memory lock per block: every element x*2+1 exact, {e} lock timeouts{}",
-            m.map(|m| format!(" — {m}")).unwrap_or_default()
-        ),
+        format!("shared-memory lock per block: every element x*2+1 exact, {e} lock timeouts{}", super::mismatch(m)),
     );
 
     // One global lock for the whole grid: every thread increments a plain counter once.

@@ -52,12 +52,6 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
         bad == 0,
         format!("tiled_partition<32> reduce to a separate output: {tiles} tile sums within 32u·Σ|x| ({bad} bad)"),
     );
-    if p.reps > 0
-        && dev.is_gpu()
-        && let Some(t) = dev.time::<tile_reduce>(cfg, args, p.reps, &|| Ok(()))?
-    {
-        r.time_ms = Some(t.median_ms);
-        r.gbps = Some((n * 4 + tiles * 4) as f64 / (t.median_ms * 1e6));
-    }
+    super::measure::<tile_reduce>(dev, p, &mut r, cfg, args, n * 4 + tiles * 4, &|| Ok(()))?;
     Ok(finish(dev, r, false))
 }

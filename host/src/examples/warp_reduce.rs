@@ -34,13 +34,7 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
         }
     }
     r.check(bad.is_empty(), format!("{warps} warp sums within 31u·Σ|x| of the f64 sums{}", fmt_bad(&bad)));
-    if p.reps > 0
-        && dev.is_gpu()
-        && let Some(t) = dev.time::<warp_reduce>(cfg, args, p.reps, &|| Ok(()))?
-    {
-        r.time_ms = Some(t.median_ms);
-        r.gbps = Some((n * 4 + warps * 4) as f64 / (t.median_ms * 1e6));
-    }
+    super::measure::<warp_reduce>(dev, p, &mut r, cfg, args, n * 4 + warps * 4, &|| Ok(()))?;
     Ok(finish(dev, r, false))
 }
 
