@@ -115,8 +115,8 @@ pub const ALL: &[Example] = &[
     Example {
         name: "primitives",
         about: "every device primitive against its CPU model: shuffles, votes, barriers, atomics, fences, grid sync, tiles",
-        gpu_sizes: &[1000],
-        emu_sizes: &[1000],
+        gpu_sizes: &[1, 7, 31, 33, 255, 257, 1000, primitives::MAX_ATOMIC_THREADS],
+        emu_sizes: &[1, 7, 31, 33, 257, 1000],
         run: primitives::run,
     },
 ];

@@ -13,8 +13,18 @@ use gpu_kernels::{Dim3, Global, GlobalMut, Kernel, grid::GRID_BARRIER_WORDS};
 use rand::{Rng, SeedableRng, rngs::StdRng};
 use std::collections::BTreeMap;
 
+/// Largest thread count of the atomic checks.
+pub const MAX_ATOMIC_THREADS: usize = (1 << 16) + 1;
+
 pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
     check_n("primitives", p.n, 8)?;
+    if p.n > MAX_ATOMIC_THREADS {
+        anyhow::bail!(
+            "primitives: n = {} is too large (n is the thread count of the atomic checks, at most {MAX_ATOMIC_THREADS}: \
+             every thread of the CAS-loop cases retries against all the others)",
+            p.n
+        );
+    }
     let mut r = ExampleResult::new("primitives", dev.kind(), p.n, p.seed);
     let mut rng = StdRng::seed_from_u64(p.seed);
     shuffles(dev, &mut rng, &mut r)?;
@@ -347,7 +357,6 @@ fn int_cases<T: Num>(rng: &mut StdRng, n: usize, name: &str, u32_ops: bool) -> V
 }
 
 fn atomics(dev: &Device, rng: &mut StdRng, n: usize, r: &mut ExampleResult) -> Result<()> {
-    let n = n.min(1 << 16);
     let mut fails = Vec::new();
     let mut count = 0;
     for c in int_cases::<u32>(rng, n, "u32", true) {
@@ -457,7 +466,7 @@ fn floats(dev: &Device, rng: &mut StdRng, n: usize, fails: &mut Vec<String>) -> 
 
 fn shared_atomics(dev: &Device, rng: &mut StdRng, n: usize, r: &mut ExampleResult) -> Result<()> {
     let b = BLOCK as usize;
-    let blocks = n.min(1 << 16).div_ceil(b);
+    let blocks = n.div_ceil(b);
     let threads = blocks * b;
     let vals: Vec<u32> = (0..threads).map(|_| rng.gen_range(1..100)).collect();
     let v = dev.upload("vals", &vals)?;
