@@ -341,3 +341,23 @@ fn kernel_panics_name_the_thread() {
         "{message}"
     );
 }
+
+gpu_kernels::kernel! {
+    /// Test-only: the chapter's "never spin on a non-volatile flag" — a plain-load spin nobody ends.
+    pub fn spin_on_plain_flag(flag: GlobalMut<u32>) {
+        while flag.get(0) == 0 {}
+    }
+}
+
+#[test]
+fn a_plain_load_spin_ends_at_the_time_limit() {
+    // Plain loads are not polls (a thread reading a large input must not look stuck), so this spin
+    // is caught by the launch's time bound rather than the spin detector.
+    let mut flag = Buf::new("flag", vec![0u32]);
+    let opts = Options { time_limit: std::time::Duration::from_millis(500), ..seed(1) };
+    let started = std::time::Instant::now();
+    let e = emu::launch::<spin_on_plain_flag>(&LaunchConfig::linear(1, 4, 0), &opts, (flag.view_mut(),)).unwrap_err();
+    assert!(matches!(e, EmuError::TimeLimit { .. }), "{e}");
+    assert!(e.to_string().contains("did not finish within"), "{e}");
+    assert!(started.elapsed().as_secs() < 5);
+}

@@ -71,3 +71,16 @@ fn auto_without_gpu_says_so() {
         assert!(err.contains("no CUDA GPU available"), "{err}");
     }
 }
+
+#[test]
+fn schedules_run_each_example_once_per_schedule_seed() {
+    let (code, out, err) = host(&["run", "lost_update", "--n", "64", "--device", "emu", "--schedules", "3", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.lines().count(), 3, "{out}");
+    for s in ["schedule seed 1", "schedule seed 2", "schedule seed 3"] {
+        assert!(err.contains(s), "{err}");
+    }
+    for line in out.lines() {
+        assert!(line.contains("\"result\":\"PASS\"") && !line.contains("\"races\":0,"), "{line}");
+    }
+}
