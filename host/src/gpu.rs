@@ -6,7 +6,7 @@ use anyhow::{Context as _, Result, bail};
 use cust::context::Context;
 use cust::device::Device as CuDevice;
 use cust::event::{Event, EventFlags};
-use cust::memory::{CopyDestination, DeviceBuffer, DeviceCopy};
+use cust::memory::{CopyDestination, DeviceBuffer};
 use cust::module::Module;
 use cust::stream::{Stream, StreamFlags};
 use gpu_kernels::Dim3;
@@ -194,6 +194,3 @@ impl<T: Elem> GpuBuffer<T> {
         Ok(())
     }
 }
-
-#[allow(dead_code)]
-fn _assert_copy<T: DeviceCopy>() {}

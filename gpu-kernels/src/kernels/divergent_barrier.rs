@@ -9,7 +9,7 @@
 //! it must be uniformly reachable.
 use crate::block::sync_threads;
 use crate::shared::SharedArray;
-use crate::thread::{block_dim, global_index_x, thread_idx};
+use crate::thread::{global_index_x, thread_idx};
 use crate::{GlobalMut, kernel};
 
 pub const BLOCK: u32 = 256;
@@ -40,7 +40,6 @@ kernel! {
         s.set(t, t as u32 * 3);
         sync_threads();
         let v = if t % 2 == 1 { s.get(t - 1) } else { s.get(t) + 1 };
-        let _ = block_dim();
         out.set(global_index_x(), v);
     }
 }

@@ -7,7 +7,7 @@ use crate::block::{sync_threads, sync_threads_and, sync_threads_count, sync_thre
 use crate::fence::{threadfence, threadfence_block, threadfence_system};
 use crate::grid::{this_grid, tiled_partition};
 use crate::shared::SharedArray;
-use crate::thread::{block_idx, global_index_x, grid_dim, thread_idx};
+use crate::thread::{block_idx, global_index_x, thread_idx};
 use crate::warp::{self, FULL_MASK, ShflValue};
 use crate::{Global, GlobalMut, kernel};
 
@@ -380,7 +380,6 @@ kernel! {
             }
             grid.sync();
         }
-        let _ = grid_dim();
     }
 }
 
