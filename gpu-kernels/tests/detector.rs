@@ -1,9 +1,8 @@
 //! The emulator's detectors on the chapter's bugs (must be reported, with the right threads and index)
 //! and on correct synchronisation (must stay silent).
 
-use gpu_kernels::emu::{self, EmuError, LaunchConfig, Options, Outcome, ThreadId};
-use gpu_kernels::kernels;
-use gpu_kernels::{Global, GlobalMut, Kernel, grid::GRID_BARRIER_WORDS};
+use gpu_std::emu::{self, EmuError, LaunchConfig, Options, Outcome, ThreadId};
+use gpu_std::{Global, GlobalMut, Kernel, grid::GRID_BARRIER_WORDS};
 
 /// A host buffer the emulator's kernels read and write, named for reports.
 struct Buf<T: Copy> {
@@ -45,7 +44,7 @@ fn pair(o: &Outcome, k: usize) -> [ThreadId; 2] {
 
 #[test]
 fn lost_update_histogram_is_flagged_with_both_threads() {
-    use kernels::lost_update::*;
+    use gpu_kernels::lost_update::*;
     let mut data = Buf::new("data", vec![7u8, 7]);
     let mut hist = Buf::new("hist", vec![0u32; 256]);
     let o = launch::<histogram_racy>(LaunchConfig::linear(1, BLOCK, 0), &seed(1), (data.view(), hist.view_mut()));
@@ -60,7 +59,7 @@ fn lost_update_histogram_is_flagged_with_both_threads() {
 
 #[test]
 fn lost_updates_really_happen_and_the_atomic_twin_is_exact() {
-    use kernels::lost_update::*;
+    use gpu_kernels::lost_update::*;
     let n = 4096;
     let mut lost_any = false;
     for s in 1..=5 {
@@ -80,7 +79,7 @@ fn lost_updates_really_happen_and_the_atomic_twin_is_exact() {
 
 #[test]
 fn seed_multi_phase_kernel_race_is_flagged() {
-    use kernels::grid_sync::*;
+    use gpu_kernels::grid_sync::*;
     // Three blocks of one thread: phase 2 of thread 2 reads data[1] while thread 1 writes it.
     let mut data = Buf::new("data", vec![1.0f32, 2.0, 3.0]);
     let mut ws = Buf::new("workspace", vec![0u32; GRID_BARRIER_WORDS]);
@@ -105,7 +104,7 @@ fn seed_multi_phase_kernel_race_is_flagged() {
 
 #[test]
 fn grid_sync_needs_a_cooperative_launch_that_fits() {
-    use kernels::grid_sync::*;
+    use gpu_kernels::grid_sync::*;
     let mut data = Buf::new("data", vec![1.0f32; 64]);
     let mut ws = Buf::new("workspace", vec![0u32; GRID_BARRIER_WORDS]);
     let e = emu::launch::<multi_phase>(&LaunchConfig::linear(2, 32, 0), &seed(1), (data.view_mut(), ws.view_mut()))
@@ -122,7 +121,7 @@ fn grid_sync_needs_a_cooperative_launch_that_fits() {
 
 #[test]
 fn seed_tile_reduce_in_place_race_is_flagged() {
-    use kernels::tile_reduce::*;
+    use gpu_kernels::tile_reduce::*;
     let input: Vec<f32> = (0..64).map(|i| i as f32).collect();
     let mut data = Buf::new("data", input.clone());
     let o = launch::<tile_reduce_seed>(LaunchConfig::linear(1, 64, 0), &seed(1), (data.view_mut(),));
@@ -141,7 +140,7 @@ fn seed_tile_reduce_in_place_race_is_flagged() {
 
 #[test]
 fn shared_read_without_barrier_is_flagged() {
-    use kernels::block_reduce_demo::*;
+    use gpu_kernels::block_reduce_demo::*;
     let mut inp = Buf::new("input", vec![1.0f32; 256]);
     let mut out = Buf::new("out", vec![0.0f32; 1]);
     let cfg = LaunchConfig::linear(1, BLOCK, SHARED_BYTES);
@@ -161,7 +160,7 @@ fn shared_read_without_barrier_is_flagged() {
 
 #[test]
 fn divergent_barrier_reports_waiting_and_missing_threads() {
-    use kernels::divergent_barrier::*;
+    use gpu_kernels::divergent_barrier::*;
     let mut out = Buf::new("out", vec![0u32; 256]);
     let cfg = LaunchConfig::linear(1, BLOCK, SHARED_BYTES);
     let started = std::time::Instant::now();
@@ -186,7 +185,7 @@ fn divergent_barrier_reports_waiting_and_missing_threads() {
 
 #[test]
 fn shuffle_with_missing_lanes_reports_them() {
-    use kernels::warp_reduce::*;
+    use gpu_kernels::warp_reduce::*;
     let mut inp = Buf::new("input", vec![1.0f32; 20]);
     let mut out = Buf::new("output", vec![0.0f32; 1]);
     let e =
@@ -210,7 +209,7 @@ fn shuffle_with_missing_lanes_reports_them() {
 
 #[test]
 fn spin_without_progress_is_reported_not_hung() {
-    use kernels::producer_consumer::*;
+    use gpu_kernels::producer_consumer::*;
     let mut flag = Buf::new("flag", vec![0u32]);
     let mut status = Buf::new("status", vec![0u32]);
     let opts = Options { poll_limit: 50_000, ..seed(1) };
@@ -228,7 +227,7 @@ fn spin_without_progress_is_reported_not_hung() {
 
 #[test]
 fn producer_consumer_with_fence_is_clean_and_without_is_flagged() {
-    use kernels::producer_consumer::*;
+    use gpu_kernels::producer_consumer::*;
     for s in 1..=4 {
         let mut buf = Buf::new("buffer", vec![0.0f32; 1024]);
         let mut flag = Buf::new("flag", vec![0u32]);
@@ -261,7 +260,7 @@ fn producer_consumer_with_fence_is_clean_and_without_is_flagged() {
 
 #[test]
 fn fence_released_spinlocks_are_clean_and_exact() {
-    use kernels::spinlock::*;
+    use gpu_kernels::spinlock::*;
     for s in 1..=3 {
         let init: Vec<f32> = (0..1000).map(|i| i as f32).collect();
         let mut g = Buf::new("g_data", init.clone());
@@ -288,10 +287,10 @@ fn fence_released_spinlocks_are_clean_and_exact() {
     }
 }
 
-gpu_kernels::kernel! {
+gpu_std::kernel! {
     /// Test-only: every thread adds 1 to `cell[0]` with a *block-scoped* atomic, across blocks.
     pub fn block_scope_across_blocks(cell: GlobalMut<u32>) {
-        cell.atomic_scoped::<gpu_kernels::Block>(0).fetch_add(1);
+        cell.atomic_scoped::<gpu_std::Block>(0).fetch_add(1);
     }
 }
 
@@ -309,7 +308,7 @@ fn block_scoped_atomic_across_blocks_is_a_scope_race() {
 
 #[test]
 fn schedules_replay_exactly_and_differ_between_seeds() {
-    use kernels::lost_update::*;
+    use gpu_kernels::lost_update::*;
     let run = |s: u64| {
         let mut data = Buf::new("data", vec![5u8; 512]);
         let mut hist = Buf::new("hist", vec![0u32; 256]);
@@ -323,10 +322,10 @@ fn schedules_replay_exactly_and_differ_between_seeds() {
 
 #[test]
 fn kernel_panics_name_the_thread() {
-    gpu_kernels::kernel! {
+    gpu_std::kernel! {
         /// Test-only: reads one past the end.
         pub fn read_past_end(v: Global<u32>, out: GlobalMut<u32>) {
-            let i = gpu_kernels::thread::global_index_x();
+            let i = gpu_std::thread::global_index_x();
             out.set(i, v.get(i + 1));
         }
     }
@@ -342,7 +341,7 @@ fn kernel_panics_name_the_thread() {
     );
 }
 
-gpu_kernels::kernel! {
+gpu_std::kernel! {
     /// Test-only: the chapter's "never spin on a non-volatile flag" — a plain-load spin nobody ends.
     pub fn spin_on_plain_flag(flag: GlobalMut<u32>) {
         while flag.get(0) == 0 {}

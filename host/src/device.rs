@@ -2,8 +2,8 @@
 //! Both take the same kernel, the same launch shape and the same argument tuple.
 
 use anyhow::{Result, bail};
-use gpu_kernels::emu::{self, EmuError, LaunchConfig, Race};
-use gpu_kernels::{Dim3, Global, GlobalMut, Kernel, KernelParam};
+use gpu_std::emu::{self, EmuError, LaunchConfig, Race};
+use gpu_std::{Dim3, Global, GlobalMut, Kernel, KernelParam};
 use std::cell::{RefCell, UnsafeCell};
 use std::ffi::c_void;
 

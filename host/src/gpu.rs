@@ -9,7 +9,7 @@ use cust::event::{Event, EventFlags};
 use cust::memory::{CopyDestination, DeviceBuffer};
 use cust::module::Module;
 use cust::stream::{Stream, StreamFlags};
-use gpu_kernels::Dim3;
+use gpu_std::Dim3;
 use std::path::PathBuf;
 
 /// Where the PTX is: `$GPU_KERNELS_PTX`, else `ptx/gpu_kernels.ptx` next to the executable (a bundle),

@@ -4,7 +4,7 @@ use crate::device::{Device, DeviceChoice};
 use crate::examples::{self, Example, RunParams};
 use crate::report::ExampleResult;
 use anyhow::{Result, bail};
-use gpu_kernels::emu;
+use gpu_std::emu;
 
 /// What `host run` was asked to do.
 #[derive(Clone, Debug)]

@@ -97,7 +97,7 @@ fn reduce_sum_seed_case_emulator() {
 #[test]
 fn clean_examples_stay_clean_under_other_schedules() {
     for s in [2u64, 3] {
-        let opts = gpu_kernels::emu::Options { schedule_seed: s, ..Default::default() };
+        let opts = gpu_std::emu::Options { schedule_seed: s, ..Default::default() };
         let dev = Device::open(DeviceChoice::Emu, opts).expect("emulator").0;
         for name in ["warp_reduce", "reduce_sum", "histogram_privatised", "primitives"] {
             run_sizes(&dev, name, &[1000]);

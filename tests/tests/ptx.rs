@@ -4,11 +4,11 @@
 use std::collections::BTreeSet;
 use tests::{ptx_text, root};
 
-/// Backticked tokens after `PTX:` in the doc comments of `gpu-kernels/src` (to the end of the doc
+/// Backticked tokens after `PTX:` in the doc comments of `gpu-std/src` (to the end of the doc
 /// paragraph), with the file that names them.
 fn documented_ptx() -> Vec<(String, String)> {
     let mut out = Vec::new();
-    let mut stack = vec![root().join("gpu-kernels/src")];
+    let mut stack = vec![root().join("gpu-std/src")];
     while let Some(dir) = stack.pop() {
         for e in std::fs::read_dir(&dir).expect("src dir") {
             let p = e.expect("entry").path();

@@ -142,7 +142,9 @@ fn run_counting(cmd: &mut std::process::Command, counts: &mut TestCounts) -> Res
 fn test_steps(gpu: bool, arch: &str) -> Vec<Step> {
     let arch = arch.to_string();
     let mut cargo_test: Vec<String> =
-        ["test", "-p", "gpu-kernels", "-p", "host", "-p", "tests", "-p", "xtask"].map(String::from).to_vec();
+        ["test", "-p", "gpu-std", "-p", "gpu-kernels", "-p", "host", "-p", "tests", "-p", "xtask"]
+            .map(String::from)
+            .to_vec();
     if gpu {
         cargo_test.push("--features".into());
         cargo_test.push(format!("host/{CUDA_FEATURE},tests/{CUDA_FEATURE}"));
@@ -260,8 +262,11 @@ mod tests {
             Action::Cargo(args) => args.join(" "),
             _ => unreachable!(),
         };
-        assert_eq!(args(false), "test -p gpu-kernels -p host -p tests -p xtask");
-        assert_eq!(args(true), "test -p gpu-kernels -p host -p tests -p xtask --features host/cuda,tests/cuda");
+        assert_eq!(args(false), "test -p gpu-std -p gpu-kernels -p host -p tests -p xtask");
+        assert_eq!(
+            args(true),
+            "test -p gpu-std -p gpu-kernels -p host -p tests -p xtask --features host/cuda,tests/cuda"
+        );
     }
 
     #[test]

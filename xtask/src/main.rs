@@ -35,7 +35,7 @@ commands:
       build-ptx, then `host run all ARGS...` on the GPU when an NVIDIA driver is found (host built
       with the `cuda` feature), else on the CPU SIMT emulator.
   test [--allow-skip]
-      build-ptx, check-ptx, then `cargo test -p gpu-kernels -p host -p tests -p xtask` (with the
+      build-ptx, check-ptx, then `cargo test -p gpu-std -p gpu-kernels -p host -p tests -p xtask` (with the
       `cuda` feature when an NVIDIA driver is found). One line per step; fails if any step fails.
   bundle
       Build the PTX (sm_90), the host and the integration tests with the `cuda` feature, and put them

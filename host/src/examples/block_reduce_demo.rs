@@ -6,7 +6,7 @@ use crate::device::{Device, cover};
 use crate::report::ExampleResult;
 use crate::verify::within;
 use anyhow::Result;
-use gpu_kernels::kernels::block_reduce_demo::{BLOCK, SHARED_BYTES, block_reduce_demo, block_reduce_demo_no_barrier};
+use gpu_kernels::block_reduce_demo::{BLOCK, SHARED_BYTES, block_reduce_demo, block_reduce_demo_no_barrier};
 use rand::{Rng, SeedableRng, rngs::StdRng};
 
 pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {

@@ -7,7 +7,7 @@ use crate::device::{Device, cover};
 use crate::report::ExampleResult;
 use crate::verify::exact;
 use anyhow::Result;
-use gpu_kernels::kernels::divergent_barrier::{BLOCK, SHARED_BYTES, divergent_barrier_broken, divergent_barrier_fixed};
+use gpu_kernels::divergent_barrier::{BLOCK, SHARED_BYTES, divergent_barrier_broken, divergent_barrier_fixed};
 
 pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
     let n = p.n;

@@ -7,10 +7,10 @@ use crate::device::Device;
 use crate::report::ExampleResult;
 use crate::verify::exact;
 use anyhow::{Result, bail};
-use gpu_kernels::Dim3;
-use gpu_kernels::emu::LaunchConfig;
-use gpu_kernels::grid::GRID_BARRIER_WORDS;
-use gpu_kernels::kernels::grid_sync::{BLOCK, multi_phase, multi_phase_seed};
+use gpu_kernels::grid_sync::{BLOCK, multi_phase, multi_phase_seed};
+use gpu_std::Dim3;
+use gpu_std::emu::LaunchConfig;
+use gpu_std::grid::GRID_BARRIER_WORDS;
 use rand::{Rng, SeedableRng, rngs::StdRng};
 
 pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {

@@ -6,7 +6,7 @@ use crate::device::{Device, cover};
 use crate::report::ExampleResult;
 use crate::verify::exact;
 use anyhow::Result;
-use gpu_kernels::kernels::histogram_privatised::{BLOCK, MAX_GRID, NUM_BINS, SHARED_BYTES, histogram_privatised};
+use gpu_kernels::histogram_privatised::{BLOCK, MAX_GRID, NUM_BINS, SHARED_BYTES, histogram_privatised};
 use rand::{Rng, SeedableRng, rngs::StdRng};
 
 pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {

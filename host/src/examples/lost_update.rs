@@ -6,7 +6,7 @@ use crate::device::{Device, cover};
 use crate::report::ExampleResult;
 use crate::verify::exact;
 use anyhow::Result;
-use gpu_kernels::kernels::lost_update::{BLOCK, histogram_global, histogram_racy};
+use gpu_kernels::lost_update::{BLOCK, histogram_global, histogram_racy};
 use rand::{Rng, SeedableRng, rngs::StdRng};
 
 pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {

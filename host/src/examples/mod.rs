@@ -3,7 +3,7 @@
 use crate::device::{Device, Launch, ParamList};
 use crate::report::ExampleResult;
 use anyhow::{Result, bail};
-use gpu_kernels::Kernel;
+use gpu_std::Kernel;
 
 pub mod block_reduce_demo;
 pub mod divergent_barrier;

@@ -6,10 +6,10 @@ use super::{RunParams, check_n, finish};
 use crate::device::{Device, Elem, ParamList};
 use crate::report::ExampleResult;
 use anyhow::Result;
-use gpu_kernels::emu::LaunchConfig;
-use gpu_kernels::kernels::primitives::*;
-use gpu_kernels::warp::{ShflMode, shfl_source_lane};
-use gpu_kernels::{Dim3, Global, GlobalMut, Kernel, grid::GRID_BARRIER_WORDS};
+use gpu_kernels::primitives::*;
+use gpu_std::emu::LaunchConfig;
+use gpu_std::warp::{ShflMode, shfl_source_lane};
+use gpu_std::{Dim3, Global, GlobalMut, Kernel, grid::GRID_BARRIER_WORDS};
 use rand::{Rng, SeedableRng, rngs::StdRng};
 use std::collections::BTreeMap;
 

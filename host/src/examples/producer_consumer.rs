@@ -7,8 +7,8 @@ use crate::device::Device;
 use crate::report::ExampleResult;
 use crate::verify::exact;
 use anyhow::Result;
-use gpu_kernels::emu::LaunchConfig;
-use gpu_kernels::kernels::producer_consumer::{BLOCK, RECEIVED, producer_consumer, producer_consumer_no_fence};
+use gpu_kernels::producer_consumer::{BLOCK, RECEIVED, producer_consumer, producer_consumer_no_fence};
+use gpu_std::emu::LaunchConfig;
 
 pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
     let n = p.n;

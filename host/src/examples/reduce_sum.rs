@@ -6,7 +6,7 @@ use crate::device::{Device, cover};
 use crate::report::ExampleResult;
 use crate::verify::kahan_sum;
 use anyhow::Result;
-use gpu_kernels::kernels::reduce_sum::{BLOCK, MAX_GRID, SHARED_BYTES, reduce_sum};
+use gpu_kernels::reduce_sum::{BLOCK, MAX_GRID, SHARED_BYTES, reduce_sum};
 use rand::{Rng, SeedableRng, rngs::StdRng};
 
 pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {

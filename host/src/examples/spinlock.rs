@@ -6,8 +6,8 @@ use crate::device::{Device, cover};
 use crate::report::ExampleResult;
 use crate::verify::exact;
 use anyhow::Result;
-use gpu_kernels::emu::LaunchConfig;
-use gpu_kernels::kernels::spinlock::{BLOCK, MAX_GRID, SHARED_BYTES, global_lock_counter, locked_critical_section};
+use gpu_kernels::spinlock::{BLOCK, MAX_GRID, SHARED_BYTES, global_lock_counter, locked_critical_section};
+use gpu_std::emu::LaunchConfig;
 use rand::{Rng, SeedableRng, rngs::StdRng};
 
 pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {

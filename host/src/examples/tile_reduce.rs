@@ -7,8 +7,8 @@ use crate::device::{Device, cover};
 use crate::report::ExampleResult;
 use crate::verify::within;
 use anyhow::Result;
-use gpu_kernels::emu::LaunchConfig;
-use gpu_kernels::kernels::tile_reduce::{BLOCK, tile_reduce, tile_reduce_seed};
+use gpu_kernels::tile_reduce::{BLOCK, tile_reduce, tile_reduce_seed};
+use gpu_std::emu::LaunchConfig;
 use rand::{Rng, SeedableRng, rngs::StdRng};
 
 fn tile_sums(x: &[f32]) -> Vec<(f64, f64)> {

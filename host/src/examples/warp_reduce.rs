@@ -5,7 +5,7 @@ use super::{RunParams, check_n, finish};
 use crate::device::{Device, cover};
 use crate::report::ExampleResult;
 use anyhow::Result;
-use gpu_kernels::kernels::warp_reduce::{BLOCK, warp_reduce};
+use gpu_kernels::warp_reduce::{BLOCK, warp_reduce};
 use rand::{Rng, SeedableRng, rngs::StdRng};
 
 pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {

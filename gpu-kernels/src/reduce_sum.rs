@@ -5,11 +5,11 @@
 //! within a block, warp sums cross warps through shared memory, so a block barrier separates their
 //! write (lane 0 of each warp) from their read (warp 0); the order of the atomic adds varies between
 //! runs, so the last bits of the float sum may too (see `fp_determinism`).
-use crate::block::sync_threads;
-use crate::shared::{SharedArray, SharedSlice};
-use crate::thread::{block_dim, grid_stride, thread_idx};
-use crate::warp::{self, WARP_SIZE};
-use crate::{Global, GlobalMut, kernel};
+use gpu_std::block::sync_threads;
+use gpu_std::shared::{SharedArray, SharedSlice};
+use gpu_std::thread::{block_dim, grid_stride, thread_idx};
+use gpu_std::warp::{self, WARP_SIZE};
+use gpu_std::{Global, GlobalMut, kernel};
 
 /// Threads per block (a multiple of 32: the block reduction assumes full warps).
 pub const BLOCK: u32 = 256;

@@ -7,9 +7,9 @@
 //!
 //! Decision procedure (§5.7): one writer per output; inputs and outputs must not overlap unless a
 //! barrier separates all reads from all writes.
-use crate::grid::tiled_partition;
-use crate::thread::{block_idx, block_rank};
-use crate::{Global, GlobalMut, kernel};
+use gpu_std::grid::tiled_partition;
+use gpu_std::thread::{block_idx, block_rank};
+use gpu_std::{Global, GlobalMut, kernel};
 
 pub const BLOCK: u32 = 256;
 
@@ -29,7 +29,7 @@ kernel! {
     /// `out[t]` = sum of the 32 inputs of tile t of the grid (inputs past `n` count 0).
     pub fn tile_reduce(input: Global<f32>, out: GlobalMut<f32>) {
         let tile = tiled_partition::<32>();
-        let i = block_idx().x as usize * crate::thread::block_dim().x as usize + block_rank() as usize;
+        let i = block_idx().x as usize * gpu_std::thread::block_dim().x as usize + block_rank() as usize;
         let val = if i < input.len() { input.get(i) } else { 0.0 };
         let sum = tile.reduce_sum(val);
         let t = i / 32;

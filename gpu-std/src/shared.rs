@@ -4,7 +4,7 @@
 //! arrays. A kernel file declares its layout as consts:
 //!
 //! ```
-//! use gpu_kernels::SharedArray;
+//! use gpu_std::SharedArray;
 //! pub const BINS: SharedArray<u32> = SharedArray::first(256);
 //! pub const SUMS: SharedArray<f32> = SharedArray::after(BINS.end(), 32);
 //! pub const SHARED_BYTES: usize = SUMS.end();

@@ -7,10 +7,10 @@
 //!
 //! Decision procedure (§5.7): threads read their neighbour's shared slot, so a barrier is needed — and
 //! it must be uniformly reachable.
-use crate::block::sync_threads;
-use crate::shared::SharedArray;
-use crate::thread::{global_index_x, thread_idx};
-use crate::{GlobalMut, kernel};
+use gpu_std::block::sync_threads;
+use gpu_std::shared::SharedArray;
+use gpu_std::thread::{global_index_x, thread_idx};
+use gpu_std::{GlobalMut, kernel};
 
 pub const BLOCK: u32 = 256;
 pub const SLOTS: SharedArray<u32> = SharedArray::first(BLOCK as usize);

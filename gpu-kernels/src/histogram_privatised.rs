@@ -5,10 +5,10 @@
 //! Decision procedure (§5.7): many threads write each bin, so every update is atomic; the shared bins
 //! are zeroed, filled and read by different threads, so block barriers separate the three phases;
 //! blocks meet only through global atomics. Integer adds commute, so the result is deterministic.
-use crate::block::sync_threads;
-use crate::shared::SharedArray;
-use crate::thread::{block_dim, grid_stride, thread_idx};
-use crate::{Global, GlobalMut, kernel};
+use gpu_std::block::sync_threads;
+use gpu_std::shared::SharedArray;
+use gpu_std::thread::{block_dim, grid_stride, thread_idx};
+use gpu_std::{Global, GlobalMut, kernel};
 
 /// Bins: one per byte value.
 pub const NUM_BINS: usize = 256;

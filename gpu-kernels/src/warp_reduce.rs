@@ -7,8 +7,8 @@
 //! another's write through memory; nothing crosses blocks; the order of additions is fixed, so the
 //! result is deterministic. Inputs past `n` count as 0 so every lane of the warp takes part in the
 //! full-mask shuffle.
-use crate::warp::{self, WARP_SIZE};
-use crate::{Global, GlobalMut, kernel, thread};
+use gpu_std::warp::{self, WARP_SIZE};
+use gpu_std::{Global, GlobalMut, kernel, thread};
 
 /// Threads per block.
 pub const BLOCK: u32 = 256;

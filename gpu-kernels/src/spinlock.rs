@@ -15,11 +15,11 @@
 //!
 //! Decision procedure (§5.7): the lock serialises the writers; fences make each holder's writes visible
 //! to the next. Locks serialise a machine built for parallelism — privatise or use atomics instead.
-use crate::block::sync_threads;
-use crate::fence::{threadfence, threadfence_block};
-use crate::shared::SharedArray;
-use crate::thread::{grid_stride, thread_idx};
-use crate::{GlobalMut, kernel};
+use gpu_std::block::sync_threads;
+use gpu_std::fence::{threadfence, threadfence_block};
+use gpu_std::shared::SharedArray;
+use gpu_std::thread::{grid_stride, thread_idx};
+use gpu_std::{GlobalMut, kernel};
 
 pub const BLOCK: u32 = 128;
 pub const MAX_GRID: u32 = 64;
@@ -74,7 +74,7 @@ kernel! {
                 errors.atomic(0).fetch_add(1);
                 break;
             }
-            crate::fence::nanosleep(16);
+            gpu_std::fence::nanosleep(16);
         }
     }
 }

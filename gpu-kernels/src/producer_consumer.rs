@@ -13,10 +13,10 @@
 //!
 //! Decision procedure (§5.7): across blocks there is no barrier: a fence + flag (release/acquire)
 //! orders the buffer writes before the consumer's reads; never spin on a non-volatile flag.
-use crate::block::sync_threads;
-use crate::fence::{nanosleep, threadfence};
-use crate::thread::{block_dim, block_idx, thread_idx};
-use crate::{GlobalMut, kernel};
+use gpu_std::block::sync_threads;
+use gpu_std::fence::{nanosleep, threadfence};
+use gpu_std::thread::{block_dim, block_idx, thread_idx};
+use gpu_std::{GlobalMut, kernel};
 
 pub const BLOCK: u32 = 256;
 pub const SPIN_LIMIT: u32 = 1 << 22;

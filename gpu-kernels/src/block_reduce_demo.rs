@@ -6,10 +6,10 @@
 //! Decision procedure (§5.7): each thread writes its own slot (no atomics needed); thread 0 reads the
 //! others' slots, so a block barrier separates the writes from the read; blocks write distinct
 //! outputs; the order of the sum is fixed.
-use crate::block::sync_threads;
-use crate::shared::SharedArray;
-use crate::thread::{block_dim, block_idx, global_index_x, thread_idx};
-use crate::{Global, GlobalMut, kernel};
+use gpu_std::block::sync_threads;
+use gpu_std::shared::SharedArray;
+use gpu_std::thread::{block_dim, block_idx, global_index_x, thread_idx};
+use gpu_std::{Global, GlobalMut, kernel};
 
 /// Threads per block: one shared slot each (`s_partial[256]`).
 pub const BLOCK: u32 = 256;

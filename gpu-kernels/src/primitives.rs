@@ -2,14 +2,14 @@
 //! on a GPU and on the emulator, with its CPU model: all shuffle modes, types and widths; votes; the
 //! reducing barriers; every atomic with its old values, at every scope, in global and shared memory;
 //! fences with volatile and acquire/release flags; the grid barrier; warp tiles.
-use crate::atomic::{Atomic, AtomicFloat, AtomicInt, AtomicRef, Block, Device, Scope, Space, System};
-use crate::block::{sync_threads, sync_threads_and, sync_threads_count, sync_threads_or};
-use crate::fence::{threadfence, threadfence_block, threadfence_system};
-use crate::grid::{this_grid, tiled_partition};
-use crate::shared::SharedArray;
-use crate::thread::{block_idx, global_index_x, thread_idx};
-use crate::warp::{self, FULL_MASK, ShflValue};
-use crate::{Global, GlobalMut, kernel};
+use gpu_std::atomic::{Atomic, AtomicFloat, AtomicInt, AtomicRef, Block, Device, Scope, Space, System};
+use gpu_std::block::{sync_threads, sync_threads_and, sync_threads_count, sync_threads_or};
+use gpu_std::fence::{threadfence, threadfence_block, threadfence_system};
+use gpu_std::grid::{this_grid, tiled_partition};
+use gpu_std::shared::SharedArray;
+use gpu_std::thread::{block_idx, global_index_x, thread_idx};
+use gpu_std::warp::{self, FULL_MASK, ShflValue};
+use gpu_std::{Global, GlobalMut, kernel};
 
 /// Threads per block for the warp and barrier checks (several warps, one partial-free block).
 pub const BLOCK: u32 = 128;
@@ -291,7 +291,7 @@ kernel! {
     pub fn prim_message(data: GlobalMut<u32>, flags: GlobalMut<u32>, copy: GlobalMut<u32>, status: GlobalMut<u32>) {
         let n = data.len();
         let t = thread_idx().x as usize;
-        let step = crate::thread::block_dim().x as usize;
+        let step = gpu_std::thread::block_dim().x as usize;
         if block_idx().x == 0 {
             for way in 0..3usize {
                 let mut i = t;
@@ -316,7 +316,7 @@ kernel! {
                     let mut spins = 0;
                     while flags.atomic(3 + way).load_acquire() == 0 && spins < SPIN_LIMIT {
                         spins += 1;
-                        crate::fence::nanosleep(32);
+                        gpu_std::fence::nanosleep(32);
                     }
                 }
                 sync_threads();
@@ -338,7 +338,7 @@ kernel! {
                         if spins >= SPIN_LIMIT {
                             break false;
                         }
-                        crate::fence::nanosleep(32);
+                        gpu_std::fence::nanosleep(32);
                     };
                     if way == 0 {
                         threadfence();

@@ -180,14 +180,14 @@ pub(crate) fn active() -> bool {
 }
 
 pub(crate) fn info() -> Info {
-    assert!(active(), "GPU primitive called outside a kernel launch (use gpu_kernels::emu::launch)");
+    assert!(active(), "GPU primitive called outside a kernel launch (use gpu_std::emu::launch)");
     INFO.with(|i| i.get())
 }
 
 /// Runs `f` on the launch state. Never suspends while borrowed.
 pub(crate) fn with_state<R>(f: impl FnOnce(&mut State, usize) -> R) -> R {
     let emu = CTX.with(|c| c.get());
-    assert!(!emu.is_null(), "GPU primitive called outside a kernel launch (use gpu_kernels::emu::launch)");
+    assert!(!emu.is_null(), "GPU primitive called outside a kernel launch (use gpu_std::emu::launch)");
     let me = INFO.with(|i| i.get().index);
     // SAFETY: CTX points to the Emu owned by `run_launch`, alive for the whole launch, and only this
     // OS thread touches it.

@@ -8,8 +8,8 @@
 //!
 //! Decision procedure (§5.7): threads of different blocks read each other's writes → a grid barrier
 //! (cooperative launch, grid capped at the co-resident blocks) between every write and the reads.
-use crate::grid::this_grid;
-use crate::{GlobalMut, kernel};
+use gpu_std::grid::this_grid;
+use gpu_std::{GlobalMut, kernel};
 
 pub const BLOCK: u32 = 256;
 

@@ -6,7 +6,7 @@
 //!
 //! Decision procedure (§5.7): many threads write each bin → atomics (or privatisation, see
 //! `histogram_privatised`).
-use crate::{Global, GlobalMut, kernel, thread};
+use gpu_std::{Global, GlobalMut, kernel, thread};
 
 /// Threads per block.
 pub const BLOCK: u32 = 256;

@@ -1,0 +1,125 @@
+//! `gpu-std`: the device layer for Rust CUDA kernels on rustc's NVPTX backend — threads, warps,
+//! blocks, shared memory, atomics, fences and grid-wide barriers — plus a CPU SIMT emulator that runs
+//! the same kernel source and reports data races, divergent barriers and deadlocks.
+//!
+//! The crate compiles two ways from one source:
+//! - for `nvptx64-nvidia-cuda` (`cargo xtask build-ptx`): every primitive lowers to the PTX
+//!   instruction its documentation names, and every `kernel!` becomes a `.entry`;
+//! - for the host: every primitive is backed by [`emu`], an emulator of the CUDA execution model that
+//!   runs each GPU thread as a coroutine under a seeded scheduler and reports data races, barrier
+//!   divergence and deadlocks instead of hanging.
+//!
+//! Kernels touch memory only through views ([`Global`], [`GlobalMut`], [`SharedSlice`]) so that the
+//! emulator observes every access.
+#![cfg_attr(target_arch = "nvptx64", no_std)]
+#![cfg_attr(
+    target_arch = "nvptx64",
+    feature(
+        abi_gpu_kernel,
+        asm_experimental_arch,
+        stdarch_nvptx,
+        core_intrinsics,
+        gpu_intrinsics,
+        gpu_launch_sized_workgroup_mem
+    )
+)]
+#![cfg_attr(target_arch = "nvptx64", allow(internal_features))]
+
+#[cfg(target_arch = "nvptx64")]
+mod ptx;
+#[cfg(target_arch = "nvptx64")]
+use ptx as backend;
+
+#[cfg(not(target_arch = "nvptx64"))]
+pub mod emu;
+#[cfg(not(target_arch = "nvptx64"))]
+use emu::backend;
+
+pub mod atomic;
+pub mod block;
+pub mod fence;
+pub mod grid;
+pub mod memory;
+pub mod shared;
+pub mod thread;
+pub mod warp;
+
+pub use atomic::{Block, Device, Scope, System};
+pub use memory::{Global, GlobalMut, KernelParam};
+pub use shared::{SharedArray, SharedSlice};
+pub use thread::Dim3;
+
+/// Where in the kernel source a primitive was called: a `Location` on the host (the emulator names it
+/// in its reports), nothing on the GPU.
+#[cfg(not(target_arch = "nvptx64"))]
+pub type Site = &'static core::panic::Location<'static>;
+#[cfg(target_arch = "nvptx64")]
+pub type Site = ();
+
+#[doc(hidden)]
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub fn site() -> Site {
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        core::panic::Location::caller()
+    }
+}
+
+#[cfg(target_arch = "nvptx64")]
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo) -> ! {
+    // A failed bounds check or assertion ends the launch with "unspecified launch failure"
+    // (CUDA_ERROR_LAUNCH_FAILED), which the host reports.
+    unsafe { core::arch::nvptx::trap() }
+}
+
+/// A kernel as the host sees it: its PTX entry name and a function the emulator can call.
+/// Implemented by [`kernel!`] on the host target only.
+#[cfg(not(target_arch = "nvptx64"))]
+pub trait Kernel {
+    /// The `.entry` name in the PTX module.
+    const NAME: &'static str;
+    /// The parameters, as a tuple of [`KernelParam`]s, in declaration order.
+    type Args: Copy;
+    /// Runs the kernel body for the calling emulated thread.
+    fn run(args: Self::Args);
+}
+
+/// Defines a kernel once for both targets.
+///
+/// On nvptx it becomes `#[no_mangle] pub unsafe extern "gpu-kernel" fn name(...)`, a PTX `.entry`.
+/// On the host it becomes a unit struct implementing [`Kernel`], whose `run` is the same body, for the
+/// emulator. Parameters must be [`KernelParam`]s (scalars and global-memory views).
+#[macro_export]
+macro_rules! kernel {
+    ($(#[$m:meta])* pub fn $name:ident($($arg:ident : $ty:ty),* $(,)?) $body:block) => {
+        $(#[$m])*
+        #[cfg(target_arch = "nvptx64")]
+        #[unsafe(no_mangle)]
+        // Views are `#[repr(C)] {ptr, len}` structs; rustc passes them as `.param .align 8 .b8 p[16]`,
+        // the layout CUDA C++ uses for a struct parameter (checked by a test over the built PTX).
+        #[allow(improper_gpu_kernel_arg)]
+        pub unsafe extern "gpu-kernel" fn $name($($arg: $ty),*) {
+            $( $crate::memory::assert_param::<$ty>(); )*
+            $body
+        }
+
+        $(#[$m])*
+        #[cfg(not(target_arch = "nvptx64"))]
+        #[allow(non_camel_case_types)]
+        #[derive(Clone, Copy, Debug)]
+        pub struct $name;
+
+        #[cfg(not(target_arch = "nvptx64"))]
+        impl $crate::Kernel for $name {
+            const NAME: &'static str = stringify!($name);
+            type Args = ($($ty,)*);
+            #[allow(unused_variables, unused_parens)]
+            fn run(args: Self::Args) {
+                let ($($arg,)*) = args;
+                $body
+            }
+        }
+    };
+}
