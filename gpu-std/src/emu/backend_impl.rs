@@ -1,8 +1,10 @@
 //! The emulator backend of every primitive: the same functions as the PTX layer, implemented on the
 //! scheduler. Each synchronisation point may switch threads.
 
+use super::barrier::BarOp;
+use super::collectives::CollKind;
 use super::race::Kind;
-use super::sched::{self, BarOp, CollKind, info, suspend, with_state};
+use super::sched::{self, info, suspend, with_state};
 use crate::Dim3;
 use crate::Site;
 use crate::atomic::{AtomOp, Atomic, ScopeKind, SpaceKind};

@@ -22,9 +22,14 @@
 //!   waiting and the missing threads. Nothing hangs: a launch also stops at [`Options::time_limit`].
 
 mod backend_impl;
+mod barrier;
+mod collectives;
+mod deadlock;
+mod launch;
 mod race;
 mod report;
 mod sched;
+mod tracking;
 
 pub use report::{AccessInfo, Deadlock, EmuError, Outcome, Race, ThreadId, WaitGroup};
 
@@ -103,7 +108,7 @@ pub fn launch<K: Kernel>(cfg: &LaunchConfig, opts: &Options, args: K::Args) -> R
 
 /// Runs `body` as the kernel named `name` (every thread of the launch calls it).
 pub fn launch_fn(name: &str, cfg: &LaunchConfig, opts: &Options, body: &dyn Fn()) -> Result<Outcome, EmuError> {
-    sched::run_launch(name, cfg, opts, body)
+    launch::run_launch(name, cfg, opts, body)
 }
 
 /// Names a host allocation so that race reports can say `buffer[index]` instead of an address.

@@ -1,0 +1,163 @@
+//! Warp collectives: `shfl.sync`, `vote.sync` and `bar.warp.sync`. The lanes named in the mask meet
+//! at one instruction (same call site, kind, mask and clamp); when the last one arrives, every lane
+//! gets its result and runs on. A warp barrier also orders the named lanes' memory accesses.
+
+use super::deadlock::fmt_dim;
+use super::race;
+use super::sched::{State, Status};
+use crate::Site;
+use crate::warp::{ShflMode, shfl_source_lane};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CollKind {
+    Shfl(ShflMode),
+    Ballot,
+    Any,
+    All,
+    SyncWarp,
+}
+
+impl CollKind {
+    pub(super) fn name(self) -> &'static str {
+        match self {
+            CollKind::Shfl(ShflMode::Down) => "shfl.sync.down",
+            CollKind::Shfl(ShflMode::Up) => "shfl.sync.up",
+            CollKind::Shfl(ShflMode::Xor) => "shfl.sync.bfly",
+            CollKind::Shfl(ShflMode::Idx) => "shfl.sync.idx",
+            CollKind::Ballot => "vote.sync.ballot",
+            CollKind::Any => "vote.sync.any",
+            CollKind::All => "vote.sync.all",
+            CollKind::SyncWarp => "bar.warp.sync",
+        }
+    }
+}
+
+pub(super) struct Coll {
+    pub(super) kind: CollKind,
+    pub(super) site: Site,
+    pub(super) mask: u32,
+    pub(super) arrived: u32,
+    vals: [u32; 32],
+    bs: [u32; 32],
+    c: u32,
+}
+
+impl State {
+    /// A lane arrives at a warp collective. Returns false if the launch failed.
+    #[allow(clippy::too_many_arguments)] // the operands of one shfl.sync/vote.sync, plus who and where
+    pub fn warp_arrive(&mut self, t: usize, kind: CollKind, mask: u32, val: u32, b_arg: u32, c_arg: u32, site: Site) {
+        let th = &self.threads[t];
+        let (b, rank) = (th.block, th.rank);
+        let (w, lane) = ((rank / 32) as usize, rank % 32);
+        let blk = &self.blocks[b];
+        let idx = blk.idx;
+        if mask & (1 << lane) == 0 {
+            self.block_thread(t, Status::Warp(site, kind, mask));
+            self.fail(format!(
+                "{} at {}: lane {lane} of warp {w} in block {} is not in its own mask {mask:#010x}",
+                kind.name(),
+                Self::site_str(site),
+                fmt_dim(idx)
+            ));
+            return;
+        }
+        // Lanes named by the mask that do not exist or have exited can never arrive.
+        // (Lanes that exited are not an error yet: the collective simply never completes, and the
+        // no-progress report names every waiting and missing lane.)
+        let lanes_in_warp = (blk.n - w * 32).min(32) as u32;
+        let exist = if lanes_in_warp == 32 { u32::MAX } else { (1u32 << lanes_in_warp) - 1 };
+        let gone = mask & !exist;
+        if gone != 0 {
+            self.block_thread(t, Status::Warp(site, kind, mask));
+            self.fail(format!(
+                "{} at {} in block {} warp {w}: mask {mask:#010x} names lanes {gone:#010x} that do not exist (the \
+                 warp has {} lanes); they can never arrive",
+                kind.name(),
+                Self::site_str(site),
+                fmt_dim(idx),
+                lanes_in_warp
+            ));
+            return;
+        }
+        let colls = &mut self.blocks[b].warps[w];
+        // Lanes meet at the same collective: same instruction (call site), kind, mask and clamp. Lanes
+        // at different call sites wait separately and, if they never meet, end in the no-progress report.
+        let pos = match colls.iter().position(|c| c.mask == mask && c.kind == kind && c.site == site && c.c == c_arg) {
+            Some(p) => p,
+            None => {
+                colls.push(Coll { kind, site, mask, arrived: 0, vals: [0; 32], bs: [0; 32], c: c_arg });
+                colls.len() - 1
+            }
+        };
+        let coll = &mut colls[pos];
+        coll.arrived |= 1 << lane;
+        coll.vals[lane as usize] = val;
+        coll.bs[lane as usize] = b_arg;
+        self.block_thread(t, Status::Warp(site, kind, mask));
+        let coll = &self.blocks[b].warps[w][pos];
+        if coll.arrived != mask {
+            return;
+        }
+        let coll = self.blocks[b].warps[w].swap_remove(pos);
+        let first = self.blocks[b].first + w * 32;
+        let mut results = [0u32; 32];
+        let mut err = None;
+        for l in 0..32u32 {
+            if mask & (1 << l) == 0 {
+                continue;
+            }
+            let li = l as usize;
+            results[li] = match coll.kind {
+                CollKind::Shfl(mode) => {
+                    let width = 32 - ((coll.c >> 8) & 0x1f);
+                    match shfl_source_lane(mode, l, coll.bs[li], width) {
+                        Some(j) if mask & (1 << j) != 0 => coll.vals[j as usize],
+                        Some(j) => {
+                            err.get_or_insert(format!(
+                                "{} at {}: lane {l} reads lane {j}, which is not in the mask {mask:#010x} (undefined value)",
+                                coll.kind.name(),
+                                Self::site_str(coll.site)
+                            ));
+                            0
+                        }
+                        None => coll.vals[li],
+                    }
+                }
+                CollKind::Ballot => {
+                    (0..32).filter(|&k| mask & (1 << k) != 0 && coll.vals[k] != 0).fold(0, |a, k| a | (1 << k))
+                }
+                CollKind::Any => (0..32).any(|k| mask & (1 << k) != 0 && coll.vals[k] != 0) as u32,
+                CollKind::All => (0..32).all(|k| mask & (1 << k) == 0 || coll.vals[k] != 0) as u32,
+                CollKind::SyncWarp => 0,
+            };
+        }
+        if let Some(e) = err {
+            self.fail(e);
+            return;
+        }
+        if coll.kind == CollKind::SyncWarp && self.opts.detect_races {
+            // A warp barrier orders the named lanes' accesses: each releases, each acquires all.
+            let mut all = race::Clock::new();
+            for l in 0..32 {
+                if mask & (1 << l) != 0 {
+                    let u = first + l;
+                    let p = self.pos_of(u);
+                    let snap = self.threads[u].clock.release(p);
+                    race::join(&mut all, &snap);
+                }
+            }
+            for l in 0..32 {
+                if mask & (1 << l) != 0 {
+                    race::join(&mut self.threads[first + l].clock.acq, &all);
+                }
+            }
+        }
+        for l in 0..32 {
+            if mask & (1 << l) != 0 {
+                self.threads[first + l].result = results[l];
+                self.make_runnable(first + l);
+            }
+        }
+        self.progress();
+    }
+}

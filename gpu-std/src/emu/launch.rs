@@ -1,0 +1,226 @@
+//! Launching a kernel: the launch is checked against the limits of a GPU, its blocks are split into
+//! waves of resident blocks (a cooperative launch is one wave), and every thread of a wave becomes a
+//! stackful coroutine on a recycled stack. A panic inside a kernel is captured with its location and
+//! reported for the thread that raised it.
+
+use super::barrier::Bar;
+use super::race::{Findings, ThreadClock};
+use super::report::{EmuError, Outcome};
+use super::sched::{
+    CTX, EBlock, EThread, Emu, IN_KERNEL, LAST_PANIC, Rng, State, Status, YIELDER, active, schedule, with_state,
+};
+use super::{LaunchConfig, Options};
+use corosensei::stack::DefaultStack;
+use corosensei::{Coroutine, Yielder};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::time::Instant;
+
+const STACK_BYTES: usize = 256 * 1024;
+/// Threads per wave of a normal launch (bounded memory for coroutine stacks).
+const WAVE_THREADS: u64 = 8192;
+/// Largest dynamic shared memory per block accepted (the H100/H200 opt-in maximum, 227 KiB).
+const MAX_SHARED_BYTES: usize = 227 * 1024;
+
+fn install_panic_capture() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let prev = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if IN_KERNEL.with(|k| k.get()) {
+                let msg = if let Some(s) = info.payload().downcast_ref::<&str>() {
+                    s.to_string()
+                } else if let Some(s) = info.payload().downcast_ref::<String>() {
+                    s.clone()
+                } else {
+                    "panic".to_string()
+                };
+                let at = info
+                    .location()
+                    .map(|l| format!(" at {}:{}:{}", l.file(), l.line(), l.column()))
+                    .unwrap_or_default();
+                LAST_PANIC.with(|p| *p.borrow_mut() = Some(format!("{msg}{at}")));
+            } else {
+                prev(info)
+            }
+        }));
+    });
+}
+
+fn validate(name: &str, cfg: &LaunchConfig, opts: &Options) -> Result<(), EmuError> {
+    let bad = |m: String| Err(EmuError::InvalidLaunch(format!("kernel `{name}`: {m}")));
+    let (g, b) = (cfg.grid, cfg.block);
+    if g.volume() == 0 || b.volume() == 0 {
+        return bad(format!("grid {g:?} and block {b:?} must have every extent >= 1"));
+    }
+    if b.volume() > 1024 || b.x > 1024 || b.y > 1024 || b.z > 64 {
+        return bad(format!("block {b:?} exceeds 1024 threads (x, y <= 1024, z <= 64)"));
+    }
+    if g.x > i32::MAX as u32 || g.y > 65535 || g.z > 65535 {
+        return bad(format!("grid {g:?} exceeds (2^31-1, 65535, 65535)"));
+    }
+    if cfg.shared_bytes > MAX_SHARED_BYTES {
+        return bad(format!("{} bytes of shared memory exceed {MAX_SHARED_BYTES}", cfg.shared_bytes));
+    }
+    if g.volume() * b.volume() > u32::MAX as u64 {
+        return bad("more than 2^32 threads".into());
+    }
+    if opts.max_resident_blocks == 0 {
+        return bad("max_resident_blocks must be >= 1".into());
+    }
+    if cfg.cooperative && g.volume() > opts.max_resident_blocks as u64 {
+        return Err(EmuError::CooperativeTooLarge {
+            kernel: name.to_string(),
+            blocks: g.volume(),
+            limit: opts.max_resident_blocks,
+        });
+    }
+    Ok(())
+}
+
+pub(crate) fn run_launch(name: &str, cfg: &LaunchConfig, opts: &Options, body: &dyn Fn()) -> Result<Outcome, EmuError> {
+    validate(name, cfg, opts)?;
+    assert!(!active(), "emulated launches cannot nest");
+    install_panic_capture();
+    let block_threads = cfg.block.volume();
+    let total_blocks = cfg.grid.volume();
+    let wave_blocks = if cfg.cooperative {
+        total_blocks
+    } else {
+        (opts.max_resident_blocks as u64).min((WAVE_THREADS / block_threads).max(1)).min(total_blocks)
+    };
+    let mut rng = Rng::new(opts.schedule_seed);
+    // Blocks start in a seeded order: a kernel must not depend on block order.
+    let mut order: Vec<u32> = (0..total_blocks as u32).collect();
+    for i in (1..order.len()).rev() {
+        order.swap(i, rng.below(i + 1));
+    }
+    let emu = Box::new(Emu {
+        st: RefCell::new(State {
+            kernel: name.to_string(),
+            cfg: *cfg,
+            opts: opts.clone(),
+            rng,
+            threads: Vec::new(),
+            blocks: Vec::new(),
+            runnable: Vec::new(),
+            pos: Vec::new(),
+            grid_arrived: 0,
+            grid_site: None,
+            grid_epoch: 0,
+            error: None,
+            global_shadow: HashMap::new(),
+            findings: Findings::new(name, opts.max_race_reports),
+            polls: 0,
+            steps: 0,
+            yielders: Vec::new(),
+            wave_live: 0,
+        }),
+    });
+    let start = Instant::now();
+    let mut stacks: Vec<DefaultStack> = Vec::new();
+    let result = (|| {
+        for wave in order.chunks(wave_blocks as usize) {
+            run_wave(&emu, wave, body, &mut stacks, start)?;
+        }
+        Ok(())
+    })();
+    let st = emu.st.into_inner();
+    result.map(|()| Outcome {
+        races: st.findings.races,
+        racy_addresses: st.findings.racy_addresses,
+        steps: st.steps,
+        threads: total_blocks * block_threads,
+    })
+}
+
+fn run_wave(
+    emu: &Emu,
+    wave: &[u32],
+    body: &dyn Fn(),
+    stacks: &mut Vec<DefaultStack>,
+    start: Instant,
+) -> Result<(), EmuError> {
+    let (bdim, gdim) = {
+        let st = &mut *emu.st.borrow_mut();
+        let cfg = st.cfg;
+        let bdim = cfg.block;
+        let n = bdim.volume() as usize;
+        st.threads.clear();
+        st.blocks.clear();
+        for &lin in wave {
+            let idx = cfg.grid.delinear(lin);
+            let first = st.threads.len();
+            for r in 0..n as u32 {
+                st.threads.push(EThread {
+                    block: st.blocks.len(),
+                    tid: bdim.delinear(r),
+                    rank: r,
+                    gid: lin * n as u32 + r,
+                    status: Status::Runnable,
+                    bepoch: 0,
+                    gepoch: st.grid_epoch,
+                    clock: ThreadClock::default(),
+                    result: 0,
+                    last_poll: None,
+                    spins: 0,
+                });
+            }
+            st.blocks.push(EBlock {
+                idx,
+                linear: lin,
+                first,
+                n,
+                shared: vec![0u128; cfg.shared_bytes.div_ceil(16)],
+                live: n as u32,
+                exited: 0,
+                bar: Bar::default(),
+                epoch: 0,
+                warps: (0..n.div_ceil(32)).map(|_| Vec::new()).collect(),
+                shadow: HashMap::new(),
+            });
+        }
+        let total = st.threads.len();
+        st.runnable = (0..total).collect();
+        st.pos = (0..total).collect();
+        st.yielders = vec![std::ptr::null(); total];
+        st.wave_live = total as u32;
+        st.grid_arrived = 0;
+        st.grid_site = None;
+        (bdim, cfg.grid)
+    };
+    let total = emu.st.borrow().threads.len();
+    let body_ptr: *const dyn Fn() = body;
+    let mut cos: Vec<Option<Coroutine<(), (), ()>>> = Vec::with_capacity(total);
+    for t in 0..total {
+        let stack = match stacks.pop() {
+            Some(s) => s,
+            None => DefaultStack::new(STACK_BYTES).map_err(|e| {
+                EmuError::InvalidLaunch(format!("cannot allocate a coroutine stack for thread {t}: {e}"))
+            })?,
+        };
+        // SAFETY: the closure borrows `body` and `emu`, which outlive every coroutine: all of them are
+        // completed or dropped before this function returns.
+        let co = unsafe {
+            Coroutine::with_stack_unchecked(stack, move |y: &Yielder<(), ()>, ()| {
+                YIELDER.with(|c| c.set(y as *const _));
+                with_state(|st, me| st.yielders[me] = y as *const _);
+                (*body_ptr)();
+                with_state(|st, me| st.thread_exit(me));
+            })
+        };
+        cos.push(Some(co));
+    }
+    CTX.with(|c| c.set(emu as *const Emu));
+    let outcome = schedule(emu, &mut cos, bdim, gdim, start);
+    // Completed coroutines give their stacks back; suspended ones (after an error) are unwound on drop.
+    for co in cos.into_iter().flatten() {
+        if co.done() {
+            stacks.push(co.into_stack());
+        } else {
+            drop(co);
+        }
+    }
+    CTX.with(|c| c.set(std::ptr::null()));
+    outcome
+}
