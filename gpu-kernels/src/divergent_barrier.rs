@@ -8,25 +8,32 @@
 //! Decision procedure (§5.7): threads read their neighbour's shared slot, so a barrier is needed — and
 //! it must be uniformly reachable.
 use gpu_std::block::sync_threads;
-use gpu_std::shared::SharedArray;
-use gpu_std::thread::{global_index_x, thread_idx};
-use gpu_std::{GlobalMut, kernel};
+use gpu_std::thread::thread_idx;
+use gpu_std::{Output, kernel, shared_layout};
 
 pub const BLOCK: u32 = 256;
-pub const SLOTS: SharedArray<u32> = SharedArray::first(BLOCK as usize);
-pub const SHARED_BYTES: usize = SLOTS.end();
+shared_layout! {
+    /// The block's shared memory.
+    pub struct Scratch {
+        /// One slot per thread.
+        pub slots: [u32; BLOCK as usize],
+    }
+}
+pub const SHARED_BYTES: usize = Scratch::BYTES;
 
 kernel! {
     /// BROKEN: odd threads wait at a barrier the even threads skip.
-    pub fn divergent_barrier_broken(out: GlobalMut<u32>) {
-        let s = SLOTS.view();
+    pub fn divergent_barrier_broken(out: Output<u32>) {
+        let s = Scratch::view().slots;
         let t = thread_idx().x as usize;
         s.set(t, t as u32 * 3);
         if t % 2 == 1 {
             sync_threads();
-            out.set(global_index_x(), s.get(t - 1));
-        } else {
-            out.set(global_index_x(), s.get(t) + 1);
+            if let Some(o) = out.mine() {
+                o.set(s.get(t - 1));
+            }
+        } else if let Some(o) = out.mine() {
+            o.set(s.get(t) + 1);
         }
     }
 }
@@ -34,12 +41,14 @@ kernel! {
 kernel! {
     /// Every thread reaches the barrier once: `out[i]` = `3 * (t - 1)` for odd t (its neighbour's slot),
     /// `3t + 1` for even t.
-    pub fn divergent_barrier_fixed(out: GlobalMut<u32>) {
-        let s = SLOTS.view();
+    pub fn divergent_barrier_fixed(out: Output<u32>) {
+        let s = Scratch::view().slots;
         let t = thread_idx().x as usize;
         s.set(t, t as u32 * 3);
         sync_threads();
         let v = if t % 2 == 1 { s.get(t - 1) } else { s.get(t) + 1 };
-        out.set(global_index_x(), v);
+        if let Some(o) = out.mine() {
+            o.set(v);
+        }
     }
 }

@@ -6,9 +6,8 @@
 //! are zeroed, filled and read by different threads, so block barriers separate the three phases;
 //! blocks meet only through global atomics. Integer adds commute, so the result is deterministic.
 use gpu_std::block::sync_threads;
-use gpu_std::shared::SharedArray;
 use gpu_std::thread::{block_dim, grid_stride, thread_idx};
-use gpu_std::{Global, GlobalMut, kernel};
+use gpu_std::{Global, GlobalMut, kernel, shared_layout};
 
 /// Bins: one per byte value.
 pub const NUM_BINS: usize = 256;
@@ -16,15 +15,20 @@ pub const NUM_BINS: usize = 256;
 pub const BLOCK: u32 = 256;
 /// Grid cap from the seed.
 pub const MAX_GRID: u32 = 1024;
-/// The block's private bins.
-pub const BINS: SharedArray<u32> = SharedArray::first(NUM_BINS);
+shared_layout! {
+    /// The block's shared memory.
+    pub struct Scratch {
+        /// The block's private bins.
+        pub bins: [u32; NUM_BINS],
+    }
+}
 /// Dynamic shared memory per block.
-pub const SHARED_BYTES: usize = BINS.end();
+pub const SHARED_BYTES: usize = Scratch::BYTES;
 
 kernel! {
     /// `hist[b] += count of b in data` for every byte value b (hist zeroed by the host; 256 bins).
     pub fn histogram_privatised(data: Global<u8>, hist: GlobalMut<u32>) {
-        let bins = BINS.view();
+        let bins = Scratch::view().bins;
         let (tid, step) = (thread_idx().x as usize, block_dim().x as usize);
         let mut b = tid;
         while b < NUM_BINS {

@@ -6,10 +6,9 @@ use gpu_std::atomic::{Atomic, AtomicFloat, AtomicInt, AtomicRef, Block, Device, 
 use gpu_std::block::{sync_threads, sync_threads_and, sync_threads_count, sync_threads_or};
 use gpu_std::fence::{threadfence, threadfence_block, threadfence_system};
 use gpu_std::grid::{this_grid, tiled_partition};
-use gpu_std::shared::SharedArray;
 use gpu_std::thread::{block_idx, global_index_x, thread_idx};
 use gpu_std::warp::{self, FULL_MASK, ShflValue};
-use gpu_std::{Global, GlobalMut, kernel};
+use gpu_std::{Global, GlobalMut, kernel, shared_layout};
 
 /// Threads per block for the warp and barrier checks (several warps, one partial-free block).
 pub const BLOCK: u32 = 128;
@@ -242,17 +241,20 @@ kernel! {
     }
 }
 
-/// Shared counters for [`prim_atomic_shared`].
-pub const SHARED_CELLS: SharedArray<u32> = SharedArray::first(4);
-pub const SHARED_CELLS_F: SharedArray<f32> = SharedArray::after(SHARED_CELLS.end(), 1);
-pub const SHARED_ATOMIC_BYTES: usize = SHARED_CELLS_F.end();
+shared_layout! {
+    /// Shared counters for [`prim_atomic_shared`].
+    pub struct Cells {
+        pub ints: [u32; 4],
+        pub float: [f32; 1],
+    }
+}
+pub const SHARED_ATOMIC_BYTES: usize = Cells::BYTES;
 
 kernel! {
     /// Shared-memory atomics per block: add (olds recorded), max, cas-increment, f32 add.
     /// `out[4b..4b+4]` = the block's final `[sum, max, cas count, float sum bits]`.
     pub fn prim_atomic_shared(vals: Global<u32>, olds: GlobalMut<u32>, out: GlobalMut<u32>) {
-        let c = SHARED_CELLS.view();
-        let f = SHARED_CELLS_F.view();
+        let Cells { ints: c, float: f } = Cells::view();
         let t = thread_idx().x;
         if t == 0 {
             c.set(0, 0);

@@ -6,19 +6,24 @@
 //! write (lane 0 of each warp) from their read (warp 0); the order of the atomic adds varies between
 //! runs, so the last bits of the float sum may too (see `fp_determinism`).
 use gpu_std::block::sync_threads;
-use gpu_std::shared::{SharedArray, SharedSlice};
+use gpu_std::shared::SharedSlice;
 use gpu_std::thread::{block_dim, grid_stride, thread_idx};
 use gpu_std::warp::{self, WARP_SIZE};
-use gpu_std::{Global, GlobalMut, kernel};
+use gpu_std::{Global, GlobalMut, kernel, shared_layout};
 
 /// Threads per block (a multiple of 32: the block reduction assumes full warps).
 pub const BLOCK: u32 = 256;
 /// The seed caps the grid at 1024 blocks; the grid-stride loop covers the rest.
 pub const MAX_GRID: u32 = 1024;
-/// One slot per warp (at most 1024 / 32 = 32 warps).
-pub const WARP_SUMS: SharedArray<f32> = SharedArray::first(32);
+shared_layout! {
+    /// The block's shared memory.
+    pub struct Scratch {
+        /// One slot per warp (at most 1024 / 32 = 32 warps).
+        pub warp_sums: [f32; 32],
+    }
+}
 /// Dynamic shared memory per block.
-pub const SHARED_BYTES: usize = WARP_SUMS.end();
+pub const SHARED_BYTES: usize = Scratch::BYTES;
 
 /// `blockReduceSum`: the block's total, valid in thread 0. Every thread of the block must call it
 /// (it contains a block barrier), with `blockDim.x` a multiple of 32.
@@ -44,7 +49,7 @@ kernel! {
         for i in grid_stride(input.len()) {
             sum += input.get(i);
         }
-        let sum = block_reduce_sum(sum, WARP_SUMS.view());
+        let sum = block_reduce_sum(sum, Scratch::view().warp_sums);
         if thread_idx().x == 0 {
             output.atomic(0).fetch_add_float(sum);
         }

@@ -17,21 +17,26 @@
 //! to the next. Locks serialise a machine built for parallelism — privatise or use atomics instead.
 use gpu_std::block::sync_threads;
 use gpu_std::fence::{threadfence, threadfence_block};
-use gpu_std::shared::SharedArray;
 use gpu_std::thread::{grid_stride, thread_idx};
-use gpu_std::{GlobalMut, kernel};
+use gpu_std::{GlobalMut, kernel, shared_layout};
 
 pub const BLOCK: u32 = 128;
 pub const MAX_GRID: u32 = 64;
 pub const SPIN_LIMIT: u32 = 1 << 22;
-pub const LOCK: SharedArray<u32> = SharedArray::first(1);
-pub const SHARED_BYTES: usize = LOCK.end();
+shared_layout! {
+    /// The block's shared memory.
+    pub struct Scratch {
+        /// The block's lock word: 0 free, 1 held.
+        pub lock: [u32; 1],
+    }
+}
+pub const SHARED_BYTES: usize = Scratch::BYTES;
 
 kernel! {
     /// `g_data[i] = g_data[i] * 2 + 1` for every i, each under the block's shared-memory lock.
     /// `errors[0]` counts lock attempts that gave up.
     pub fn locked_critical_section(g_data: GlobalMut<f32>, errors: GlobalMut<u32>) {
-        let lock = LOCK.view();
+        let lock = Scratch::view().lock;
         if thread_idx().x == 0 {
             lock.set(0, 0);
         }

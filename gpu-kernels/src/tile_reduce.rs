@@ -9,7 +9,7 @@
 //! barrier separates all reads from all writes.
 use gpu_std::grid::tiled_partition;
 use gpu_std::thread::{block_idx, block_rank};
-use gpu_std::{Global, GlobalMut, kernel};
+use gpu_std::{Global, GlobalMut, Output, PerWarp, kernel};
 
 pub const BLOCK: u32 = 256;
 
@@ -27,14 +27,14 @@ kernel! {
 
 kernel! {
     /// `out[t]` = sum of the 32 inputs of tile t of the grid (inputs past `n` count 0).
-    pub fn tile_reduce(input: Global<f32>, out: GlobalMut<f32>) {
+    pub fn tile_reduce(input: Global<f32>, out: Output<f32, PerWarp>) {
         let tile = tiled_partition::<32>();
         let i = block_idx().x as usize * gpu_std::thread::block_dim().x as usize + block_rank() as usize;
         let val = if i < input.len() { input.get(i) } else { 0.0 };
         let sum = tile.reduce_sum(val);
-        let t = i / 32;
-        if tile.thread_rank() == 0 && t < out.len() {
-            out.set(t, sum);
+        // A tile of 32 is a warp: its rank 0 (lane 0) owns the tile's element.
+        if let Some(o) = out.mine() {
+            o.set(sum);
         }
     }
 }

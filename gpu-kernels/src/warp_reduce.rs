@@ -8,28 +8,29 @@
 //! result is deterministic. Inputs past `n` count as 0 so every lane of the warp takes part in the
 //! full-mask shuffle.
 use gpu_std::warp::{self, WARP_SIZE};
-use gpu_std::{Global, GlobalMut, kernel, thread};
+use gpu_std::{Global, GlobalMut, Output, PerWarp, kernel, thread};
 
 /// Threads per block.
 pub const BLOCK: u32 = 256;
 
 kernel! {
     /// `output[w] = sum(input[32w .. 32w+32])` for every warp `w` of the grid (missing inputs are 0).
-    pub fn warp_reduce(input: Global<f32>, output: GlobalMut<f32>) {
+    pub fn warp_reduce(input: Global<f32>, output: Output<f32, PerWarp>) {
         let i = thread::global_index_x();
         let v = if i < input.len() { input.get(i) } else { 0.0 };
         let sum = warp::reduce_sum_f32(v);
-        let w = i / WARP_SIZE as usize;
-        if warp::lane_id() == 0 && w < output.len() {
-            output.set(w, sum);
+        // Lane 0 of each warp owns the warp's element.
+        if let Some(o) = output.mine() {
+            o.set(sum);
         }
     }
 }
 
 kernel! {
     /// A common bug, kept to show what the emulator reports: threads past `n` return before the
-    /// full-mask shuffle, so the shuffle names lanes that never arrive. (On a GPU this is undefined
-    /// behaviour: the result or a hang depends on the hardware.) Never launched on a GPU.
+    /// full-mask shuffle, so the shuffle names lanes that never arrive. (On a GPU the shuffle does not
+    /// wait for exited lanes, and the values read from them are unspecified: wrong sums, silently.)
+    /// Never launched on a GPU.
     pub fn warp_reduce_early_exit(input: Global<f32>, output: GlobalMut<f32>) {
         let i = thread::global_index_x();
         if i >= input.len() {

@@ -2,14 +2,15 @@
 //! and on correct synchronisation (must stay silent).
 
 use gpu_std::emu::{self, EmuError, LaunchConfig, Options, Outcome, ThreadId};
-use gpu_std::{Global, GlobalMut, Kernel, grid::GRID_BARRIER_WORDS};
+use gpu_std::memory::Owner;
+use gpu_std::{Global, GlobalMut, Kernel, Output, Pod, grid::GRID_BARRIER_WORDS};
 
 /// A host buffer the emulator's kernels read and write, named for reports.
-struct Buf<T: Copy> {
+struct Buf<T: Pod> {
     data: Vec<T>,
     _name: emu::BufferName,
 }
-impl<T: Copy> Buf<T> {
+impl<T: Pod> Buf<T> {
     fn new(name: &str, data: Vec<T>) -> Self {
         let _name = emu::register_buffer(name, data.as_ptr(), data.len());
         Buf { data, _name }
@@ -21,6 +22,10 @@ impl<T: Copy> Buf<T> {
     fn view_mut(&mut self) -> GlobalMut<T> {
         // SAFETY: as above.
         unsafe { GlobalMut::from_raw_parts(self.data.as_mut_ptr(), self.data.len()) }
+    }
+    fn output<O: Owner>(&mut self) -> Output<T, O> {
+        // SAFETY: as above, and the launch is given no other view of this Vec.
+        unsafe { Output::from_raw_parts(self.data.as_mut_ptr(), self.data.len()) }
     }
 }
 
@@ -133,7 +138,7 @@ fn seed_tile_reduce_in_place_race_is_flagged() {
 
     let mut inp = Buf::new("input", input.clone());
     let mut out = Buf::new("out", vec![f32::NAN; 2]);
-    let o = launch::<tile_reduce>(LaunchConfig::linear(1, 64, 0), &seed(2), (inp.view(), out.view_mut()));
+    let o = launch::<tile_reduce>(LaunchConfig::linear(1, 64, 0), &seed(2), (inp.view(), out.output()));
     assert_eq!(o.racy_addresses, 0);
     assert_eq!(out.data, vec![(0..32).sum::<i32>() as f32, (32..64).sum::<i32>() as f32]);
 }
@@ -144,7 +149,7 @@ fn shared_read_without_barrier_is_flagged() {
     let mut inp = Buf::new("input", vec![1.0f32; 256]);
     let mut out = Buf::new("out", vec![0.0f32; 1]);
     let cfg = LaunchConfig::linear(1, BLOCK, SHARED_BYTES);
-    let o = launch::<block_reduce_demo_no_barrier>(cfg, &seed(1), (inp.view(), out.view_mut()));
+    let o = launch::<block_reduce_demo_no_barrier>(cfg, &seed(1), (inp.view(), out.output()));
     println!("{}", o.races[0]);
     // Thread 0 reads every slot k >= 1 with no barrier after thread k's write: 255 racy slots.
     assert_eq!(o.racy_addresses, 255);
@@ -154,7 +159,7 @@ fn shared_read_without_barrier_is_flagged() {
         assert_eq!(pair(&o, k), [t(0, 0), t(0, slot)], "{r}");
         assert!(r.why.contains("same barrier interval"), "{r}");
     }
-    let o = launch::<block_reduce_demo>(cfg, &seed(1), (inp.view(), out.view_mut()));
+    let o = launch::<block_reduce_demo>(cfg, &seed(1), (inp.view(), out.output()));
     assert_eq!((o.racy_addresses, out.data[0]), (0, 256.0));
 }
 
@@ -164,7 +169,7 @@ fn divergent_barrier_reports_waiting_and_missing_threads() {
     let mut out = Buf::new("out", vec![0u32; 256]);
     let cfg = LaunchConfig::linear(1, BLOCK, SHARED_BYTES);
     let started = std::time::Instant::now();
-    let e = emu::launch::<divergent_barrier_broken>(&cfg, &seed(1), (out.view_mut(),)).unwrap_err();
+    let e = emu::launch::<divergent_barrier_broken>(&cfg, &seed(1), (out.output(),)).unwrap_err();
     println!("{e}");
     assert!(started.elapsed().as_secs() < 5, "reported within seconds");
     let EmuError::Deadlock(d) = e else { panic!("expected a deadlock report, got {e}") };
@@ -177,7 +182,7 @@ fn divergent_barrier_reports_waiting_and_missing_threads() {
     assert_eq!(d.missing[0].what, "exited");
     assert_eq!(d.missing[0].threads, (0..256).filter(|x| x % 2 == 0).map(|x| t(0, x)).collect::<Vec<_>>());
 
-    let o = launch::<divergent_barrier_fixed>(cfg, &seed(1), (out.view_mut(),));
+    let o = launch::<divergent_barrier_fixed>(cfg, &seed(1), (out.output(),));
     assert_eq!(o.racy_addresses, 0);
     let want: Vec<u32> = (0..256).map(|t| if t % 2 == 1 { 3 * (t - 1) } else { 3 * t + 1 }).collect();
     assert_eq!(out.data, want);
@@ -202,8 +207,8 @@ fn shuffle_with_missing_lanes_reports_them() {
         ("exited", (20..32).map(|x| t(0, x)).collect::<Vec<_>>())
     );
     // A mask that names lanes a partial warp does not have is refused at once.
-    let e = emu::launch::<warp_reduce>(&LaunchConfig::linear(1, 20, 0), &seed(1), (inp.view(), out.view_mut()))
-        .unwrap_err();
+    let e =
+        emu::launch::<warp_reduce>(&LaunchConfig::linear(1, 20, 0), &seed(1), (inp.view(), out.output())).unwrap_err();
     assert!(e.to_string().contains("names lanes 0xfff00000 that do not exist"), "{e}");
 }
 

@@ -80,11 +80,23 @@ mod sealed {
 }
 
 /// Types with hardware atomics: `u32`, `i32`, `u64`, `i64`, `f32`, `f64`.
-pub trait Atomic: Copy + sealed::Sealed {
+pub trait Atomic: crate::Pod + sealed::Sealed {
+    /// `atom.relaxed.<scope>.<space>.<op>` on `p`.
+    ///
+    /// # Safety
+    /// `p` is a valid, aligned address of a `Self` in `space`.
     #[doc(hidden)]
     unsafe fn atom(op: AtomOp, space: SpaceKind, scope: ScopeKind, p: *mut Self, a: Self, b: Self, site: Site) -> Self;
+    /// `ld.acquire.<scope>.<space>` of `p`.
+    ///
+    /// # Safety
+    /// As [`Atomic::atom`].
     #[doc(hidden)]
     unsafe fn load_acquire(space: SpaceKind, scope: ScopeKind, p: *const Self, site: Site) -> Self;
+    /// `st.release.<scope>.<space>` to `p`.
+    ///
+    /// # Safety
+    /// As [`Atomic::atom`].
     #[doc(hidden)]
     unsafe fn store_release(space: SpaceKind, scope: ScopeKind, p: *mut Self, v: Self, site: Site);
     #[doc(hidden)]

@@ -9,19 +9,17 @@
 //!   runs each GPU thread as a coroutine under a seeded scheduler and reports data races, barrier
 //!   divergence and deadlocks instead of hanging.
 //!
-//! Kernels touch memory only through views ([`Global`], [`GlobalMut`], [`SharedSlice`]) so that the
-//! emulator observes every access.
+//! Kernels touch memory only through views ([`Global`], [`GlobalMut`], [`Output`], [`SharedSlice`])
+//! so that the emulator observes every access. Every view access is one PTX instruction of inline
+//! assembly, so racy kernels (kept on purpose to demonstrate races) produce racy values, never
+//! undefined behaviour; view elements are [`Pod`] scalars, for which every bit pattern is valid.
+//!
+//! A kernel crate needs, besides this dependency, `#![cfg_attr(target_arch = "nvptx64", no_std,
+//! feature(abi_gpu_kernel))]`; `cargo xtask build-ptx -p CRATE` builds it to PTX.
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 #![cfg_attr(
     target_arch = "nvptx64",
-    feature(
-        abi_gpu_kernel,
-        asm_experimental_arch,
-        stdarch_nvptx,
-        core_intrinsics,
-        gpu_intrinsics,
-        gpu_launch_sized_workgroup_mem
-    )
+    feature(asm_experimental_arch, stdarch_nvptx, core_intrinsics, gpu_intrinsics, gpu_launch_sized_workgroup_mem)
 )]
 #![cfg_attr(target_arch = "nvptx64", allow(internal_features))]
 
@@ -40,13 +38,15 @@ pub mod block;
 pub mod fence;
 pub mod grid;
 pub mod memory;
+pub mod pod;
 pub mod shared;
 pub mod thread;
 pub mod warp;
 
 pub use atomic::{Block, Device, Scope, System};
-pub use memory::{Global, GlobalMut, KernelParam};
-pub use shared::{SharedArray, SharedSlice};
+pub use memory::{Global, GlobalMut, KernelParam, Output, PerBlock, PerThread, PerWarp, Slot};
+pub use pod::Pod;
+pub use shared::SharedSlice;
 pub use thread::Dim3;
 
 /// Where in the kernel source a primitive was called: a `Location` on the host (the emulator names it
@@ -81,16 +81,58 @@ pub trait Kernel {
     /// The `.entry` name in the PTX module.
     const NAME: &'static str;
     /// The parameters, as a tuple of [`KernelParam`]s, in declaration order.
-    type Args: Copy;
+    type Args: KernelArgs;
     /// Runs the kernel body for the calling emulated thread.
     fn run(args: Self::Args);
+}
+
+/// A kernel's parameter tuple: every element a [`KernelParam`]. The emulator reads the device memory
+/// regions the views give access to, and checks each access of the launch against them.
+#[cfg(not(target_arch = "nvptx64"))]
+pub trait KernelArgs: Copy {
+    /// `(address, bytes)` of every view among the arguments.
+    fn regions(&self) -> Vec<(usize, usize)>;
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+macro_rules! kernel_args {
+    ($($n:ident : $i:tt),*) => {
+        impl<$($n: KernelParam),*> KernelArgs for ($($n,)*) {
+            fn regions(&self) -> Vec<(usize, usize)> {
+                #[allow(unused_mut)]
+                let mut v = Vec::new();
+                $(v.extend(self.$i.region());)*
+                v
+            }
+        }
+    };
+}
+#[cfg(not(target_arch = "nvptx64"))]
+mod kernel_args_impls {
+    use super::{KernelArgs, KernelParam};
+    kernel_args!();
+    kernel_args!(A: 0);
+    kernel_args!(A: 0, B: 1);
+    kernel_args!(A: 0, B: 1, C: 2);
+    kernel_args!(A: 0, B: 1, C: 2, D: 3);
+    kernel_args!(A: 0, B: 1, C: 2, D: 3, E: 4);
+    kernel_args!(A: 0, B: 1, C: 2, D: 3, E: 4, F: 5);
+    kernel_args!(A: 0, B: 1, C: 2, D: 3, E: 4, F: 5, G: 6);
+    kernel_args!(A: 0, B: 1, C: 2, D: 3, E: 4, F: 5, G: 6, H: 7);
 }
 
 /// Defines a kernel once for both targets.
 ///
 /// On nvptx it becomes `#[no_mangle] pub unsafe extern "gpu-kernel" fn name(...)`, a PTX `.entry`.
 /// On the host it becomes a unit struct implementing [`Kernel`], whose `run` is the same body, for the
-/// emulator. Parameters must be [`KernelParam`]s (scalars and global-memory views).
+/// emulator. Parameters must be [`KernelParam`]s ([`Pod`] scalars and global-memory views): anything
+/// else is a compile error on both targets.
+///
+/// ```compile_fail,E0277
+/// gpu_std::kernel! {
+///     pub fn takes_usize(n: usize) { let _ = n; }
+/// }
+/// ```
 #[macro_export]
 macro_rules! kernel {
     ($(#[$m:meta])* pub fn $name:ident($($arg:ident : $ty:ty),* $(,)?) $body:block) => {

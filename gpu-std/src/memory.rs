@@ -2,14 +2,22 @@
 //!
 //! A view is a pointer and a length, `#[repr(C)]`, passed to a kernel by value. Every access goes
 //! through a method, bounds-checked (a failed check traps on the GPU and is reported by the emulator),
-//! so the emulator sees each one and can find races. [`Global`] is read-only; [`GlobalMut`] also writes.
+//! so the emulator sees each one and can find races. [`Global`] is read-only; [`GlobalMut`] also
+//! writes; [`Output`] is the recommended way to write results: each thread may write only the elements
+//! it owns, so no two threads can write one element.
 //!
-//! Plain `get`/`set` compile to `ld`/`st` and may be cached in registers or reordered by the compiler;
-//! `get_volatile`/`set_volatile` compile to `ld.volatile`/`st.volatile` (every access reaches memory;
-//! not atomic); `.atomic(i)` gives read-modify-writes and acquire/release accesses.
+//! Every access is one PTX instruction emitted by inline assembly (`ld.global`, `st.global`,
+//! `ld.volatile.global`, …), never a Rust load or store. The compiler cannot reason about it, so a
+//! race between threads — which the chapter's racy kernels commit on purpose — yields racy *values*,
+//! never undefined behaviour. Plain `get`/`set` may still be merged or kept in a register by the
+//! compiler, like plain C++ accesses; `get_volatile`/`set_volatile` reach memory every time; `.atomic(i)`
+//! gives read-modify-writes and acquire/release accesses.
 
-use crate::atomic::{Atomic, Device, GlobalSpace, SpaceKind};
+use crate::atomic::{Atomic, Device, GlobalSpace, ScopeKind, SpaceKind};
+use crate::pod::Pod;
 use crate::site;
+use crate::thread::{block_dim, block_idx, block_rank, grid_dim, grid_rank, grid_threads};
+use core::marker::PhantomData;
 
 /// How an access reaches memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -20,17 +28,31 @@ pub enum Access {
     Volatile,
 }
 
-/// Types that may be passed to a kernel: scalars and global views. Their layout is identical on the
-/// host and the device, so the host can pass them by value to `cuLaunchKernel`.
-///
-/// # Safety
-/// Implementors must be `#[repr(C)]` (or primitive) with the same size and layout on both targets and
-/// contain no host-only state.
-pub unsafe trait KernelParam: Copy {}
-macro_rules! scalar_params { ($($t:ty),*) => { $(unsafe impl KernelParam for $t {})* }; }
-scalar_params!(u8, u32, i32, u64, i64, f32, f64);
-unsafe impl<T: Copy> KernelParam for Global<T> {}
-unsafe impl<T: Copy> KernelParam for GlobalMut<T> {}
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// Types that may be passed to a kernel: [`Pod`] scalars and global-memory views. Their layout is
+/// identical on the host and the device, so the host can pass them by value to `cuLaunchKernel`.
+/// Sealed: `usize`/`isize` (whose width the host and device could disagree on), references, `bool`
+/// and structs with padding cannot be kernel parameters.
+pub trait KernelParam: Copy + sealed::Sealed {
+    /// The device memory the parameter gives access to, as `(address, bytes)` (none for scalars). The
+    /// emulator checks every access of a launch against these regions.
+    #[doc(hidden)]
+    fn region(&self) -> Option<(usize, usize)>;
+}
+macro_rules! scalar_params {
+    ($($t:ty),*) => {$(
+        impl sealed::Sealed for $t {}
+        impl KernelParam for $t {
+            fn region(&self) -> Option<(usize, usize)> {
+                None
+            }
+        }
+    )*};
+}
+scalar_params!(u8, i8, u16, i16, u32, i32, u64, i64, f32, f64);
 
 #[doc(hidden)]
 #[inline(always)]
@@ -43,41 +65,54 @@ pub(crate) fn out_of_bounds(i: usize, len: usize) -> ! {
     #[cfg(target_arch = "nvptx64")]
     {
         let _ = (i, len);
-        // SAFETY: `trap` ends the thread's launch; nothing is left half-done that the host could see
-        // as valid (the launch reports an error).
-        unsafe { core::arch::nvptx::trap() }
+        crate::ptx::trap_with(c"gpu-std: view index out of bounds\n")
     }
     #[cfg(not(target_arch = "nvptx64"))]
     panic!("index out of bounds: the len is {len} but the index is {i}")
 }
 
 /// A read-only view of `len` elements of global memory.
-/// PTX: `ld.global.b32`, `ld.global.b64`, `ld.global.u8`, `ld.volatile`.
+/// PTX: `ld.global.b32` (`.u8`, `.b16`, `.b64` by element width), `ld.volatile.global.b32`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
-pub struct Global<T> {
+pub struct Global<T: Pod> {
     ptr: *const T,
     len: usize,
 }
 
-/// A read-write view of `len` elements of global memory.
-/// PTX: `st.global.b32`, `st.global.b64`, `st.volatile` (and the loads of the read-only view).
+/// A read-write view of `len` elements of global memory, which any thread may write anywhere: the view
+/// for atomics, flags and the chapter's racy demonstrations. For results, prefer [`Output`].
+/// PTX: `st.global.b32`, `st.volatile.global.b32` (and the loads of [`Global`]).
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
-pub struct GlobalMut<T> {
+pub struct GlobalMut<T: Pod> {
     ptr: *mut T,
     len: usize,
 }
 
+impl<T: Pod> sealed::Sealed for Global<T> {}
+impl<T: Pod> KernelParam for Global<T> {
+    fn region(&self) -> Option<(usize, usize)> {
+        Some((self.ptr as usize, self.len * size_of::<T>()))
+    }
+}
+impl<T: Pod> sealed::Sealed for GlobalMut<T> {}
+impl<T: Pod> KernelParam for GlobalMut<T> {
+    fn region(&self) -> Option<(usize, usize)> {
+        Some((self.ptr as usize, self.len * size_of::<T>()))
+    }
+}
+
 /// `len`, `is_empty`, bounds-checked element pointers, `get` and `get_volatile` for a view type in
-/// state space `$space` (`ld_doc`: the PTX its plain load emits). Shared by global and shared views.
+/// state space `$space`. Shared by global and shared views.
 macro_rules! view_read_methods {
-    ($space:expr, $ld_doc:literal) => {
+    ($space:expr) => {
         /// Number of elements.
         #[inline(always)]
         pub fn len(&self) -> usize {
             self.len
         }
+        /// Whether the view has no elements.
         #[inline(always)]
         pub fn is_empty(&self) -> bool {
             self.len == 0
@@ -91,15 +126,17 @@ macro_rules! view_read_methods {
             // SAFETY: i < len, and the view's constructor promised len valid elements.
             unsafe { self.ptr.add(i) as *mut T }
         }
-        #[doc = concat!("Reads element `i`. PTX: `", $ld_doc, "`.")]
+        /// Reads element `i` with a plain load (`ld.global` / `ld.shared` of the element's width).
         #[inline(always)]
         #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
         pub fn get(&self, i: usize) -> T {
             let p = self.elem(i);
-            // SAFETY: in bounds (checked above).
+            // SAFETY: in bounds (checked above), in this view's state space.
             unsafe { $crate::backend::load(p, $crate::memory::Access::Plain, $space, $crate::site()) }
         }
-        /// Reads element `i` with a volatile load: never cached in a register. PTX: `ld.volatile`.
+        /// Reads element `i` with a volatile load: never cached in a register, never merged with
+        /// another load (`ld.volatile.global` / `ld.volatile.shared`). Not atomic with respect to
+        /// read-modify-writes; it does not order other accesses (pair it with a fence).
         #[inline(always)]
         #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
         pub fn get_volatile(&self, i: usize) -> T {
@@ -113,8 +150,11 @@ macro_rules! view_read_methods {
 /// `set`, `set_volatile`, `atomic` (at scope `$scope`) and `atomic_scoped` for a writable view in
 /// state space `$space` (type `$space_ty`).
 macro_rules! view_write_methods {
-    ($space:expr, $space_ty:ty, $scope:ty, $st_doc:literal, $scope_doc:literal) => {
-        #[doc = concat!("Writes element `i`. PTX: `", $st_doc, "`.")]
+    ($space:expr, $space_ty:ty, $scope:ty) => {
+        /// Writes element `i` with a plain store (`st.global` / `st.shared` of the element's width).
+        /// Another thread's access to the same element without a barrier or release/acquire edge in
+        /// between is a data race: the values are then unspecified (never undefined behaviour), and
+        /// the emulator reports it.
         #[inline(always)]
         #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
         pub fn set(&self, i: usize, v: T) {
@@ -122,7 +162,7 @@ macro_rules! view_write_methods {
             // SAFETY: in bounds.
             unsafe { $crate::backend::store(p, v, $crate::memory::Access::Plain, $space, $crate::site()) }
         }
-        /// Writes element `i` with a volatile store. PTX: `st.volatile`.
+        /// Writes element `i` with a volatile store (`st.volatile.global` / `st.volatile.shared`).
         #[inline(always)]
         #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
         pub fn set_volatile(&self, i: usize, v: T) {
@@ -130,7 +170,8 @@ macro_rules! view_write_methods {
             // SAFETY: in bounds.
             unsafe { $crate::backend::store(p, v, $crate::memory::Access::Volatile, $space, $crate::site()) }
         }
-        #[doc = concat!("Element `i` for atomic operations at ", $scope_doc, "; `.scope::<S>()` changes it.")]
+        /// Element `i` for atomic operations at the view's default scope (device scope for global
+        /// memory, CUDA's default; block scope for shared memory); `.scope::<S>()` changes it.
         #[inline(always)]
         #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
         pub fn atomic(&self, i: usize) -> $crate::atomic::AtomicRef<T, $scope, $space_ty>
@@ -154,16 +195,17 @@ macro_rules! view_write_methods {
 }
 pub(crate) use {view_read_methods, view_write_methods};
 
-impl<T: Copy> Global<T> {
+impl<T: Pod> Global<T> {
     /// A view of `len` elements at `ptr`.
     ///
     /// # Safety
     /// `ptr` must be a device (or, in the emulator, host) address of `len` initialised, aligned `T`s
-    /// that stay valid for every launch the view is passed to.
+    /// that stay valid for every launch the view is passed to. (Host code gets views from its buffers,
+    /// which borrow the buffer instead.)
     pub const unsafe fn from_raw_parts(ptr: *const T, len: usize) -> Self {
         Global { ptr, len }
     }
-    view_read_methods!(SpaceKind::Global, "ld.global");
+    view_read_methods!(SpaceKind::Global);
     /// Reads element `i` with acquire semantics at device scope. PTX: `ld.acquire.gpu.global.u32`.
     #[inline(always)]
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
@@ -173,24 +215,184 @@ impl<T: Copy> Global<T> {
     {
         let p = self.elem(i);
         // SAFETY: in bounds.
-        unsafe { T::load_acquire(SpaceKind::Global, crate::atomic::ScopeKind::Device, p, site()) }
+        unsafe { T::load_acquire(SpaceKind::Global, ScopeKind::Device, p, site()) }
     }
 }
 
-impl<T: Copy> GlobalMut<T> {
+impl<T: Pod> GlobalMut<T> {
     /// A view of `len` writable elements at `ptr`.
     ///
     /// # Safety
-    /// As [`Global::from_raw_parts`]; also no other view may be used to write the same elements
-    /// outside the kernels' own synchronisation.
+    /// As [`Global::from_raw_parts`]. Concurrent writes through other views are allowed (they are
+    /// races, with unspecified values), but the memory must not be freed or reused while a launch
+    /// that was given the view runs.
     pub const unsafe fn from_raw_parts(ptr: *mut T, len: usize) -> Self {
         GlobalMut { ptr, len }
     }
-    view_read_methods!(SpaceKind::Global, "ld.global");
-    view_write_methods!(SpaceKind::Global, GlobalSpace, Device, "st.global", "device scope (CUDA's default)");
+    view_read_methods!(SpaceKind::Global);
+    view_write_methods!(SpaceKind::Global, GlobalSpace, Device);
     /// The same memory, read-only.
     #[inline(always)]
     pub fn as_global(&self) -> Global<T> {
         Global { ptr: self.ptr, len: self.len }
+    }
+}
+
+// ---- one writer per element ---------------------------------------------------------------------
+
+/// Who owns which elements of an [`Output`]. Sealed: [`PerThread`], [`PerWarp`], [`PerBlock`].
+pub trait Owner: Copy + sealed::Sealed {
+    /// The element the calling thread owns, if it owns one (before the bounds check).
+    #[doc(hidden)]
+    fn owned_index() -> Option<usize>;
+}
+
+/// Element `r` belongs to the thread of grid rank `r` (and, in a grid-stride loop, `r + k * threads`).
+#[derive(Clone, Copy, Debug)]
+pub struct PerThread;
+/// Element `w` belongs to lane 0 of warp `w` of the grid (`block * warps_per_block + warp`).
+#[derive(Clone, Copy, Debug)]
+pub struct PerWarp;
+/// Element `b` belongs to thread 0 of block `b` (blocks numbered linearly, x fastest).
+#[derive(Clone, Copy, Debug)]
+pub struct PerBlock;
+
+impl sealed::Sealed for PerThread {}
+impl sealed::Sealed for PerWarp {}
+impl sealed::Sealed for PerBlock {}
+
+impl Owner for PerThread {
+    #[inline(always)]
+    fn owned_index() -> Option<usize> {
+        Some(grid_rank())
+    }
+}
+impl Owner for PerWarp {
+    #[inline(always)]
+    fn owned_index() -> Option<usize> {
+        let rank = block_rank();
+        let warps = (block_dim().volume() as usize).div_ceil(32);
+        rank.is_multiple_of(32).then(|| grid_dim().linear(block_idx()) as usize * warps + rank as usize / 32)
+    }
+}
+impl Owner for PerBlock {
+    #[inline(always)]
+    fn owned_index() -> Option<usize> {
+        (block_rank() == 0).then(|| grid_dim().linear(block_idx()) as usize)
+    }
+}
+
+/// A one-writer-per-element output view: each thread may write only the elements it owns under `O`
+/// ([`PerThread`] by default, [`PerWarp`] or [`PerBlock`]). No two threads can reach one element, so
+/// results written through it cannot race, by construction; the host hands it out only for a buffer it
+/// borrows exclusively, so no other argument of the launch aliases it.
+/// PTX: `st.global.b32` (by element width).
+#[repr(C)]
+#[derive(Debug)]
+pub struct Output<T: Pod, O: Owner = PerThread> {
+    ptr: *mut T,
+    len: usize,
+    _owner: PhantomData<O>,
+}
+impl<T: Pod, O: Owner> Clone for Output<T, O> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T: Pod, O: Owner> Copy for Output<T, O> {}
+impl<T: Pod, O: Owner> sealed::Sealed for Output<T, O> {}
+impl<T: Pod, O: Owner> KernelParam for Output<T, O> {
+    fn region(&self) -> Option<(usize, usize)> {
+        Some((self.ptr as usize, self.len * size_of::<T>()))
+    }
+}
+
+/// One element of an [`Output`], owned by the calling thread.
+#[derive(Debug)]
+pub struct Slot<'a, T: Pod> {
+    ptr: *mut T,
+    index: usize,
+    _view: PhantomData<&'a ()>,
+}
+
+impl<T: Pod> Slot<'_, T> {
+    /// The element's index in the output.
+    #[inline(always)]
+    pub fn index(&self) -> usize {
+        self.index
+    }
+    /// Writes the element (plain store: no other thread reads or writes it during the launch).
+    /// PTX: `st.global.b32` (by element width).
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub fn set(&self, v: T) {
+        // SAFETY: the slot was made in bounds of its view.
+        unsafe { crate::backend::store(self.ptr, v, Access::Plain, SpaceKind::Global, site()) }
+    }
+    /// Reads the element back (the owner's own earlier write, or what the host put there).
+    /// PTX: `ld.global.b32` (by element width).
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub fn get(&self) -> T {
+        // SAFETY: as in `set`.
+        unsafe { crate::backend::load(self.ptr, Access::Plain, SpaceKind::Global, site()) }
+    }
+}
+
+impl<T: Pod, O: Owner> Output<T, O> {
+    /// An output view of `len` elements at `ptr`.
+    ///
+    /// # Safety
+    /// As [`GlobalMut::from_raw_parts`], and no other view passed to the same launch may overlap these
+    /// elements (otherwise two threads could reach one element).
+    pub const unsafe fn from_raw_parts(ptr: *mut T, len: usize) -> Self {
+        Output { ptr, len, _owner: PhantomData }
+    }
+    /// Number of elements.
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    /// Whether the view has no elements.
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    #[inline(always)]
+    fn slot(&self, index: usize) -> Option<Slot<'_, T>> {
+        // SAFETY: index < len, within the view.
+        (index < self.len).then(|| Slot { ptr: unsafe { self.ptr.add(index) }, index, _view: PhantomData })
+    }
+    /// The element the calling thread owns, if it owns one and it lies within the view.
+    #[inline(always)]
+    pub fn mine(&self) -> Option<Slot<'_, T>> {
+        O::owned_index().and_then(|i| self.slot(i))
+    }
+}
+
+impl<T: Pod> Output<T, PerThread> {
+    /// The elements the calling thread owns in a 1-D grid-stride loop over the whole view: its grid
+    /// rank, then every `grid_threads()` after it.
+    #[inline(always)]
+    pub fn grid_stride(&self) -> OwnedSlots<'_, T> {
+        OwnedSlots { view: self, next: grid_rank(), step: grid_threads() }
+    }
+}
+
+/// Iterator returned by [`Output::grid_stride`].
+#[derive(Debug)]
+pub struct OwnedSlots<'a, T: Pod> {
+    view: &'a Output<T, PerThread>,
+    next: usize,
+    step: usize,
+}
+
+impl<'a, T: Pod> Iterator for OwnedSlots<'a, T> {
+    type Item = Slot<'a, T>;
+    #[inline(always)]
+    fn next(&mut self) -> Option<Slot<'a, T>> {
+        let s = self.view.slot(self.next)?;
+        self.next += self.step;
+        Some(s)
     }
 }

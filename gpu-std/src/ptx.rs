@@ -1,11 +1,12 @@
 //! The only place with inline PTX. The GPU backend of every primitive. Each function is the
 //! instruction its public wrapper documents; `Site` is `()` here.
-#![allow(clippy::missing_safety_doc)]
 
 use crate::Dim3;
 use crate::Site;
 use crate::atomic::{AtomOp, Atomic, ScopeKind, SpaceKind};
 use crate::memory::Access;
+use crate::pod::Pod;
+use crate::warp::FULL_MASK;
 use crate::warp::ShflMode;
 use core::arch::asm;
 use core::arch::nvptx as nv;
@@ -153,63 +154,174 @@ pub fn nanosleep(ns: u32, _: Site) {
     unsafe { asm!("nanosleep.u32 {t};", t = in(reg32) ns, options(nostack)) }
 }
 
-/// `ld.global` for the 1-, 4- and 8-byte types kernels use; other sizes (and shared memory, which
-/// LLVM already addresses as `.shared`) go through an ordinary generic load.
-#[inline(always)]
-pub unsafe fn load<T: Copy>(p: *const T, access: Access, space: SpaceKind, _: Site) -> T {
-    // SAFETY: the caller checked bounds; views hold valid, aligned pointers; the asm reads exactly
-    // size_of::<T>() bytes at `p` and the result is reinterpreted at the same size.
-    unsafe {
-        if access == Access::Volatile {
-            return p.read_volatile();
-        }
-        if space == SpaceKind::Global {
-            match core::mem::size_of::<T>() {
-                1 => {
-                    let v: u16;
-                    asm!("ld.global.u8 {v}, [{p}];", v = out(reg16) v, p = in(reg64) p, options(nostack, readonly, pure));
-                    return core::mem::transmute_copy(&(v as u8));
+/// One load and one store function per (state space, access kind): each is a single `ld`/`st` of
+/// the element's width on the address converted to the state space (`cvta.to.*`). Plain loads are
+/// `pure`: the compiler may merge them or keep the value in a register, as for plain C++ loads, but
+/// it cannot see the memory, so a racing write yields a racy value, never undefined behaviour.
+macro_rules! access_fns {
+    ($load:ident, $store:ident, $space:literal, $ld:literal, $st:literal, [$($lopt:ident),*]) => {
+        /// # Safety
+        /// `p` is a valid, aligned address of a `T` in this state space.
+        #[inline(always)]
+        unsafe fn $load<T: Pod>(p: *const T) -> T {
+            // SAFETY: the caller's contract; the asm reads exactly `size_of::<T>()` bytes at `p`, and
+            // any bit pattern of that size is a valid `T` (`Pod`).
+            unsafe {
+                match size_of::<T>() {
+                    1 => {
+                        let v: u16;
+                        asm!(concat!("{{ .reg .u64 _ga; cvta.to.", $space, ".u64 _ga, {p}; ", $ld, ".u8 {v}, [_ga]; }}"),
+                             p = in(reg64) p, v = out(reg16) v, options(nostack, $($lopt),*));
+                        core::mem::transmute_copy(&(v as u8))
+                    }
+                    2 => {
+                        let v: u16;
+                        asm!(concat!("{{ .reg .u64 _ga; cvta.to.", $space, ".u64 _ga, {p}; ", $ld, ".b16 {v}, [_ga]; }}"),
+                             p = in(reg64) p, v = out(reg16) v, options(nostack, $($lopt),*));
+                        core::mem::transmute_copy(&v)
+                    }
+                    4 => {
+                        let v: u32;
+                        asm!(concat!("{{ .reg .u64 _ga; cvta.to.", $space, ".u64 _ga, {p}; ", $ld, ".b32 {v}, [_ga]; }}"),
+                             p = in(reg64) p, v = out(reg32) v, options(nostack, $($lopt),*));
+                        core::mem::transmute_copy(&v)
+                    }
+                    _ => {
+                        let v: u64;
+                        asm!(concat!("{{ .reg .u64 _ga; cvta.to.", $space, ".u64 _ga, {p}; ", $ld, ".b64 {v}, [_ga]; }}"),
+                             p = in(reg64) p, v = out(reg64) v, options(nostack, $($lopt),*));
+                        core::mem::transmute_copy(&v)
+                    }
                 }
-                4 => {
-                    let v: u32;
-                    asm!("ld.global.b32 {v}, [{p}];", v = out(reg32) v, p = in(reg64) p, options(nostack, readonly, pure));
-                    return core::mem::transmute_copy(&v);
-                }
-                8 => {
-                    let v: u64;
-                    asm!("ld.global.b64 {v}, [{p}];", v = out(reg64) v, p = in(reg64) p, options(nostack, readonly, pure));
-                    return core::mem::transmute_copy(&v);
-                }
-                _ => {}
             }
         }
-        p.read()
+        /// # Safety
+        /// `p` is a valid, aligned address of a `T` in this state space.
+        #[inline(always)]
+        unsafe fn $store<T: Pod>(p: *mut T, v: T) {
+            // SAFETY: the caller's contract; the asm writes exactly `size_of::<T>()` bytes at `p`.
+            unsafe {
+                match size_of::<T>() {
+                    1 => {
+                        let x: u8 = core::mem::transmute_copy(&v);
+                        asm!(concat!("{{ .reg .u64 _ga; cvta.to.", $space, ".u64 _ga, {p}; ", $st, ".b8 [_ga], {x}; }}"),
+                             p = in(reg64) p, x = in(reg16) x as u16, options(nostack));
+                    }
+                    2 => {
+                        let x: u16 = core::mem::transmute_copy(&v);
+                        asm!(concat!("{{ .reg .u64 _ga; cvta.to.", $space, ".u64 _ga, {p}; ", $st, ".b16 [_ga], {x}; }}"),
+                             p = in(reg64) p, x = in(reg16) x, options(nostack));
+                    }
+                    4 => {
+                        let x: u32 = core::mem::transmute_copy(&v);
+                        asm!(concat!("{{ .reg .u64 _ga; cvta.to.", $space, ".u64 _ga, {p}; ", $st, ".b32 [_ga], {x}; }}"),
+                             p = in(reg64) p, x = in(reg32) x, options(nostack));
+                    }
+                    _ => {
+                        let x: u64 = core::mem::transmute_copy(&v);
+                        asm!(concat!("{{ .reg .u64 _ga; cvta.to.", $space, ".u64 _ga, {p}; ", $st, ".b64 [_ga], {x}; }}"),
+                             p = in(reg64) p, x = in(reg64) x, options(nostack));
+                    }
+                }
+            }
+        }
+    };
+}
+access_fns!(ld_global, st_global, "global", "ld.global", "st.global", [readonly, pure]);
+access_fns!(ld_volatile_global, st_volatile_global, "global", "ld.volatile.global", "st.volatile.global", [readonly]);
+access_fns!(ld_shared, st_shared, "shared", "ld.shared", "st.shared", [readonly, pure]);
+access_fns!(ld_volatile_shared, st_volatile_shared, "shared", "ld.volatile.shared", "st.volatile.shared", [readonly]);
+
+/// Loads a `T` from `p` in `space` with `access`: one `ld` instruction.
+///
+/// # Safety
+/// `p` is a valid, aligned address of a `T` in `space`.
+#[inline(always)]
+pub unsafe fn load<T: Pod>(p: *const T, access: Access, space: SpaceKind, _: Site) -> T {
+    // SAFETY: the caller's contract.
+    unsafe {
+        match (space, access) {
+            (SpaceKind::Global, Access::Plain) => ld_global(p),
+            (SpaceKind::Global, Access::Volatile) => ld_volatile_global(p),
+            (SpaceKind::Shared, Access::Plain) => ld_shared(p),
+            (SpaceKind::Shared, Access::Volatile) => ld_volatile_shared(p),
+        }
     }
 }
-/// `st.global` for 4- and 8-byte types; others as [`load`].
+/// Stores `v` at `p` in `space` with `access`: one `st` instruction.
+///
+/// # Safety
+/// `p` is a valid, aligned address of a `T` in `space`.
 #[inline(always)]
-pub unsafe fn store<T: Copy>(p: *mut T, v: T, access: Access, space: SpaceKind, _: Site) {
-    // SAFETY: as in `load`.
+pub unsafe fn store<T: Pod>(p: *mut T, v: T, access: Access, space: SpaceKind, _: Site) {
+    // SAFETY: the caller's contract.
     unsafe {
-        if access == Access::Volatile {
-            return p.write_volatile(v);
+        match (space, access) {
+            (SpaceKind::Global, Access::Plain) => st_global(p, v),
+            (SpaceKind::Global, Access::Volatile) => st_volatile_global(p, v),
+            (SpaceKind::Shared, Access::Plain) => st_shared(p, v),
+            (SpaceKind::Shared, Access::Volatile) => st_volatile_shared(p, v),
         }
-        if space == SpaceKind::Global {
-            match core::mem::size_of::<T>() {
-                4 => {
-                    let x: u32 = core::mem::transmute_copy(&v);
-                    asm!("st.global.b32 [{p}], {x};", p = in(reg64) p, x = in(reg32) x, options(nostack));
-                    return;
-                }
-                8 => {
-                    let x: u64 = core::mem::transmute_copy(&v);
-                    asm!("st.global.b64 [{p}], {x};", p = in(reg64) p, x = in(reg64) x, options(nostack));
-                    return;
-                }
-                _ => {}
-            }
-        }
-        p.write(v)
+    }
+}
+
+// ---- traps with a reason ---------------------------------------------------------------------------
+
+unsafe extern "C" {
+    /// The CUDA driver's device-side `printf`: a format string and a packed argument buffer.
+    fn vprintf(format: *const core::ffi::c_char, args: *const core::ffi::c_void) -> i32;
+}
+
+/// Prints `msg` (device `printf`, shown by the driver when the launch ends) and ends the launch with
+/// `trap`: the host sees "unspecified launch failure". PTX: `trap`.
+#[cold]
+#[inline(never)]
+pub fn trap_with(msg: &core::ffi::CStr) -> ! {
+    // SAFETY: a NUL-terminated format string without conversions, and no arguments; `trap` has no
+    // operands.
+    unsafe {
+        vprintf(msg.as_ptr(), core::ptr::null());
+        nv::trap()
+    }
+}
+
+/// The arguments of [`MASK_MISSING_LANE`], packed as `vprintf` reads them.
+#[repr(C)]
+struct MaskArgs {
+    what: *const core::ffi::c_char,
+    lane: u32,
+    mask: u32,
+    block: u32,
+    thread: u32,
+}
+
+const MASK_MISSING_LANE: &core::ffi::CStr =
+    c"gpu-std: %s with mask 0x%08x called by lane %u, which is not in the mask (block %u, thread %u): trap\n";
+
+#[cold]
+#[inline(never)]
+fn trap_not_in_mask(what: &'static core::ffi::CStr, mask: u32) -> ! {
+    let (b, t) = (block_idx(), thread_idx());
+    let args = MaskArgs {
+        what: what.as_ptr(),
+        lane: lane_id(),
+        mask,
+        block: grid_dim().linear(b),
+        thread: block_dim().linear(t),
+    };
+    // SAFETY: the format's conversions (%s, %08x, %u, %u, %u) match `MaskArgs` field by field.
+    unsafe {
+        vprintf(MASK_MISSING_LANE.as_ptr(), &args as *const MaskArgs as *const core::ffi::c_void);
+        nv::trap()
+    }
+}
+
+/// A warp collective's precondition: the calling lane is in `mask`. Free for `FULL_MASK`; otherwise
+/// one compare and a branch, trapping with the reason.
+#[inline(always)]
+pub fn check_in_mask(mask: u32, what: &'static core::ffi::CStr, _: Site) {
+    if mask != FULL_MASK && mask & (1u32 << (lane_id() & 31)) == 0 {
+        trap_not_in_mask(what, mask)
     }
 }
 

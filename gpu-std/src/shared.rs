@@ -1,108 +1,139 @@
 //! Shared memory: per-block scratch memory, visible to every thread of the block and to no other.
 //!
-//! Kernels here use the launch's *dynamic* shared memory, carved at compile-time offsets into typed
-//! arrays. A kernel file declares its layout as consts:
+//! Kernels use the launch's *dynamic* shared memory. A kernel file declares its layout once with
+//! [`shared_layout!`](crate::shared_layout): every array of the block's shared memory is a field of one
+//! `#[repr(C)]` struct, so Rust's own layout rules place them — arrays cannot overlap, offsets are
+//! aligned, and a size that overflows is a compile error. The host reads `BYTES` to size the launch:
 //!
 //! ```
-//! use gpu_std::SharedArray;
-//! pub const BINS: SharedArray<u32> = SharedArray::first(256);
-//! pub const SUMS: SharedArray<f32> = SharedArray::after(BINS.end(), 32);
-//! pub const SHARED_BYTES: usize = SUMS.end();
-//! assert_eq!(SHARED_BYTES, 256 * 4 + 32 * 4);
+//! gpu_std::shared_layout! {
+//!     /// The block's bins and per-warp sums.
+//!     pub struct Scratch {
+//!         pub bins: [u32; 256],
+//!         pub sums: [f32; 32],
+//!     }
+//! }
+//! assert_eq!(Scratch::BYTES, 256 * 4 + 32 * 4);
 //! ```
 //!
-//! The host reads `SHARED_BYTES` to size the launch; `view()` checks at run time that the launch gave
-//! at least that much (PTX `%dynamic_smem_size`), so a mismatch cannot silently corrupt memory.
+//! In the kernel, `Scratch::view()` gives the arrays as [`SharedSlice`]s. It checks at run time that
+//! the launch gave at least `BYTES` (PTX `%dynamic_smem_size`); a launch with less traps on the GPU and
+//! is reported by the emulator, so a mismatch cannot corrupt memory. Elements must be [`Pod`]:
+//!
+//! ```compile_fail,E0277
+//! gpu_std::shared_layout! {
+//!     pub struct Flags { pub set: [bool; 32] }
+//! }
+//! ```
+//!
 //! Shared memory starts uninitialised each launch: write before you read, and put a block barrier
-//! between one thread's write and another thread's read.
+//! between one thread's write and another thread's read. Every access is an `ld.shared`/`st.shared`
+//! instruction of inline PTX, so a race yields racy values, never undefined behaviour.
 
 use crate::atomic::{Block, SharedSpace, SpaceKind};
 use crate::memory::out_of_bounds;
+use crate::pod::Pod;
 use crate::{backend, site};
-use core::marker::PhantomData;
 
-/// A typed array at a fixed byte offset of the block's dynamic shared memory.
-#[derive(Debug)]
-pub struct SharedArray<T> {
-    offset: usize,
-    len: usize,
-    _t: PhantomData<T>,
-}
-impl<T> Clone for SharedArray<T> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-impl<T> Copy for SharedArray<T> {}
-
-const fn align_up(x: usize, a: usize) -> usize {
-    x.div_ceil(a) * a
-}
-
-/// Alignment of the dynamic shared memory base.
+/// Alignment of the dynamic shared memory base (every [`Pod`] type needs at most 8).
 pub const SHARED_BASE_ALIGN: usize = 16;
 
-impl<T> SharedArray<T> {
-    /// `len` elements at offset 0.
-    pub const fn first(len: usize) -> Self {
-        assert!(core::mem::align_of::<T>() <= SHARED_BASE_ALIGN);
-        SharedArray { offset: 0, len, _t: PhantomData }
-    }
-    /// `len` elements at the first offset at or after `end_of_previous` aligned for `T`.
-    pub const fn after(end_of_previous: usize, len: usize) -> Self {
-        assert!(core::mem::align_of::<T>() <= SHARED_BASE_ALIGN);
-        SharedArray { offset: align_up(end_of_previous, core::mem::align_of::<T>()), len, _t: PhantomData }
-    }
-    /// Byte offset.
-    pub const fn offset(&self) -> usize {
-        self.offset
-    }
-    pub const fn len(&self) -> usize {
-        self.len
-    }
-    pub const fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-    /// First byte after the array.
-    pub const fn end(&self) -> usize {
-        self.offset + self.len * core::mem::size_of::<T>()
-    }
-    /// The array in this block's shared memory. Traps (GPU) or reports (emulator) if the launch gave
-    /// fewer dynamic shared bytes than `end()`.
-    #[inline(always)]
-    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-    pub fn view(&self) -> SharedSlice<T> {
-        let (base, size) = backend::dynamic_shared(site());
-        if self.end() > size {
-            out_of_bounds(self.end(), size)
+/// Declares a block's shared-memory layout: a struct of named arrays of [`Pod`] elements, with
+/// `BYTES` (the dynamic shared memory a launch must give) and `view()` (the arrays of the calling
+/// thread's block, as [`SharedSlice`]s). See [the module docs](crate::shared).
+#[macro_export]
+macro_rules! shared_layout {
+    ($(#[$m:meta])* $vis:vis struct $name:ident { $($(#[$fm:meta])* $fvis:vis $field:ident : [$ty:ty; $len:expr]),+ $(,)? }) => {
+        $(#[$m])*
+        #[derive(Clone, Copy, Debug)]
+        $vis struct $name {
+            $($(#[$fm])* $fvis $field: $crate::shared::SharedSlice<$ty>,)+
         }
-        // SAFETY: offset + len*size_of::<T>() <= size of the block's dynamic shared memory; the base is
-        // SHARED_BASE_ALIGN-aligned and offset is aligned for T.
-        SharedSlice { ptr: unsafe { base.add(self.offset) } as *mut T, len: self.len }
-    }
+
+        impl $name {
+            /// Bytes of dynamic shared memory per block that a launch must give.
+            pub const BYTES: usize = {
+                #[repr(C)]
+                #[allow(dead_code)]
+                struct Layout { $($field: [$ty; $len],)+ }
+                ::core::mem::size_of::<Layout>()
+            };
+
+            /// The arrays in the calling thread's block. Traps (GPU) or reports (emulator) if the launch
+            /// gave fewer than `BYTES` bytes of dynamic shared memory.
+            #[inline(always)]
+            #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+            pub fn view() -> Self {
+                #[repr(C)]
+                #[allow(dead_code)]
+                struct Layout { $($field: [$ty; $len],)+ }
+                const { assert!(::core::mem::align_of::<Layout>() <= $crate::shared::SHARED_BASE_ALIGN) };
+                let base = $crate::shared::dynamic_base(::core::mem::size_of::<Layout>());
+                $name {
+                    // SAFETY: `Layout` fits in the block's dynamic shared memory (checked by
+                    // `dynamic_base`), whose base is aligned for it; each field is its own array there.
+                    $($field: unsafe {
+                        $crate::shared::SharedSlice::from_raw_parts(
+                            base.add(::core::mem::offset_of!(Layout, $field)) as *mut $ty,
+                            $len,
+                        )
+                    },)+
+                }
+            }
+        }
+    };
 }
 
-/// A view of a typed array in the block's shared memory. PTX: `ld.shared`, `st.shared`,
-/// `atom.relaxed.cta.shared.add.u32`.
+/// The base of the block's dynamic shared memory, after checking that the launch gave at least
+/// `bytes` of it.
+#[doc(hidden)]
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub fn dynamic_base(bytes: usize) -> *mut u8 {
+    let (base, size) = backend::dynamic_shared(site());
+    if bytes > size {
+        out_of_bounds(bytes, size)
+    }
+    base
+}
+
+/// The whole of the block's dynamic shared memory as one array of `T` (`extern __shared__ T s[]`),
+/// as many elements as the launch's shared bytes hold.
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub fn dynamic<T: Pod>() -> SharedSlice<T> {
+    let (base, size) = backend::dynamic_shared(site());
+    // SAFETY: `size / size_of::<T>()` elements fit in the region; the base is SHARED_BASE_ALIGN-aligned.
+    unsafe { SharedSlice::from_raw_parts(base as *mut T, size / size_of::<T>()) }
+}
+
+/// A view of a typed array in the block's shared memory.
+/// PTX: `ld.shared.b32`, `st.shared.b32` (by element width), `ld.volatile.shared.b32`,
+/// `st.volatile.shared.b32`, `atom.relaxed.cta.shared.add.u32`.
 #[derive(Debug)]
-pub struct SharedSlice<T> {
+pub struct SharedSlice<T: Pod> {
     ptr: *mut T,
     len: usize,
 }
-impl<T> Clone for SharedSlice<T> {
+impl<T: Pod> Clone for SharedSlice<T> {
     fn clone(&self) -> Self {
         *self
     }
 }
-impl<T> Copy for SharedSlice<T> {}
+impl<T: Pod> Copy for SharedSlice<T> {}
 
-impl<T: Copy> SharedSlice<T> {
-    crate::memory::view_read_methods!(SpaceKind::Shared, "ld.shared");
-    crate::memory::view_write_methods!(
-        SpaceKind::Shared,
-        SharedSpace,
-        Block,
-        "st.shared",
-        "block scope (shared memory is visible to one block only)"
-    );
+impl<T: Pod> SharedSlice<T> {
+    /// A view of `len` elements of shared memory at `ptr`.
+    ///
+    /// # Safety
+    /// `ptr` must be an address in the calling block's shared memory, aligned for `T`, with `len`
+    /// elements after it inside the block's shared memory; and no other view made this way may overlap
+    /// it with a different element type. [`shared_layout!`](crate::shared_layout) and [`dynamic`]
+    /// uphold this.
+    #[inline(always)]
+    pub const unsafe fn from_raw_parts(ptr: *mut T, len: usize) -> Self {
+        SharedSlice { ptr, len }
+    }
+    crate::memory::view_read_methods!(SpaceKind::Shared);
+    crate::memory::view_write_methods!(SpaceKind::Shared, SharedSpace, Block);
 }

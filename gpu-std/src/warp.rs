@@ -1,9 +1,23 @@
 //! Warp-level primitives: lane identity, shuffles and votes.
 //!
 //! A warp is 32 consecutive threads of a block (by linear rank). Since Volta, lanes of a warp are
-//! scheduled independently, so every warp collective names the lanes that take part in a `mask`; each
-//! of those lanes must execute the same collective, and no other lane may be named. Shuffles and votes
-//! exchange registers inside the warp without shared memory and without a block barrier.
+//! scheduled independently, so every warp collective names the lanes that take part in a `mask`.
+//! Shuffles and votes exchange registers inside the warp without shared memory and without a block
+//! barrier.
+//!
+//! The PTX rules, and how this module keeps safe code out of undefined behaviour:
+//! - *The calling lane must be in `mask`* (PTX leaves the behaviour undefined otherwise). The safe functions
+//!   check it and trap with the reason (device `printf`, then `trap`); with [`FULL_MASK`] the check
+//!   compiles away, so the common full-warp case costs nothing. The `*_unchecked` functions skip the
+//!   check and are `unsafe`.
+//! - *Every non-exited lane named in `mask` must execute the same collective*; the instruction waits
+//!   for them. A lane that never arrives hangs the warp: a liveness bug, like a divergent
+//!   `__syncthreads`, not memory unsafety. Lanes that exited are not waited for; a shuffle that reads
+//!   from one gets an unspecified value, which is still a valid value because shuffled types are
+//!   [`Pod`](crate::Pod) scalars.
+//!
+//! The emulator reports every misuse — a lane outside its own mask, a mask naming lanes that exited or
+//! never arrive — with the lanes and source lines involved, whichever function was called.
 //!
 //! `width` (a power of two, 1..=32) splits the warp into independent segments of `width` lanes, as
 //! CUDA's `__shfl_*_sync(mask, v, b, width)`. The PTX clamp operand is `((32 - width) << 8) | 0x1f`
@@ -64,7 +78,7 @@ pub const fn shfl_source_lane(mode: ShflMode, lane: u32, b: u32, width: u32) -> 
 }
 
 /// Values that can be shuffled: 32-bit types in one `shfl.sync`, 64-bit types in two.
-pub trait ShflValue: Copy {
+pub trait ShflValue: crate::Pod {
     #[doc(hidden)]
     fn shfl_with<F: FnMut(u32) -> u32>(self, f: F) -> Self;
 }
@@ -111,6 +125,20 @@ shfl64! {
 #[inline(always)]
 #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 fn shfl<T: ShflValue>(mode: ShflMode, mask: u32, v: T, b: u32, width: u32) -> T {
+    backend::check_in_mask(mask, c"shfl.sync", crate::site());
+    // SAFETY: the calling lane is in `mask` (checked above).
+    unsafe { shfl_unchecked(mode, mask, v, b, width) }
+}
+
+/// `shfl.sync` in any mode without the mask check of the safe functions. PTX: `shfl.sync.idx.b32`
+/// (or `.up`, `.down`, `.bfly` by `mode`).
+///
+/// # Safety
+/// The calling lane must be in `mask` (PTX leaves the result undefined otherwise). `width` must be a
+/// power of two up to 32 (checked: a panic, which traps on the GPU).
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub unsafe fn shfl_unchecked<T: ShflValue>(mode: ShflMode, mask: u32, v: T, b: u32, width: u32) -> T {
     assert!(width.is_power_of_two() && width <= WARP_SIZE, "shuffle width must be a power of two <= 32");
     let c = match mode {
         ShflMode::Up => (32 - width) << 8,
@@ -174,18 +202,30 @@ pub fn shfl_idx_width<T: ShflValue>(mask: u32, v: T, src_lane: u32, width: u32) 
 #[inline(always)]
 #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub fn ballot(mask: u32, pred: bool) -> u32 {
+    backend::check_in_mask(mask, c"vote.sync.ballot", crate::site());
+    backend::ballot(mask, pred, crate::site())
+}
+/// `__ballot_sync` without the mask check. PTX: `vote.sync.ballot.b32`.
+///
+/// # Safety
+/// The calling lane must be in `mask`.
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub unsafe fn ballot_unchecked(mask: u32, pred: bool) -> u32 {
     backend::ballot(mask, pred, crate::site())
 }
 /// `__any_sync(mask, pred)`. PTX: `vote.sync.any.pred`.
 #[inline(always)]
 #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub fn any(mask: u32, pred: bool) -> bool {
+    backend::check_in_mask(mask, c"vote.sync.any", crate::site());
     backend::vote_any(mask, pred, crate::site())
 }
 /// `__all_sync(mask, pred)`. PTX: `vote.sync.all.pred`.
 #[inline(always)]
 #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub fn all(mask: u32, pred: bool) -> bool {
+    backend::check_in_mask(mask, c"vote.sync.all", crate::site());
     backend::vote_all(mask, pred, crate::site())
 }
 /// `__syncwarp(mask)`: the named lanes wait for each other; orders their memory accesses.
@@ -193,6 +233,16 @@ pub fn all(mask: u32, pred: bool) -> bool {
 #[inline(always)]
 #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub fn sync_warp(mask: u32) {
+    backend::check_in_mask(mask, c"bar.warp.sync", crate::site());
+    backend::sync_warp(mask, crate::site())
+}
+/// `__syncwarp(mask)` without the mask check. PTX: `bar.warp.sync`.
+///
+/// # Safety
+/// The calling lane must be in `mask`.
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub unsafe fn sync_warp_unchecked(mask: u32) {
     backend::sync_warp(mask, crate::site())
 }
 /// `__activemask()`: the lanes currently executing this instruction together. PTX: `activemask.b32`.
@@ -213,7 +263,8 @@ pub fn warp_id() -> u32 {
 }
 
 /// Sum over the 32 lanes by `shfl_down` with offsets 16, 8, 4, 2, 1 (the chapter's `warpReduceSum`).
-/// The result is valid in lane 0 only. Requires all 32 lanes to be present (a full warp).
+/// The result is valid in lane 0 only. Every lane of the warp must call it (a lane that exited
+/// contributes an unspecified value).
 #[inline(always)]
 #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub fn reduce_sum_f32(mut v: f32) -> f32 {

@@ -1,11 +1,52 @@
 //! Where kernels run: a CUDA GPU (through `cust`, with the `cuda` feature) or the CPU SIMT emulator.
 //! Both take the same kernel, the same launch shape and the same argument tuple.
+//!
+//! Kernel arguments that point to device memory are made from a [`Buffer`] and *borrow* it
+//! ([`Arg`]), so a launch can never be given a buffer that was already freed:
+//!
+//! ```
+//! use host::device::{Device, DeviceChoice, cover};
+//! use gpu_kernels::warp_reduce::{BLOCK, warp_reduce};
+//! let (dev, _) = Device::open(DeviceChoice::Emu, Default::default()).unwrap();
+//! let input = dev.upload("input", &[1.0f32; 64]).unwrap();
+//! let mut sums = dev.filled("sums", 2, 0.0f32).unwrap();
+//! dev.launch::<warp_reduce>(cover(64, BLOCK, 1, 0), (input.view(), sums.output())).unwrap();
+//! assert_eq!(sums.read().unwrap(), [32.0, 32.0]);
+//! ```
+//!
+//! A view that outlives its buffer does not compile:
+//!
+//! ```compile_fail,E0597
+//! use host::device::{Device, DeviceChoice, cover};
+//! use gpu_kernels::warp_reduce::{BLOCK, warp_reduce};
+//! let (dev, _) = Device::open(DeviceChoice::Emu, Default::default()).unwrap();
+//! let mut sums = dev.filled("sums", 2, 0.0f32).unwrap();
+//! let input = {
+//!     let buffer = dev.upload("input", &[1.0f32; 64]).unwrap();
+//!     buffer.view() // error: `buffer` does not live long enough
+//! };
+//! dev.launch::<warp_reduce>(cover(64, BLOCK, 1, 0), (input, sums.output())).unwrap();
+//! ```
+//!
+//! An [`Output`] borrows its buffer exclusively, so no other argument of the launch can alias the
+//! elements its threads own:
+//!
+//! ```compile_fail,E0502
+//! use host::device::{Device, DeviceChoice, cover};
+//! use gpu_kernels::warp_reduce::{BLOCK, warp_reduce};
+//! let (dev, _) = Device::open(DeviceChoice::Emu, Default::default()).unwrap();
+//! let mut data = dev.filled("data", 64, 1.0f32).unwrap();
+//! // error: cannot borrow `data` as mutable because it is also borrowed as immutable
+//! dev.launch::<warp_reduce>(cover(64, BLOCK, 1, 0), (data.view(), data.output())).unwrap();
+//! ```
 
 use anyhow::{Result, bail};
 use gpu_std::emu::{self, EmuError, LaunchConfig, Race};
-use gpu_std::{Dim3, Global, GlobalMut, Kernel, KernelParam};
+use gpu_std::memory::Owner;
+use gpu_std::{Dim3, Global, GlobalMut, Kernel, KernelArgs, KernelParam, Output, Pod};
 use std::cell::{RefCell, UnsafeCell};
 use std::ffi::c_void;
+use std::marker::PhantomData;
 
 /// Which device the user asked for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -76,17 +117,68 @@ enum Inner {
     Emu(emu::Options),
 }
 
-/// Element types that buffers hold.
-pub trait Elem: Copy + Default + 'static {}
-impl<T: Copy + Default + 'static> Elem for T {}
+/// A kernel argument made from a [`Buffer`]: the view, borrowing the buffer for `'a`.
+#[derive(Clone, Copy, Debug)]
+pub struct Arg<'a, P: KernelParam> {
+    param: P,
+    _buffer: PhantomData<&'a ()>,
+}
 
-/// A device buffer of `len` elements.
-pub struct Buffer<T: Elem> {
+/// One element of a launch's argument tuple: a buffer view ([`Arg`]) or a [`Pod`] scalar.
+pub trait IntoParam<'a>: Copy {
+    /// What the kernel receives.
+    type Param: KernelParam;
+    fn into_param(self) -> Self::Param;
+}
+impl<'a, P: KernelParam> IntoParam<'a> for Arg<'a, P> {
+    type Param = P;
+    fn into_param(self) -> P {
+        self.param
+    }
+}
+macro_rules! scalar_args {
+    ($($t:ty),*) => {$(
+        impl<'a> IntoParam<'a> for $t {
+            type Param = $t;
+            fn into_param(self) -> $t {
+                self
+            }
+        }
+    )*};
+}
+scalar_args!(u8, i8, u16, i16, u32, i32, u64, i64, f32, f64);
+
+/// A launch's argument tuple, as the host writes it: views borrowing their buffers, and scalars.
+pub trait LaunchArgs<'a>: Copy {
+    /// The kernel's parameter tuple.
+    type Params: KernelArgs + ParamList;
+    fn into_params(self) -> Self::Params;
+}
+macro_rules! launch_args {
+    ($($n:ident : $i:tt),*) => {
+        impl<'a, $($n: IntoParam<'a>),*> LaunchArgs<'a> for ($($n,)*) {
+            type Params = ($($n::Param,)*);
+            #[allow(clippy::unused_unit)]
+            fn into_params(self) -> Self::Params {
+                ($(self.$i.into_param(),)*)
+            }
+        }
+    };
+}
+launch_args!(A: 0);
+launch_args!(A: 0, B: 1);
+launch_args!(A: 0, B: 1, C: 2);
+launch_args!(A: 0, B: 1, C: 2, D: 3);
+launch_args!(A: 0, B: 1, C: 2, D: 3, E: 4);
+launch_args!(A: 0, B: 1, C: 2, D: 3, E: 4, F: 5);
+
+/// A device buffer of `len` [`Pod`] elements.
+pub struct Buffer<T: Pod> {
     len: usize,
     inner: BufInner<T>,
 }
 
-enum BufInner<T: Elem> {
+enum BufInner<T: Pod> {
     #[cfg(feature = "cuda")]
     Gpu(crate::gpu::GpuBuffer<T>),
     Emu {
@@ -95,7 +187,7 @@ enum BufInner<T: Elem> {
     },
 }
 
-impl<T: Elem> Buffer<T> {
+impl<T: Pod> Buffer<T> {
     pub fn len(&self) -> usize {
         self.len
     }
@@ -115,15 +207,27 @@ impl<T: Elem> Buffer<T> {
             }
         }
     }
-    /// Read-only view for a kernel argument.
-    pub fn view(&self) -> Global<T> {
-        // SAFETY: the pointer addresses `len` elements owned by this buffer, alive while it is.
-        unsafe { Global::from_raw_parts(self.ptr(), self.len) }
+    fn arg<P: KernelParam>(&self, param: P) -> Arg<'_, P> {
+        Arg { param, _buffer: PhantomData }
     }
-    /// Writable view for a kernel argument.
-    pub fn view_mut(&self) -> GlobalMut<T> {
+    /// Read-only view for a kernel argument, borrowing the buffer.
+    pub fn view(&self) -> Arg<'_, Global<T>> {
+        // SAFETY: the pointer addresses `len` elements owned by this buffer, which the returned
+        // argument borrows, so it stays alive for every launch the view is passed to.
+        self.arg(unsafe { Global::from_raw_parts(self.ptr(), self.len) })
+    }
+    /// Writable view (any thread may write any element: for atomics, flags and racy demonstrations),
+    /// borrowing the buffer.
+    pub fn view_mut(&self) -> Arg<'_, GlobalMut<T>> {
         // SAFETY: as in `view`.
-        unsafe { GlobalMut::from_raw_parts(self.ptr(), self.len) }
+        self.arg(unsafe { GlobalMut::from_raw_parts(self.ptr(), self.len) })
+    }
+    /// One-writer-per-element output view, borrowing the buffer exclusively: no other argument of
+    /// the launch can view it. `O` says who owns which element (inferred from the kernel).
+    pub fn output<O: Owner>(&mut self) -> Arg<'_, Output<T, O>> {
+        // SAFETY: as in `view`; the exclusive borrow keeps every other view of this buffer out of the
+        // launch.
+        self.arg(unsafe { Output::from_raw_parts(self.ptr(), self.len) })
     }
     /// Copies the buffer to the host (after the device finished all work).
     pub fn read(&self) -> Result<Vec<T>> {
@@ -228,7 +332,7 @@ impl Device {
     }
 
     /// A buffer holding a copy of `data`. `name` appears in race reports.
-    pub fn upload<T: Elem>(&self, name: &str, data: &[T]) -> Result<Buffer<T>> {
+    pub fn upload<T: Pod>(&self, name: &str, data: &[T]) -> Result<Buffer<T>> {
         match &self.inner {
             #[cfg(feature = "cuda")]
             Inner::Gpu(g) => Ok(Buffer { len: data.len(), inner: BufInner::Gpu(g.upload(data)?) }),
@@ -243,16 +347,14 @@ impl Device {
     }
 
     /// A buffer of `n` copies of `v`.
-    pub fn filled<T: Elem>(&self, name: &str, n: usize, v: T) -> Result<Buffer<T>> {
+    pub fn filled<T: Pod>(&self, name: &str, n: usize, v: T) -> Result<Buffer<T>> {
         self.upload(name, &vec![v; n])
     }
 
     /// Launches `K` and waits for it; every CUDA call and the launch itself are checked. On the
     /// emulator, races are collected (see [`Device::take_findings`]) and deadlocks become errors.
-    pub fn launch<K: Kernel>(&self, cfg: Launch, args: K::Args) -> Result<()>
-    where
-        K::Args: ParamList,
-    {
+    pub fn launch<'a, K: Kernel>(&self, cfg: Launch, args: impl LaunchArgs<'a, Params = K::Args>) -> Result<()> {
+        let args = args.into_params();
         match &self.inner {
             #[cfg(feature = "cuda")]
             Inner::Gpu(g) => g.launch(K::NAME, cfg, args, 1).map(|_| ()),
@@ -275,16 +377,14 @@ impl Device {
 
     /// Times `reps` launches of `K` with device events after 3 warm-up launches; `reset` runs on the
     /// host before each launch (outside the timed region). GPU only: `None` on the emulator.
-    pub fn time<K: Kernel>(
+    pub fn time<'a, K: Kernel>(
         &self,
         cfg: Launch,
-        args: K::Args,
+        args: impl LaunchArgs<'a, Params = K::Args>,
         reps: usize,
         reset: &dyn Fn() -> Result<()>,
-    ) -> Result<Option<Timing>>
-    where
-        K::Args: ParamList,
-    {
+    ) -> Result<Option<Timing>> {
+        let args = args.into_params();
         match &self.inner {
             #[cfg(feature = "cuda")]
             Inner::Gpu(g) => {

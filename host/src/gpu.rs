@@ -1,7 +1,7 @@
 //! The CUDA backend (feature `cuda`): loads the PTX that `cargo xtask build-ptx` wrote, launches with
 //! `cuLaunchKernel` / `cuLaunchCooperativeKernel`, times with events. Every call is checked.
 
-use crate::device::{Elem, Launch, ParamList};
+use crate::device::{Launch, ParamList};
 use anyhow::{Context as _, Result, bail};
 use cust::context::Context;
 use cust::device::Device as CuDevice;
@@ -10,6 +10,7 @@ use cust::memory::{CopyDestination, DeviceBuffer};
 use cust::module::Module;
 use cust::stream::{Stream, StreamFlags};
 use gpu_std::Dim3;
+use gpu_std::Pod;
 use std::path::PathBuf;
 
 /// Where the PTX is: `$GPU_KERNELS_PTX`, else `ptx/gpu_kernels.ptx` next to the executable (a bundle),
@@ -65,7 +66,7 @@ impl Gpu {
         self.name.clone()
     }
 
-    pub fn upload<T: Elem>(&self, data: &[T]) -> Result<GpuBuffer<T>> {
+    pub fn upload<T: Pod>(&self, data: &[T]) -> Result<GpuBuffer<T>> {
         let bytes = std::mem::size_of_val(data);
         // SAFETY: filled immediately below (or zero-length).
         let buf = unsafe { DeviceBuffer::<u8>::uninitialized(bytes.max(16)) }.context("cuMemAlloc")?;
@@ -168,7 +169,7 @@ pub struct GpuBuffer<T> {
     _t: std::marker::PhantomData<T>,
 }
 
-impl<T: Elem> GpuBuffer<T> {
+impl<T: Pod> GpuBuffer<T> {
     pub fn device_ptr(&self) -> u64 {
         self.buf.as_device_ptr().as_raw()
     }

@@ -1,6 +1,7 @@
 //! The emulator backend of every primitive: the same functions as the PTX layer, implemented on the
 //! scheduler. Each synchronisation point may switch threads.
 
+use super::access_check;
 use super::barrier::BarOp;
 use super::collectives::CollKind;
 use super::race::Kind;
@@ -84,6 +85,9 @@ pub fn active_mask() -> u32 {
     })
 }
 
+/// The emulator checks masks in the collective itself and reports misuse with the lanes involved.
+pub fn check_in_mask(_mask: u32, _what: &'static core::ffi::CStr, _site: Site) {}
+
 pub fn fence(_scope: ScopeKind, _site: Site) {
     with_state(|st, me| {
         if st.opts.detect_races {
@@ -110,11 +114,9 @@ fn maybe_preempt() {
 
 /// # Safety
 /// `p` is valid for reads (checked by the view).
+#[track_caller]
 pub unsafe fn load<T: Copy>(p: *const T, access: Access, space: SpaceKind, site: Site) -> T {
-    if !sched::active() {
-        // SAFETY: caller's contract.
-        return unsafe { p.read() };
-    }
+    access_check::check(space, p as usize, size_of::<T>(), site);
     match access {
         Access::Plain => maybe_preempt(),
         Access::Volatile => suspend(),
@@ -134,11 +136,9 @@ pub unsafe fn load<T: Copy>(p: *const T, access: Access, space: SpaceKind, site:
 
 /// # Safety
 /// `p` is valid for writes (checked by the view).
+#[track_caller]
 pub unsafe fn store<T: Copy>(p: *mut T, v: T, access: Access, space: SpaceKind, site: Site) {
-    if !sched::active() {
-        // SAFETY: caller's contract.
-        return unsafe { p.write(v) };
-    }
+    access_check::check(space, p as usize, size_of::<T>(), site);
     match access {
         Access::Plain => maybe_preempt(),
         Access::Volatile => suspend(),
@@ -222,15 +222,9 @@ macro_rules! emu_float {
 }
 emu_float!(f32, f64);
 
+#[track_caller]
 fn atom_generic<T: EmuAtomic>(op: AtomOp, space: SpaceKind, scope: ScopeKind, p: *mut T, a: T, b: T, site: Site) -> T {
-    if !sched::active() {
-        // SAFETY: the view checked the pointer.
-        unsafe {
-            let old = p.read();
-            p.write(T::apply(op, old, a, b));
-            return old;
-        }
-    }
+    access_check::check(space, p as usize, size_of::<T>(), site);
     suspend();
     // SAFETY: the view checked the pointer; only this OS thread runs emulated threads, and no other
     // emulated thread runs until this one suspends, so the read-modify-write is indivisible.
@@ -259,11 +253,9 @@ fn bits_eq<T: Copy>(x: T, y: T) -> bool {
     }
 }
 
+#[track_caller]
 fn load_acquire_generic<T: Copy>(space: SpaceKind, p: *const T, site: Site) -> T {
-    if !sched::active() {
-        // SAFETY: the view checked the pointer.
-        return unsafe { p.read() };
-    }
+    access_check::check(space, p as usize, size_of::<T>(), site);
     suspend();
     with_state(|st, me| {
         st.on_access(me, p as usize, size_of::<T>(), space, Kind::AcquireLoad, site);
@@ -273,11 +265,9 @@ fn load_acquire_generic<T: Copy>(space: SpaceKind, p: *const T, site: Site) -> T
     unsafe { p.read_volatile() }
 }
 
+#[track_caller]
 fn store_release_generic<T: Copy>(space: SpaceKind, p: *mut T, v: T, site: Site) {
-    if !sched::active() {
-        // SAFETY: the view checked the pointer.
-        return unsafe { p.write(v) };
-    }
+    access_check::check(space, p as usize, size_of::<T>(), site);
     suspend();
     with_state(|st, me| {
         st.on_access(me, p as usize, size_of::<T>(), space, Kind::ReleaseStore, site);

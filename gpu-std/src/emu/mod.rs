@@ -21,6 +21,7 @@
 //!   outside a cooperative launch, and spin loops that make no progress end in an error that names the
 //!   waiting and the missing threads. Nothing hangs: a launch also stops at [`Options::time_limit`].
 
+mod access_check;
 mod backend_impl;
 mod barrier;
 mod collectives;
@@ -38,7 +39,7 @@ pub(crate) mod backend {
     pub use super::backend_impl::*;
 }
 
-use crate::{Dim3, Kernel};
+use crate::{Dim3, Kernel, KernelArgs};
 use std::time::Duration;
 
 /// Grid, block and dynamic shared memory of a launch, as in `kernel<<<grid, block, shared>>>`.
@@ -101,13 +102,20 @@ impl Default for Options {
     }
 }
 
-/// Runs kernel `K` on the emulator with `args` and returns what the detectors found.
+/// Runs kernel `K` on the emulator with `args` and returns what the detectors found. Every access of
+/// global memory is checked against the views among `args` (a view kept from an earlier launch is
+/// reported, never followed).
 pub fn launch<K: Kernel>(cfg: &LaunchConfig, opts: &Options, args: K::Args) -> Result<Outcome, EmuError> {
-    launch_fn(K::NAME, cfg, opts, &move || K::run(args))
+    let _regions = access_check::LaunchRegions::set(args.regions());
+    launch::run_launch(K::NAME, cfg, opts, &move || K::run(args))
 }
 
 /// Runs `body` as the kernel named `name` (every thread of the launch calls it).
-pub fn launch_fn(name: &str, cfg: &LaunchConfig, opts: &Options, body: &dyn Fn()) -> Result<Outcome, EmuError> {
+///
+/// # Safety
+/// Every global-memory view `body` uses must point to memory that stays valid for the whole launch:
+/// unlike [`launch`], the emulator is not told which views the body may use, so it cannot check them.
+pub unsafe fn launch_fn(name: &str, cfg: &LaunchConfig, opts: &Options, body: &dyn Fn()) -> Result<Outcome, EmuError> {
     launch::run_launch(name, cfg, opts, body)
 }
 

@@ -16,14 +16,15 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
     let input: Vec<f32> = (0..n).map(|_| rng.gen_range(-1.0f32..1.0)).collect();
     let blocks = n.div_ceil(BLOCK as usize);
     let inp = dev.upload("input", &input)?;
-    let out = dev.filled("out", blocks, f32::NAN)?;
+    let mut out = dev.filled("out", blocks, f32::NAN)?;
     let cfg = cover(n, BLOCK, u32::MAX / BLOCK, SHARED_BYTES);
-    let args = (inp.view(), out.view_mut());
     let mut r = ExampleResult::new("block_reduce_demo", dev.kind(), n, p.seed);
 
-    dev.launch::<block_reduce_demo_no_barrier>(cfg, args)?;
+    dev.launch::<block_reduce_demo_no_barrier>(cfg, (inp.view(), out.output()))?;
     flagged(dev, &mut r, "block_reduce_demo_no_barrier (thread 0 reads slots before the barrier)", BLOCK > 1);
-    dev.launch::<block_reduce_demo>(cfg, args)?;
+    // Poison again: the fixed kernel must write every block's sum itself.
+    out.write(&vec![f32::NAN; blocks])?;
+    dev.launch::<block_reduce_demo>(cfg, (inp.view(), out.output()))?;
     let got = out.read()?;
     // Thread 0 adds 256 terms in order: error at most 255 u sum|x| (u = 2^-24).
     let bad: Vec<String> = (0..blocks)
@@ -35,6 +36,8 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
         })
         .collect();
     r.check(bad.is_empty(), format!("{blocks} block sums within 255u·Σ|x|{}", super::warp_reduce::fmt_bad(&bad)));
-    super::measure::<block_reduce_demo>(dev, p, &mut r, cfg, args, n * 4 + blocks * 4, &|| Ok(()))?;
+    super::measure::<block_reduce_demo>(dev, p, &mut r, cfg, (inp.view(), out.output()), n * 4 + blocks * 4, &|| {
+        Ok(())
+    })?;
     Ok(finish(dev, r, false))
 }

@@ -14,12 +14,12 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
     check_n("divergent_barrier", n, 4)?;
     let cfg = cover(n, BLOCK, u32::MAX / BLOCK, SHARED_BYTES);
     let threads = cfg.grid.x as usize * BLOCK as usize;
-    let out = dev.filled("out", threads, u32::MAX)?;
+    let mut out = dev.filled("out", threads, u32::MAX)?;
     let mut r = ExampleResult::new("divergent_barrier", dev.kind(), n, p.seed);
     if dev.is_gpu() {
         r.show.push("divergent_barrier_broken not launched: it hangs a GPU (run it with --device emu)".into());
     } else {
-        let e = dev.launch::<divergent_barrier_broken>(cfg, (out.view_mut(),));
+        let e = dev.launch::<divergent_barrier_broken>(cfg, (out.output(),));
         let msg = e.err().map(|e| format!("{e:#}")).unwrap_or_default();
         let ok = msg.contains("barrier divergence") && msg.contains("128 thread(s) exited");
         r.check(
@@ -32,8 +32,8 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
         }
         let _ = dev.take_findings();
     }
-    let args = (out.view_mut(),);
-    dev.launch::<divergent_barrier_fixed>(cfg, args)?;
+    out.write(&vec![u32::MAX; threads])?; // poison again: the fixed kernel must write every element
+    dev.launch::<divergent_barrier_fixed>(cfg, (out.output(),))?;
     let want: Vec<u32> = (0..threads)
         .map(|i| i % BLOCK as usize)
         .map(|t| if t % 2 == 1 { 3 * (t as u32 - 1) } else { 3 * t as u32 + 1 })

@@ -3,7 +3,7 @@
 //! guards are exercised); the warp checks use fixed shapes.
 
 use super::{RunParams, check_n, finish};
-use crate::device::{Device, Elem, ParamList};
+use crate::device::Device;
 use crate::report::ExampleResult;
 use anyhow::Result;
 use gpu_kernels::primitives::*;
@@ -174,7 +174,7 @@ fn barriers(dev: &Device, rng: &mut StdRng, r: &mut ExampleResult) -> Result<()>
 }
 
 /// Integer view of the atomic types for the CPU model.
-trait Num: Elem + PartialEq + std::fmt::Debug {
+trait Num: gpu_std::Pod {
     fn to_i(self) -> i128;
     fn from_i(v: i128) -> Self;
     const BITS: u32;
@@ -231,10 +231,7 @@ fn run_int_case<T: Num, K: Kernel<Args = (Global<T>, GlobalMut<T>, GlobalMut<T>,
     dev: &Device,
     c: &AtomicCase<T>,
     fails: &mut Vec<String>,
-) -> Result<()>
-where
-    K::Args: ParamList,
-{
+) -> Result<()> {
     let n = c.vals.len();
     let blocks = n.div_ceil(BLOCK as usize);
     let vals = dev.upload("vals", &c.vals)?;

@@ -42,16 +42,15 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
 
     let tiles = n.div_ceil(32);
     let inp = dev.upload("input", &input)?;
-    let out = dev.filled("out", tiles, f32::NAN)?;
+    let mut out = dev.filled("out", tiles, f32::NAN)?;
     let cfg = cover(n, BLOCK, u32::MAX / BLOCK, 0);
-    let args = (inp.view(), out.view_mut());
-    dev.launch::<tile_reduce>(cfg, args)?;
+    dev.launch::<tile_reduce>(cfg, (inp.view(), out.output()))?;
     let got = out.read()?;
     let bad = tile_sums(&input).iter().enumerate().filter(|&(t, &(w, b))| !within(got[t] as f64, w, b)).count();
     r.check(
         bad == 0,
         format!("tiled_partition<32> reduce to a separate output: {tiles} tile sums within 32u·Σ|x| ({bad} bad)"),
     );
-    super::measure::<tile_reduce>(dev, p, &mut r, cfg, args, n * 4 + tiles * 4, &|| Ok(()))?;
+    super::measure::<tile_reduce>(dev, p, &mut r, cfg, (inp.view(), out.output()), n * 4 + tiles * 4, &|| Ok(()))?;
     Ok(finish(dev, r, false))
 }

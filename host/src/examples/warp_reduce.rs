@@ -15,11 +15,10 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
     let input: Vec<f32> = (0..n).map(|_| rng.gen_range(-1.0f32..1.0)).collect();
     let warps = n.div_ceil(32);
     let inp = dev.upload("input", &input)?;
-    let out = dev.filled("output", warps, f32::NAN)?; // poison: every warp sum must be written
+    let mut out = dev.filled("output", warps, f32::NAN)?; // poison: every warp sum must be written
     // No grid-stride loop in this kernel: the grid covers every element.
     let cfg = cover(n, BLOCK, u32::MAX / BLOCK, 0);
-    let args = (inp.view(), out.view_mut());
-    dev.launch::<warp_reduce>(cfg, args)?;
+    dev.launch::<warp_reduce>(cfg, (inp.view(), out.output()))?;
     let got = out.read()?;
 
     let mut r = ExampleResult::new("warp_reduce", dev.kind(), n, p.seed);
@@ -34,7 +33,7 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
         }
     }
     r.check(bad.is_empty(), format!("{warps} warp sums within 31u·Σ|x| of the f64 sums{}", fmt_bad(&bad)));
-    super::measure::<warp_reduce>(dev, p, &mut r, cfg, args, n * 4 + warps * 4, &|| Ok(()))?;
+    super::measure::<warp_reduce>(dev, p, &mut r, cfg, (inp.view(), out.output()), n * 4 + warps * 4, &|| Ok(()))?;
     Ok(finish(dev, r, false))
 }
 
