@@ -58,6 +58,38 @@ kernel! {
     }
 }
 
+/// Words written per thread by [`prim_shfl_table`].
+pub const SHFL_TABLE_WORDS: usize = 3;
+
+/// A shuffle in `mode` with the caller's own operand `b` (for idx too: the source lane as given).
+fn shfl_own_operand<T: ShflValue>(v: T, mode: u32, b: u32, width: u32) -> T {
+    match mode {
+        MODE_DOWN => warp::shfl_down_width(FULL_MASK, v, b, width),
+        MODE_UP => warp::shfl_up_width(FULL_MASK, v, b, width),
+        MODE_XOR => warp::shfl_xor_width(FULL_MASK, v, b, width),
+        _ => warp::shfl_idx_width(FULL_MASK, v, b, width),
+    }
+}
+
+kernel! {
+    /// Every thread `i` shuffles its own lane id with its own operand `b = ops[i]` (mode and width as
+    /// for [`prim_shfl`]), once as u32 and once as the u64 `lane | (lane + 100) << 32` (two 32-bit
+    /// shuffles). Writes `out[3i..3i+3]` = `[u32 result, u64 result low word, u64 result high word]`:
+    /// the lane read (the caller's own when the source is out of range), then that lane and it + 100.
+    /// Launch with whole warps.
+    pub fn prim_shfl_table(ops: Global<u32>, out: GlobalMut<u32>, mode: u32, width: u32) {
+        let i = global_index_x();
+        let lane = warp::lane_id();
+        let b = ops.get(i);
+        let narrow = shfl_own_operand(lane, mode, b, width);
+        let wide = shfl_own_operand(lane as u64 | ((lane as u64 + 100) << 32), mode, b, width);
+        let o = i * SHFL_TABLE_WORDS;
+        out.set(o, narrow);
+        out.set(o + 1, wide as u32);
+        out.set(o + 2, (wide >> 32) as u32);
+    }
+}
+
 /// Words written per thread by [`prim_vote`].
 pub const VOTE_WORDS: usize = 7;
 

@@ -105,6 +105,7 @@ fn every_kernel_is_an_entry() {
         "reduce_sum",
         "histogram_privatised",
         "prim_shfl",
+        "prim_shfl_table",
         "prim_vote",
         "prim_barrier",
         "prim_atomic_u32",
