@@ -72,7 +72,6 @@ pub(crate) fn out_of_bounds(i: usize, len: usize) -> ! {
 }
 
 /// A read-only view of `len` elements of global memory.
-/// PTX: `ld.global.b32` (`.u8`, `.b16`, `.b64` by element width), `ld.volatile.global.b32`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct Global<T: Pod> {
@@ -82,7 +81,6 @@ pub struct Global<T: Pod> {
 
 /// A read-write view of `len` elements of global memory, which any thread may write anywhere: the view
 /// for atomics, flags and the chapter's racy demonstrations. For results, prefer [`Output`].
-/// PTX: `st.global.b32`, `st.volatile.global.b32` (and the loads of [`Global`]).
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct GlobalMut<T: Pod> {
@@ -126,7 +124,8 @@ macro_rules! view_read_methods {
             // SAFETY: i < len, and the view's constructor promised len valid elements.
             unsafe { self.ptr.add(i) as *mut T }
         }
-        /// Reads element `i` with a plain load (`ld.global` / `ld.shared` of the element's width).
+        /// Reads element `i` with a plain load of the element's width.
+        /// PTX: `ld.global.u8`, `ld.global.b16`, `ld.global.b32`, `ld.global.b64`, `ld.shared.b32`.
         #[inline(always)]
         #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
         pub fn get(&self, i: usize) -> T {
@@ -135,8 +134,8 @@ macro_rules! view_read_methods {
             unsafe { $crate::backend::load(p, $crate::memory::Access::Plain, $space, $crate::site()) }
         }
         /// Reads element `i` with a volatile load: never cached in a register, never merged with
-        /// another load (`ld.volatile.global` / `ld.volatile.shared`). Not atomic with respect to
-        /// read-modify-writes; it does not order other accesses (pair it with a fence).
+        /// another load. Not atomic with respect to read-modify-writes; it does not order other
+        /// accesses (pair it with a fence). PTX: `ld.volatile.global.b32`, `ld.volatile.shared.b32`.
         #[inline(always)]
         #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
         pub fn get_volatile(&self, i: usize) -> T {
@@ -151,7 +150,9 @@ macro_rules! view_read_methods {
 /// state space `$space` (type `$space_ty`).
 macro_rules! view_write_methods {
     ($space:expr, $space_ty:ty, $scope:ty) => {
-        /// Writes element `i` with a plain store (`st.global` / `st.shared` of the element's width).
+        /// Writes element `i` with a plain store of the element's width.
+        /// PTX: `st.global.b8`, `st.global.b16`, `st.global.b32`, `st.global.b64`, `st.shared.b32`.
+        ///
         /// Another thread's access to the same element without a barrier or release/acquire edge in
         /// between is a data race: the values are then unspecified (never undefined behaviour), and
         /// the emulator reports it.
@@ -162,7 +163,8 @@ macro_rules! view_write_methods {
             // SAFETY: in bounds.
             unsafe { $crate::backend::store(p, v, $crate::memory::Access::Plain, $space, $crate::site()) }
         }
-        /// Writes element `i` with a volatile store (`st.volatile.global` / `st.volatile.shared`).
+        /// Writes element `i` with a volatile store. PTX: `st.volatile.global.b32`,
+        /// `st.volatile.shared.b32`.
         #[inline(always)]
         #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
         pub fn set_volatile(&self, i: usize, v: T) {
@@ -286,7 +288,6 @@ impl Owner for PerBlock {
 /// ([`PerThread`] by default, [`PerWarp`] or [`PerBlock`]). No two threads can reach one element, so
 /// results written through it cannot race, by construction; the host hands it out only for a buffer it
 /// borrows exclusively, so no other argument of the launch aliases it.
-/// PTX: `st.global.b32` (by element width).
 #[repr(C)]
 #[derive(Debug)]
 pub struct Output<T: Pod, O: Owner = PerThread> {

@@ -273,7 +273,7 @@ unsafe extern "C" {
 }
 
 /// Prints `msg` (device `printf`, shown by the driver when the launch ends) and ends the launch with
-/// `trap`: the host sees "unspecified launch failure". PTX: `trap`.
+/// `trap`: the host sees "unspecified launch failure".
 #[cold]
 #[inline(never)]
 pub fn trap_with(msg: &core::ffi::CStr) -> ! {

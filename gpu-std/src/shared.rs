@@ -107,9 +107,8 @@ pub fn dynamic<T: Pod>() -> SharedSlice<T> {
     unsafe { SharedSlice::from_raw_parts(base as *mut T, size / size_of::<T>()) }
 }
 
-/// A view of a typed array in the block's shared memory.
-/// PTX: `ld.shared.b32`, `st.shared.b32` (by element width), `ld.volatile.shared.b32`,
-/// `st.volatile.shared.b32`, `atom.relaxed.cta.shared.add.u32`.
+/// A view of a typed array in the block's shared memory: `ld.shared`/`st.shared` accesses, atomics at
+/// block scope by default.
 #[derive(Debug)]
 pub struct SharedSlice<T: Pod> {
     ptr: *mut T,

@@ -130,8 +130,8 @@ fn shfl<T: ShflValue>(mode: ShflMode, mask: u32, v: T, b: u32, width: u32) -> T 
     unsafe { shfl_unchecked(mode, mask, v, b, width) }
 }
 
-/// `shfl.sync` in any mode without the mask check of the safe functions. PTX: `shfl.sync.idx.b32`
-/// (or `.up`, `.down`, `.bfly` by `mode`).
+/// `shfl.sync` in any mode without the mask check of the safe functions.
+/// PTX: `shfl.sync.up.b32`, `shfl.sync.down.b32`, `shfl.sync.bfly.b32`, `shfl.sync.idx.b32`.
 ///
 /// # Safety
 /// The calling lane must be in `mask` (PTX leaves the result undefined otherwise). `width` must be a

@@ -1,73 +1,206 @@
-//! Checks over the built PTX: every instruction a primitive's documentation names is really emitted,
-//! and kernel parameters have the layout the host passes.
+//! Checks over the built PTX: every instruction a primitive's documentation names is emitted in the
+//! code of a kernel that uses that primitive (its probe), and kernel parameters have the layout the
+//! host passes.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use tests::{ptx_text, root};
 
-/// Backticked tokens after `PTX:` in the doc comments of `gpu-std/src` (to the end of the doc
-/// paragraph), with the file that names them.
-fn documented_ptx() -> Vec<(String, String)> {
+/// A primitive of `gpu-std` whose documentation names the PTX it emits.
+struct Documented {
+    /// `<type or module>_<function>`: its probe kernel is `probe_<key>`.
+    key: String,
+    /// The backticked instructions after `PTX:` in its doc comment.
+    tokens: Vec<String>,
+    file: String,
+}
+
+/// `AtomicRef` -> `atomic_ref`.
+fn snake(name: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in name.chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if i > 0 {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The self type of an `impl` line: `impl<T: X, S> AtomicRef<T, S, Sp> {` -> `AtomicRef`.
+fn impl_type(line: &str) -> Option<String> {
+    let mut rest = line.strip_prefix("impl")?;
+    if rest.starts_with('<') {
+        let mut depth = 0;
+        let end = rest.char_indices().find_map(|(i, c)| {
+            match c {
+                '<' => depth += 1,
+                '>' => depth -= 1,
+                _ => {}
+            }
+            (depth == 0).then_some(i + 1)
+        })?;
+        rest = &rest[end..];
+    }
+    let rest = rest.rsplit(" for ").next()?.trim_start();
+    let name: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+    (!name.is_empty()).then_some(name)
+}
+
+/// The function an item line declares (`pub const unsafe fn name(`), if any.
+fn fn_name(line: &str) -> Option<String> {
+    let k = line.find("fn ")?;
+    let head = &line[..k];
+    if !head.split_whitespace().all(|w| ["pub", "pub(crate)", "const", "unsafe", "extern"].contains(&w)) {
+        return None;
+    }
+    let name: String = line[k + 3..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+    (!name.is_empty()).then_some(name)
+}
+
+/// Every function of `gpu-std/src` (the emulator aside) whose doc comment has a `PTX:` paragraph.
+fn documented_primitives() -> Vec<Documented> {
     let mut out = Vec::new();
     let mut stack = vec![root().join("gpu-std/src")];
     while let Some(dir) = stack.pop() {
         for e in std::fs::read_dir(&dir).expect("src dir") {
             let p = e.expect("entry").path();
             if p.is_dir() {
-                stack.push(p);
+                if p.file_name().is_some_and(|n| n != "emu") {
+                    stack.push(p);
+                }
                 continue;
             }
             if p.extension().is_none_or(|x| x != "rs") {
                 continue;
             }
+            let stem = p.file_stem().and_then(|s| s.to_str()).expect("file stem").to_string();
+            let file = p.strip_prefix(root()).unwrap_or(&p).display().to_string();
             let text = std::fs::read_to_string(&p).expect("read source");
-            let mut in_ptx = false;
+            let (mut owner, mut doc): (Option<String>, Vec<String>) = (None, Vec::new());
             for line in text.lines() {
+                if line.starts_with("impl") {
+                    owner = impl_type(line);
+                } else if line == "}" {
+                    owner = None;
+                }
                 let l = line.trim_start();
-                let doc = l.strip_prefix("///").or_else(|| l.strip_prefix("//!"));
-                let Some(doc) = doc else {
-                    in_ptx = false;
-                    continue;
-                };
-                let doc = match doc.find("PTX:") {
-                    Some(k) => {
-                        in_ptx = true;
-                        &doc[k + 4..]
-                    }
-                    None if in_ptx => doc,
-                    None => continue,
-                };
-                if doc.trim().is_empty() {
-                    in_ptx = false;
+                if let Some(d) = l.strip_prefix("///") {
+                    doc.push(d.trim().to_string());
                     continue;
                 }
-                for (k, tok) in doc.split('`').enumerate() {
-                    if k % 2 == 1 && !tok.is_empty() {
-                        out.push((tok.to_string(), p.strip_prefix(root()).unwrap_or(&p).display().to_string()));
+                if l.starts_with("#[") {
+                    continue;
+                }
+                if let Some(name) = fn_name(l) {
+                    let tokens = ptx_tokens(&doc);
+                    if !tokens.is_empty() {
+                        let prefix = owner.as_deref().map(snake).unwrap_or_else(|| stem.clone());
+                        out.push(Documented { key: format!("{prefix}_{name}"), tokens, file: file.clone() });
                     }
                 }
+                doc.clear();
             }
         }
     }
     out
 }
 
+/// Backticked tokens after `PTX:` in a doc comment, to the end of that paragraph.
+fn ptx_tokens(doc: &[String]) -> Vec<String> {
+    let mut tokens = Vec::new();
+    let mut in_ptx = false;
+    for line in doc {
+        let text = match line.find("PTX:") {
+            Some(k) => {
+                in_ptx = true;
+                &line[k + 4..]
+            }
+            None if in_ptx && !line.is_empty() => line.as_str(),
+            None => {
+                in_ptx = false;
+                continue;
+            }
+        };
+        tokens.extend(text.split('`').skip(1).step_by(2).filter(|t| !t.is_empty()).map(str::to_string));
+    }
+    tokens
+}
+
+/// The code of each `.entry` of a PTX module, by name.
+fn entries(ptx: &str) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    let starts: Vec<usize> = ptx.match_indices(".entry ").map(|(i, _)| i).collect();
+    for (k, &s) in starts.iter().enumerate() {
+        let name: String = ptx[s + 7..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+        let end = starts.get(k + 1).copied().unwrap_or(ptx.len());
+        out.insert(name, ptx[s..end].split_whitespace().collect::<Vec<_>>().join(" "));
+    }
+    out
+}
+
+fn probes_ptx() -> String {
+    let path = root().join("target/ptx/gpu_std_probes.ptx");
+    std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!("cannot read {} ({e}): run `cargo xtask build-ptx -p gpu-std-probes` first", path.display())
+    })
+}
+
 #[test]
-fn every_documented_instruction_is_emitted() {
-    let ptx = ptx_text();
-    let flat: String = ptx.split_whitespace().collect::<Vec<_>>().join(" ");
-    let docs = documented_ptx();
-    assert!(docs.len() > 60, "expected the primitives to document their PTX, found {} tokens", docs.len());
-    let missing: BTreeSet<String> = docs
-        .iter()
-        .filter(|(tok, _)| !flat.contains(&tok.split_whitespace().collect::<Vec<_>>().join(" ")))
-        .map(|(tok, file)| format!("{tok} ({file})"))
-        .collect();
-    assert!(
-        missing.is_empty(),
-        "documented PTX not found in target/ptx/gpu_kernels.ptx:\n  {}",
-        missing.into_iter().collect::<Vec<_>>().join("\n  ")
+fn every_primitive_emits_its_documented_ptx_in_its_probe() {
+    let docs = documented_primitives();
+    assert!(docs.len() >= 50, "expected the primitives to document their PTX, found {}", docs.len());
+    let probes = entries(&probes_ptx());
+    let mut problems = BTreeSet::new();
+    for d in &docs {
+        let probe = format!("probe_{}", d.key);
+        let Some(code) = probes.get(&probe) else {
+            problems.insert(format!("no probe kernel `{probe}` for `{}` ({})", d.key, d.file));
+            continue;
+        };
+        for tok in &d.tokens {
+            let tok = tok.split_whitespace().collect::<Vec<_>>().join(" ");
+            if !code.contains(&tok) {
+                problems.insert(format!("`{tok}`, documented by `{}` ({}), is not in `{probe}`", d.key, d.file));
+            }
+        }
+    }
+    for name in probes.keys() {
+        if !docs.iter().any(|d| format!("probe_{}", d.key) == *name) {
+            problems.insert(format!("probe `{name}` probes no documented primitive"));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.into_iter().collect::<Vec<_>>().join("\n"));
+    let tokens: usize = docs.iter().map(|d| d.tokens.len()).sum();
+    println!("{} primitives, {tokens} documented instructions, each found in its own probe kernel", docs.len());
+}
+
+#[test]
+fn the_probe_check_sees_a_missing_instruction() {
+    // The check above must be able to fail: a token that no probe emits is reported.
+    let probes = entries(&probes_ptx());
+    let code = probes.get("probe_warp_shfl_down").expect("probe_warp_shfl_down");
+    assert!(code.contains("shfl.sync.down.b32"));
+    assert!(!code.contains("shfl.sync.up.b32"), "a probe must contain its own primitive only");
+}
+
+#[test]
+fn doc_parsing() {
+    assert_eq!(impl_type("impl<T: Atomic, S: Scope, Sp: Space> AtomicRef<T, S, Sp> {").as_deref(), Some("AtomicRef"));
+    assert_eq!(impl_type("impl<const N: u32> Tile<N> {").as_deref(), Some("Tile"));
+    assert_eq!(impl_type("impl<T: Pod> KernelParam for Global<T> {").as_deref(), Some("Global"));
+    assert_eq!(snake("AtomicRef"), "atomic_ref");
+    assert_eq!(
+        fn_name("pub const unsafe fn from_raw_parts(ptr: *const T) -> Self {").as_deref(),
+        Some("from_raw_parts")
     );
-    println!("{} documented PTX instructions, all present", docs.len());
+    assert_eq!(fn_name("let f = |x| x;"), None);
+    let doc: Vec<String> =
+        ["`atomicAdd`. PTX: `atom.a`,", "`atom.b`.", "", "Not `this`."].iter().map(|s| s.to_string()).collect();
+    assert_eq!(ptx_tokens(&doc), ["atom.a", "atom.b"]);
 }
 
 #[test]
