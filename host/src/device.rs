@@ -47,6 +47,35 @@ use gpu_std::{Dim3, Global, GlobalMut, Kernel, KernelArgs, KernelParam, Output, 
 use std::cell::{RefCell, UnsafeCell};
 use std::ffi::c_void;
 use std::marker::PhantomData;
+use std::path::{Path, PathBuf};
+
+/// The kernel crate whose PTX module [`Device::open`] loads.
+pub const DEFAULT_KERNEL_CRATE: &str = "gpu_kernels";
+
+/// Where the PTX module of kernel crate `crate_name` (`gpu_kernels`, `user_kernels`, ...) is:
+/// `$<CRATE_NAME>_PTX` (e.g. `$GPU_KERNELS_PTX`), else `ptx/<crate_name>.ptx` next to the executable
+/// (a bundle), else `target/ptx/<crate_name>.ptx` of the workspace, where `cargo xtask build-ptx`
+/// writes it.
+pub fn ptx_path(crate_name: &str) -> PathBuf {
+    if let Some(p) = std::env::var_os(ptx_env(crate_name)).filter(|p| !p.is_empty()) {
+        return PathBuf::from(p);
+    }
+    let file = format!("{crate_name}.ptx");
+    if let Ok(exe) = std::env::current_exe()
+        && let Some(dir) = exe.parent()
+    {
+        let p = dir.join("ptx").join(&file);
+        if p.exists() {
+            return p;
+        }
+    }
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/ptx").join(file)
+}
+
+/// The environment variable that overrides [`ptx_path`]: `GPU_KERNELS_PTX` for `gpu_kernels`.
+pub fn ptx_env(crate_name: &str) -> String {
+    format!("{}_PTX", crate_name.replace('-', "_").to_ascii_uppercase())
+}
 
 /// Which device the user asked for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,6 +97,20 @@ impl std::str::FromStr for DeviceChoice {
         })
     }
 }
+
+/// Why a GPU could not be opened when the reason is that there is none to open: a build without the
+/// `cuda` feature, no driver, or no device. Other failures (an unreadable or rejected PTX module, a
+/// failing CUDA call) are plain errors. Find it with `error.downcast_ref::<NoGpu>()`.
+#[derive(Debug)]
+pub struct NoGpu(pub String);
+
+impl std::fmt::Display for NoGpu {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for NoGpu {}
 
 /// What the detectors of the emulator found over the launches of one example.
 #[derive(Default, Debug, Clone)]
@@ -268,14 +311,22 @@ pub fn cover(n: usize, block: u32, max_grid: u32, shared_bytes: usize) -> Launch
 }
 
 impl Device {
-    /// Opens the requested device. Returns the device and, for `Auto` falling back to the emulator, a
-    /// one-line note saying why.
+    /// Opens the requested device with the chapter's kernels (the PTX module at
+    /// `ptx_path("gpu_kernels")` on a GPU). Returns the device and, for `Auto` falling back to the
+    /// emulator, a one-line note saying why.
     pub fn open(choice: DeviceChoice, emu_opts: emu::Options) -> Result<(Device, Option<String>)> {
+        Device::open_with_ptx(choice, emu_opts, &ptx_path(DEFAULT_KERNEL_CRATE))
+    }
+
+    /// Opens the requested device with the kernels of another kernel crate: on a GPU it loads the PTX
+    /// module at `ptx` (e.g. `ptx_path("user_kernels")`), so [`Device::launch`] finds that crate's
+    /// kernels by name. The emulator runs kernels from their Rust source and needs no module.
+    pub fn open_with_ptx(choice: DeviceChoice, emu_opts: emu::Options, ptx: &Path) -> Result<(Device, Option<String>)> {
         let emu = || Device { inner: Inner::Emu(emu_opts.clone()), findings: RefCell::default() };
         match choice {
             DeviceChoice::Emu => Ok((emu(), None)),
-            DeviceChoice::Gpu => Ok((Device::open_gpu()?, None)),
-            DeviceChoice::Auto => match Device::open_gpu() {
+            DeviceChoice::Gpu => Ok((Device::open_gpu(ptx)?, None)),
+            DeviceChoice::Auto => match Device::open_gpu(ptx) {
                 Ok(d) => Ok((d, None)),
                 Err(e) => Ok((emu(), Some(format!("no CUDA GPU available ({e:#}); running on the CPU SIMT emulator")))),
             },
@@ -283,15 +334,17 @@ impl Device {
     }
 
     #[cfg(feature = "cuda")]
-    fn open_gpu() -> Result<Device> {
-        Ok(Device { inner: Inner::Gpu(crate::gpu::Gpu::open()?), findings: RefCell::default() })
+    fn open_gpu(ptx: &Path) -> Result<Device> {
+        Ok(Device { inner: Inner::Gpu(crate::gpu::Gpu::open(ptx)?), findings: RefCell::default() })
     }
     #[cfg(not(feature = "cuda"))]
-    fn open_gpu() -> Result<Device> {
-        bail!(
+    fn open_gpu(_ptx: &Path) -> Result<Device> {
+        Err(NoGpu(
             "this build has no CUDA support: no NVIDIA driver was found when it was built (`cargo xtask run` \
              enables it automatically on a machine with the driver; or build `host` with `--features cuda`)"
+                .into(),
         )
+        .into())
     }
 
     pub fn is_gpu(&self) -> bool {
@@ -417,5 +470,41 @@ impl Device {
                 Ok(o.max_resident_blocks)
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ptx_modules_are_found_by_crate_name() {
+        assert_eq!(ptx_env("gpu_kernels"), "GPU_KERNELS_PTX");
+        assert_eq!(ptx_env("user-kernels"), "USER_KERNELS_PTX");
+        // Without its variable, a module is looked up where `cargo xtask build-ptx` writes it.
+        if std::env::var_os("NO_SUCH_CRATE_PTX").is_none() {
+            assert!(ptx_path("no_such_crate").ends_with("target/ptx/no_such_crate.ptx"));
+        }
+    }
+
+    #[test]
+    fn only_a_missing_gpu_is_no_gpu() {
+        let missing = Path::new("/nonexistent/user_kernels.ptx");
+        let Err(err) = Device::open_with_ptx(DeviceChoice::Gpu, Default::default(), missing) else {
+            panic!("a module that does not exist cannot be loaded");
+        };
+        match err.downcast_ref::<NoGpu>() {
+            // Without the `cuda` feature, or without a device, there is no GPU to open.
+            Some(_) => {}
+            // With one, the module is the problem, and the error names it.
+            None if cfg!(feature = "cuda") => {
+                assert!(format!("{err:#}").contains("/nonexistent/user_kernels.ptx"), "{err:#}");
+            }
+            None => panic!("a build without the `cuda` feature has no GPU to open: {err:#}"),
+        }
+        let (dev, note) =
+            Device::open_with_ptx(DeviceChoice::Auto, Default::default(), missing).expect("Auto falls back");
+        assert!(!dev.is_gpu());
+        assert!(note.is_some_and(|n| n.contains("running on the CPU SIMT emulator")));
     }
 }

@@ -1,7 +1,7 @@
-//! The CUDA backend (feature `cuda`): loads the PTX that `cargo xtask build-ptx` wrote, launches with
-//! `cuLaunchKernel` / `cuLaunchCooperativeKernel`, times with events. Every call is checked.
+//! The CUDA backend (feature `cuda`): loads a PTX module that `cargo xtask build-ptx` wrote, launches
+//! with `cuLaunchKernel` / `cuLaunchCooperativeKernel`, times with events. Every call is checked.
 
-use crate::device::{Launch, ParamList};
+use crate::device::{Launch, NoGpu, ParamList};
 use anyhow::{Context as _, Result, bail};
 use cust::context::Context;
 use cust::device::Device as CuDevice;
@@ -11,40 +11,27 @@ use cust::module::Module;
 use cust::stream::{Stream, StreamFlags};
 use gpu_std::Dim3;
 use gpu_std::Pod;
-use std::path::PathBuf;
-
-/// Where the PTX is: `$GPU_KERNELS_PTX`, else `ptx/gpu_kernels.ptx` next to the executable (a bundle),
-/// else `target/ptx/gpu_kernels.ptx` of the workspace.
-pub fn ptx_path() -> PathBuf {
-    if let Ok(p) = std::env::var("GPU_KERNELS_PTX") {
-        return PathBuf::from(p);
-    }
-    if let Ok(exe) = std::env::current_exe()
-        && let Some(dir) = exe.parent()
-    {
-        let p = dir.join("ptx/gpu_kernels.ptx");
-        if p.exists() {
-            return p;
-        }
-    }
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/ptx/gpu_kernels.ptx")
-}
+use std::path::{Path, PathBuf};
 
 pub struct Gpu {
     // Field order: drop the stream and module before the context.
     stream: Stream,
     module: Module,
+    /// The file the module was loaded from.
+    ptx: PathBuf,
     name: String,
     sms: u32,
     _ctx: Context,
 }
 
 impl Gpu {
-    pub fn open() -> Result<Gpu> {
-        cust::init(cust::CudaFlags::empty()).context("cuInit failed (no NVIDIA driver or no device)")?;
+    /// Opens device 0 and loads the PTX module at `ptx`.
+    pub fn open(ptx: &Path) -> Result<Gpu> {
+        cust::init(cust::CudaFlags::empty())
+            .map_err(|e| NoGpu(format!("cuInit failed: {e} (no NVIDIA driver or no device)")))?;
         let n = CuDevice::num_devices().context("cuDeviceGetCount")?;
         if n == 0 {
-            bail!("the CUDA driver reports no device");
+            return Err(NoGpu("the CUDA driver reports no device".into()).into());
         }
         let dev = CuDevice::get_device(0).context("cuDeviceGet(0)")?;
         let ctx = Context::new(dev).context("cuCtxCreate")?;
@@ -52,14 +39,17 @@ impl Gpu {
         let minor = dev.get_attribute(cust::device::DeviceAttribute::ComputeCapabilityMinor)?;
         let sms = dev.get_attribute(cust::device::DeviceAttribute::MultiprocessorCount)? as u32;
         let name = format!("{} (sm_{major}{minor}, {sms} SMs)", dev.name()?);
-        let path = ptx_path();
-        let ptx = std::fs::read_to_string(&path).with_context(|| {
-            format!("cannot read the kernels' PTX at {} — run `cargo xtask build-ptx` first", path.display())
+        let text = std::fs::read_to_string(ptx).with_context(|| {
+            format!(
+                "cannot read the kernels' PTX at {} — build it with `cargo xtask build-ptx` (`-p CRATE` for a \
+                 kernel crate other than gpu-kernels)",
+                ptx.display()
+            )
         })?;
-        let module = Module::from_ptx(&ptx, &[])
-            .with_context(|| format!("the driver rejected {} (cuModuleLoadData)", path.display()))?;
+        let module = Module::from_ptx(&text, &[])
+            .with_context(|| format!("the driver rejected {} (cuModuleLoadData)", ptx.display()))?;
         let stream = Stream::new(StreamFlags::NON_BLOCKING, None).context("cuStreamCreate")?;
-        Ok(Gpu { stream, module, name, sms, _ctx: ctx })
+        Ok(Gpu { stream, module, ptx: ptx.to_path_buf(), name, sms, _ctx: ctx })
     }
 
     pub fn name(&self) -> String {
@@ -80,7 +70,7 @@ impl Gpu {
 
     fn function(&self, name: &str) -> Result<cust::function::Function<'_>> {
         self.module.get_function(name).with_context(|| {
-            format!("kernel `{name}` is not in {} — rebuild it with `cargo xtask build-ptx`", ptx_path().display())
+            format!("kernel `{name}` is not in {} — rebuild it with `cargo xtask build-ptx`", self.ptx.display())
         })
     }
 

@@ -1,5 +1,5 @@
 //! Shared helpers of the integration tests.
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// The workspace root.
 pub fn root() -> PathBuf {
@@ -15,10 +15,19 @@ pub fn ptx_text() -> String {
         .unwrap_or_else(|e| panic!("cannot read {} ({e}): run `cargo xtask build-ptx` first", path.display()))
 }
 
-/// Opens the GPU, or prints `skipped: no CUDA device (...)` and returns `None`.
+/// Opens the GPU with the chapter's kernels, or prints `skipped: no CUDA device (...)` and returns
+/// `None`.
 pub fn gpu_or_skip(test: &str) -> Option<host::device::Device> {
-    match host::device::Device::open(host::device::DeviceChoice::Gpu, Default::default()) {
+    gpu_with_ptx_or_skip(test, &host::device::ptx_path(host::device::DEFAULT_KERNEL_CRATE))
+}
+
+/// Opens the GPU with the PTX module at `ptx`, or, when there is no GPU, prints
+/// `skipped: no CUDA device (...)` and returns `None`. Any other failure to open it (e.g. a PTX module
+/// that is missing or that the driver rejects) fails the test.
+pub fn gpu_with_ptx_or_skip(test: &str, ptx: &Path) -> Option<host::device::Device> {
+    match host::device::Device::open_with_ptx(host::device::DeviceChoice::Gpu, Default::default(), ptx) {
         Ok((d, _)) => Some(d),
+        Err(e) if e.downcast_ref::<host::device::NoGpu>().is_none() => panic!("{test}: cannot open the GPU: {e:#}"),
         Err(e) => {
             // Written to the real stderr (not the test harness's captured output) so that the skip is
             // visible in every test run.

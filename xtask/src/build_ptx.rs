@@ -1,4 +1,5 @@
-//! `build-ptx`: compiles the kernel crate for `nvptx64-nvidia-cuda` and writes `target/ptx/*.ptx`.
+//! `build-ptx`: compiles a kernel crate for `nvptx64-nvidia-cuda` and writes
+//! `target/ptx/<crate_name>.ptx`.
 //!
 //! The nvptx build uses its own target directory (`target/nvptx`) because its `RUSTFLAGS` differ from
 //! the host build's. `-Ctarget-cpu` goes through `CARGO_ENCODED_RUSTFLAGS` rather than
@@ -18,22 +19,21 @@ use crate::util::{
     Context, Error, Result, cargo_command, copy_file, create_dir_all, describe, display_path, replace_file,
     run_capture, run_stdout, secs,
 };
+use crate::workspace::KernelCrate;
 
 pub const TARGET: &str = "nvptx64-nvidia-cuda";
 pub const DEFAULT_ARCH: &str = "sm_90";
-pub const KERNEL_PACKAGE: &str = "gpu-kernels";
-/// Base name of the PTX module in `target/ptx/`.
-pub const PTX_STEM: &str = "gpu_kernels";
 
 /// `target/nvptx`: cargo target directory of the kernel build.
 pub fn nvptx_target_dir(root: &Path) -> PathBuf {
     root.join("target").join("nvptx")
 }
 
-/// Where `build-ptx` puts the module for `arch`: `target/ptx/gpu_kernels.ptx` for the default
-/// architecture, `target/ptx/gpu_kernels.<arch>.ptx` for the others.
-pub fn ptx_path(root: &Path, arch: &str) -> PathBuf {
-    let name = if arch == DEFAULT_ARCH { format!("{PTX_STEM}.ptx") } else { format!("{PTX_STEM}.{arch}.ptx") };
+/// Where `build-ptx` puts the module of the crate named `crate_name` for `arch`:
+/// `target/ptx/<crate_name>.ptx` for the default architecture, `target/ptx/<crate_name>.<arch>.ptx`
+/// for the others.
+pub fn ptx_path(root: &Path, crate_name: &str, arch: &str) -> PathBuf {
+    let name = if arch == DEFAULT_ARCH { format!("{crate_name}.ptx") } else { format!("{crate_name}.{arch}.ptx") };
     root.join("target").join("ptx").join(name)
 }
 
@@ -50,19 +50,20 @@ pub fn validate_arch(arch: &str) -> Result<()> {
     }
 }
 
-/// Builds the PTX module for `arch`, prints one summary line, and returns the path of the module.
-pub fn build_ptx(root: &Path, arch: &str) -> Result<PathBuf> {
+/// Builds the PTX module of `krate` for `arch`, prints one summary line, and returns the path of the
+/// module. `all` lists every kernel crate of the workspace (see [`install_linker`]).
+pub fn build_ptx(root: &Path, krate: &KernelCrate, all: &[KernelCrate], arch: &str) -> Result<PathBuf> {
     let start = Instant::now();
     validate_arch(arch)?;
     let toolchain = Toolchain::detect()?;
     toolchain.check_ptx_components()?;
 
     let target_dir = nvptx_target_dir(root);
-    let linker = install_linker(root, &target_dir)?;
+    let linker = install_linker(root, &target_dir, all)?;
 
     let mut cmd = cargo_command();
     cmd.current_dir(root)
-        .args(["rustc", "--package", KERNEL_PACKAGE, "--release", "--target", TARGET, "-Zbuild-std=core"])
+        .args(["rustc", "--package", &krate.package, "--release", "--target", TARGET, "-Zbuild-std=core"])
         .args(["--crate-type", "cdylib", "--message-format=json-render-diagnostics", "--target-dir"])
         .arg(&target_dir)
         .env("CARGO_ENCODED_RUSTFLAGS", rustflags(arch, &linker))
@@ -80,12 +81,12 @@ pub fn build_ptx(root: &Path, arch: &str) -> Result<PathBuf> {
         } else {
             String::new()
         };
-        Error::new(format!("build-ptx: kernel build for {arch} failed: {e}{hint}"))
+        Error::new(format!("build-ptx: build of {} for {arch} failed: {e}{hint}", krate.package))
     })?;
 
     let built = find_ptx_artifact(&stdout)
         .or_else(|| {
-            let fallback = target_dir.join(TARGET).join("release").join(format!("{PTX_STEM}.ptx"));
+            let fallback = target_dir.join(TARGET).join("release").join(format!("{}.ptx", krate.crate_name));
             fallback.is_file().then_some(fallback)
         })
         .ok_or_else(|| {
@@ -103,7 +104,7 @@ pub fn build_ptx(root: &Path, arch: &str) -> Result<PathBuf> {
             )));
         }
     }
-    let dest = ptx_path(root, arch);
+    let dest = ptx_path(root, &krate.crate_name, arch);
     copy_file(&built, &dest)?;
     let kernels = ptx_entries(&ptx);
     let elapsed = start.elapsed();
@@ -145,9 +146,10 @@ fn rustflags(arch: &str, linker: &Path) -> String {
 }
 
 /// Copies the running executable to `target/nvptx/ptx-linker` (a copy, so rebuilding xtask never
-/// hits a busy executable). When the copy changes, the kernel crate's previous link output is
-/// cleaned first so cargo links it again with the new linker; `core` stays built.
-fn install_linker(root: &Path, target_dir: &Path) -> Result<PathBuf> {
+/// hits a busy executable). When the copy changes, the previous link outputs of every kernel crate in
+/// `kernels` are cleaned first so cargo links them again with the new linker; `core` and `gpu-std`
+/// stay built.
+fn install_linker(root: &Path, target_dir: &Path, kernels: &[KernelCrate]) -> Result<PathBuf> {
     let exe = env::current_exe().context(|| "cannot locate the running xtask executable".to_string())?;
     let bytes = fs::read(&exe).context(|| format!("cannot read {}", exe.display()))?;
     let dest = target_dir.join(LINKER_FILE_NAME);
@@ -156,12 +158,13 @@ fn install_linker(root: &Path, target_dir: &Path) -> Result<PathBuf> {
     }
     create_dir_all(target_dir)?;
     mark_cache_dir(target_dir)?;
-    if target_dir.join(TARGET).is_dir() {
+    if target_dir.join(TARGET).is_dir() && !kernels.is_empty() {
         let mut clean = cargo_command();
-        clean
-            .current_dir(root)
-            .args(["clean", "--package", KERNEL_PACKAGE, "--release", "--target", TARGET, "--target-dir"])
-            .arg(target_dir);
+        clean.current_dir(root).arg("clean");
+        for k in kernels {
+            clean.args(["--package", &k.package]);
+        }
+        clean.args(["--release", "--target", TARGET, "--target-dir"]).arg(target_dir);
         let out = run_capture(&mut clean)?;
         if !out.success() {
             return Err(Error::new(format!(
@@ -245,8 +248,9 @@ mod tests {
     #[test]
     fn default_arch_gets_the_plain_name() {
         let root = Path::new("/w");
-        assert_eq!(ptx_path(root, "sm_90"), Path::new("/w/target/ptx/gpu_kernels.ptx"));
-        assert_eq!(ptx_path(root, "sm_80"), Path::new("/w/target/ptx/gpu_kernels.sm_80.ptx"));
+        assert_eq!(ptx_path(root, "gpu_kernels", "sm_90"), Path::new("/w/target/ptx/gpu_kernels.ptx"));
+        assert_eq!(ptx_path(root, "gpu_kernels", "sm_80"), Path::new("/w/target/ptx/gpu_kernels.sm_80.ptx"));
+        assert_eq!(ptx_path(root, "user_kernels", "sm_90"), Path::new("/w/target/ptx/user_kernels.ptx"));
     }
 
     #[test]

@@ -2,36 +2,51 @@
 //! tests, in `.gpu-bundle/`:
 //!
 //! ```text
-//! .gpu-bundle/host                 host runner (built with the `cuda` feature)
-//! .gpu-bundle/tests/<test name>    integration test executables (built with the `cuda` feature)
-//! .gpu-bundle/ptx/gpu_kernels.ptx  the kernels for sm_90
-//! .gpu-bundle/run-gpu.sh           runs `host run all --device gpu`, then every test executable
+//! .gpu-bundle/host                  host runner (built with the `cuda` feature)
+//! .gpu-bundle/tests/<test name>     the GPU integration tests `examples` and `user_kernels`
+//!                                   (built with the `cuda` feature)
+//! .gpu-bundle/ptx/<crate_name>.ptx  every kernel crate's module for sm_90 (gpu_kernels, user_kernels)
+//! .gpu-bundle/run-gpu.sh            runs `host run all --device gpu`, then every test executable
 //! ```
+//!
+//! The `cuda` feature links against `libcuda.so`: `CUDA_LIBRARY_PATH` names a directory with
+//! `lib64/libcuda.so`, else this machine's driver is used; without a driver,
+//! `xtask/scripts/fetch-libcuda.sh` unpacks one from Debian's `libcuda1` package.
 
 use std::env;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Instant;
 
 use crate::build_ptx::{DEFAULT_ARCH, build_ptx};
 use crate::cuda;
-use crate::flows::{CUDA_FEATURE, PTX_ENV};
+use crate::flows::CUDA_FEATURE;
 use crate::json::{self, Value};
 use crate::util::{
-    Context, Error, Result, cargo_command, copy_file, create_dir_all, describe, display_path, replace_file,
-    run_capture, run_stdout, secs,
+    Context, Error, Result, cargo_command, copy_file, create_dir_all, display_path, replace_file, run_stdout, secs,
 };
+use crate::workspace::Workspace;
 
 pub const BUNDLE_DIR: &str = ".gpu-bundle";
 
+/// The integration tests of the `tests` package that run on the GPU: every example, and the user
+/// crate's kernels. (The PTX and source checks run where the sources are.)
+const GPU_TESTS: [&str; 2] = ["examples", "user_kernels"];
+
+/// The helper that unpacks a linkable `libcuda.so` on a machine without the NVIDIA driver.
+pub const FETCH_LIBCUDA: &str = "xtask/scripts/fetch-libcuda.sh";
+
 const RUN_SCRIPT: &str = r#"#!/usr/bin/env bash
 # Runs every example on this machine's GPU (`host run all --device gpu`), then every integration test
-# executable, all with the PTX module of this bundle. Needs the NVIDIA driver (libcuda.so.1), no Rust.
+# executable, all with the PTX modules of this bundle. Needs the NVIDIA driver (libcuda.so.1), no Rust.
 # Usage: ./run-gpu.sh [ARGS...]   (ARGS go to the test executables, e.g. a test name filter)
 set -u
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-export GPU_KERNELS_PTX="$here/ptx/gpu_kernels.ptx"
+# ptx/gpu_kernels.ptx -> GPU_KERNELS_PTX, ptx/user_kernels.ptx -> USER_KERNELS_PTX, ...
+for ptx in "$here"/ptx/*.ptx; do
+    name="$(basename "$ptx" .ptx)"
+    export "${name^^}_PTX=$ptx"
+done
 failed=()
 echo "== host run all --device gpu"
 "$here/host" run all --device gpu || failed+=("host")
@@ -47,45 +62,28 @@ fi
 echo "run-gpu.sh: all passed"
 "#;
 
-/// A `fetch-libcuda.sh` helper beside the workspace that unpacks a linkable `libcuda.so` on machines
-/// without the driver; it prints the directory to use as `CUDA_LIBRARY_PATH`.
-fn fetch_libcuda_script(root: &Path) -> PathBuf {
-    let script = root.join("..").join("shared").join("tools").join("fetch-libcuda.sh");
-    fs::canonicalize(&script).unwrap_or(script)
-}
-
-/// `CUDA_LIBRARY_PATH` for the bundle build: the environment's, else the `fetch-libcuda.sh` helper's
-/// output, else a link to this machine's driver.
+/// `CUDA_LIBRARY_PATH` for the bundle build: the environment's, else a link to this machine's
+/// driver; without either, an error that says how to get a linkable `libcuda.so`.
 fn cuda_library_path(root: &Path) -> Result<PathBuf> {
     if let Some(dir) = env::var_os("CUDA_LIBRARY_PATH").filter(|d| !d.is_empty()) {
         return Ok(PathBuf::from(dir));
     }
-    let script = fetch_libcuda_script(root);
-    if script.is_file() {
-        eprintln!("bundle: CUDA_LIBRARY_PATH not set; running {}", script.display());
-        let mut cmd = Command::new("bash");
-        cmd.current_dir(root).arg(&script).arg(root.join("target").join("cuda-link"));
-        let out = run_capture(&mut cmd)?;
-        if !out.success() {
-            return Err(Error::new(format!(
-                "bundle: `{}` failed ({}):\n{}",
-                describe(&cmd),
-                out.status_text(),
-                out.stderr.trim()
-            )));
-        }
-        let dir = out.stdout.lines().rev().find(|l| !l.trim().is_empty()).map(|l| PathBuf::from(l.trim()));
-        return dir.ok_or_else(|| Error::new(format!("bundle: `{}` printed no directory", describe(&cmd))));
+    match cuda::find_driver() {
+        Some(driver) => cuda::link_dir_for(root, &driver),
+        None => Err(Error::new(no_libcuda_message())),
     }
-    if let Some(driver) = cuda::find_driver() {
-        return cuda::link_dir_for(root, &driver);
-    }
-    Err(Error::new(
-        "bundle: the host's `cuda` feature links against libcuda.so, and none was found.\n  \
-         Set CUDA_LIBRARY_PATH=<dir> where <dir>/lib64/libcuda.so exists: on a machine with the NVIDIA \
-         driver, a link to its libcuda.so.1; without one, the library unpacked from a driver package \
-         (e.g. Debian's non-free libcuda1).",
-    ))
+}
+
+fn no_libcuda_message() -> String {
+    format!(
+        "bundle: the `{CUDA_FEATURE}` feature links against libcuda.so, and this machine has no NVIDIA driver \
+         (libcuda.so.1) and CUDA_LIBRARY_PATH is not set.\n  \
+         Set CUDA_LIBRARY_PATH to a directory with lib64/libcuda.so. Without a driver, unpack one from \
+         Debian's non-free `libcuda1` package (`apt-get download libcuda1`, then `dpkg -x`; nothing is \
+         installed); {FETCH_LIBCUDA} does that and prints the directory:\n    \
+         CUDA_LIBRARY_PATH=$({FETCH_LIBCUDA}) cargo xtask bundle\n  \
+         The bundle loads the GPU machine's own driver at run time."
+    )
 }
 
 /// Executables named in cargo's JSON messages: `(target name, target kinds, path)` of each artifact
@@ -107,9 +105,14 @@ fn executables(cargo_stdout: &str, tests: bool) -> Vec<(String, Vec<String>, Pat
 
 pub fn bundle(root: &Path) -> Result<()> {
     let start = Instant::now();
-    let ptx = build_ptx(root, DEFAULT_ARCH)?;
     let cuda_dir = cuda_library_path(root)?;
     cuda::check_library_path(root, &cuda_dir)?;
+    let workspace = Workspace::load(root)?;
+    let kernels = workspace.kernel_crates();
+    let mut modules = Vec::new();
+    for krate in &kernels {
+        modules.push((krate, build_ptx(root, krate, &kernels, DEFAULT_ARCH)?));
+    }
     println!("bundle: linking the `{CUDA_FEATURE}` feature with CUDA_LIBRARY_PATH={}", cuda_dir.display());
 
     let cargo = |args: &[&str]| {
@@ -117,8 +120,7 @@ pub fn bundle(root: &Path) -> Result<()> {
         cmd.current_dir(root)
             .args(args)
             .args(["--features", CUDA_FEATURE, "--message-format=json-render-diagnostics"])
-            .env("CUDA_LIBRARY_PATH", &cuda_dir)
-            .env(PTX_ENV, &ptx);
+            .env("CUDA_LIBRARY_PATH", &cuda_dir);
         cmd
     };
 
@@ -136,20 +138,15 @@ pub fn bundle(root: &Path) -> Result<()> {
     println!("bundle: host built in {}", secs(step.elapsed()));
 
     let step = Instant::now();
-    let tests_out = run_stdout(&mut cargo(&[
-        "test",
-        "--release",
-        "--no-run",
-        "--package",
-        "tests",
-        // The GPU tests; the PTX and source checks run where the sources are (CI).
-        "--test",
-        "examples",
-    ]))
-    .map_err(|e| Error::new(format!("bundle: test build failed: {e}")))?;
+    let mut test_args = vec!["test", "--release", "--no-run", "--package", "tests"];
+    for name in GPU_TESTS {
+        test_args.extend(["--test", name]);
+    }
+    let tests_out =
+        run_stdout(&mut cargo(&test_args)).map_err(|e| Error::new(format!("bundle: test build failed: {e}")))?;
     let tests = executables(&tests_out, true);
-    if tests.is_empty() {
-        return Err(Error::new("bundle: the test build reported no test executables"));
+    if let Some(missing) = GPU_TESTS.iter().find(|t| !tests.iter().any(|(name, _, _)| name == *t)) {
+        return Err(Error::new(format!("bundle: the test build reported no `{missing}` test executable")));
     }
     println!("bundle: {} test executable(s) built in {}", tests.len(), secs(step.elapsed()));
 
@@ -159,7 +156,12 @@ pub fn bundle(root: &Path) -> Result<()> {
     }
     create_dir_all(&dir)?;
     copy_file(&host_exe, &dir.join("host"))?;
-    copy_file(&ptx, &dir.join("ptx").join("gpu_kernels.ptx"))?;
+    let mut ptx_names = Vec::new();
+    for (krate, ptx) in &modules {
+        let name = format!("{}.ptx", krate.crate_name);
+        copy_file(ptx, &dir.join("ptx").join(&name))?;
+        ptx_names.push(name);
+    }
     let mut names: Vec<String> = Vec::new();
     for (name, kinds, path) in &tests {
         // A library's unit tests and an integration test can share a name; keep both.
@@ -170,9 +172,10 @@ pub fn bundle(root: &Path) -> Result<()> {
     replace_file(&dir.join("run-gpu.sh"), RUN_SCRIPT.as_bytes(), true)?;
 
     println!(
-        "bundle: {} ready in {}: host, ptx/gpu_kernels.ptx, run-gpu.sh, tests/{{{}}}",
+        "bundle: {} ready in {}: host, ptx/{{{}}}, run-gpu.sh, tests/{{{}}}",
         display_path(root, &dir),
         secs(start.elapsed()),
+        ptx_names.join(","),
         names.join(",")
     );
     println!("bundle: copy it to the GPU machine and run ./run-gpu.sh there");
@@ -221,8 +224,47 @@ mod tests {
     #[test]
     fn run_script_uses_the_bundled_ptx() {
         assert!(RUN_SCRIPT.starts_with("#!/usr/bin/env bash\n"));
-        assert!(RUN_SCRIPT.contains(r#"export GPU_KERNELS_PTX="$here/ptx/gpu_kernels.ptx""#));
+        assert!(RUN_SCRIPT.contains(r#"for ptx in "$here"/ptx/*.ptx; do"#));
+        assert!(RUN_SCRIPT.contains(r#"export "${name^^}_PTX=$ptx""#));
         assert!(RUN_SCRIPT.contains(r#""$here/host" run all --device gpu"#));
-        assert!(RUN_SCRIPT.contains(&format!("export {PTX_ENV}=")));
+    }
+
+    /// The script's exports, run by bash over a bundle's `ptx/`: one `<CRATE_NAME>_PTX` per module,
+    /// named as the host and the tests look them up.
+    #[test]
+    fn run_script_exports_every_module() {
+        let dir = env::temp_dir().join(format!("xtask-bundle-test-{}", std::process::id()));
+        fs::create_dir_all(dir.join("ptx")).unwrap();
+        for m in ["gpu_kernels.ptx", "user_kernels.ptx"] {
+            fs::write(dir.join("ptx").join(m), "").unwrap();
+        }
+        let lines: Vec<&str> = RUN_SCRIPT.lines().collect();
+        let from = lines.iter().position(|l| l.starts_with("here=")).expect("here=");
+        let to = from + lines[from..].iter().position(|l| *l == "done").expect("done");
+        let script = format!("{}\nenv | grep _PTX= | sort\n", lines[from..=to].join("\n"));
+        fs::write(dir.join("exports.sh"), script).unwrap();
+        let mut bash = std::process::Command::new("bash");
+        bash.env_clear().env("PATH", env::var_os("PATH").unwrap_or_default()).arg(dir.join("exports.sh"));
+        let out = bash.output().expect("bash");
+        let _ = fs::remove_dir_all(&dir);
+        let here = &dir;
+        let want = ["gpu_kernels", "user_kernels"]
+            .map(|c| {
+                let krate = crate::workspace::KernelCrate { package: String::new(), crate_name: c.into() };
+                format!("{}={}/ptx/{c}.ptx", krate.ptx_env(), here.display())
+            })
+            .join("\n");
+        assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), want);
+    }
+
+    #[test]
+    fn without_libcuda_the_message_says_what_to_do() {
+        let text = no_libcuda_message();
+        for needle in ["CUDA_LIBRARY_PATH", "lib64/libcuda.so", "apt-get download libcuda1", "dpkg -x", FETCH_LIBCUDA] {
+            assert!(text.contains(needle), "{needle}");
+        }
+        assert!(!text.contains("../"), "no paths outside the repository");
+        let script = crate::util::workspace_root().join(FETCH_LIBCUDA);
+        assert!(script.is_file(), "{} exists", script.display());
     }
 }

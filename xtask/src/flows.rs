@@ -8,11 +8,10 @@ use crate::build_ptx::{DEFAULT_ARCH, build_ptx, ptx_path};
 use crate::cuda::{self, Driver};
 use crate::ptxas::{CheckOptions, CheckOutcome, check_ptx};
 use crate::util::{EXIT_FAILURE, EXIT_SKIPPED, Error, Result, cargo_command, display_path, run_inherit, secs};
+use crate::workspace::{DEFAULT_KERNEL_PACKAGE, KernelCrate, Workspace};
 
 /// Cargo feature of `host` and `tests` that links the CUDA driver API.
 pub const CUDA_FEATURE: &str = "cuda";
-/// Environment variable through which the host and the tests find the PTX module.
-pub const PTX_ENV: &str = "GPU_KERNELS_PTX";
 /// Host command line of `cargo xtask run`; the user's arguments follow it.
 const HOST_RUN_ARGS: [&str; 2] = ["run", "all"];
 
@@ -51,20 +50,25 @@ impl Backend {
         }
     }
 
-    /// Sets the environment of a cargo command that builds or runs the host side.
-    fn configure(&self, cmd: &mut std::process::Command, ptx: &Path) {
-        cmd.env(PTX_ENV, ptx);
+    /// Sets the environment of a cargo command that builds or runs the host side: where each kernel
+    /// crate's module is (`GPU_KERNELS_PTX=...`), and `CUDA_LIBRARY_PATH`.
+    fn configure(&self, cmd: &mut std::process::Command, modules: &[(&KernelCrate, PathBuf)]) {
+        for (krate, ptx) in modules {
+            cmd.env(krate.ptx_env(), ptx);
+        }
         if let Some(dir) = &self.cuda_library_path {
             cmd.env("CUDA_LIBRARY_PATH", dir);
         }
     }
 }
 
-/// `cargo xtask run [ARGS...]`: builds the PTX, then `host run all ARGS...`.
+/// `cargo xtask run [ARGS...]`: builds gpu-kernels' PTX, then `host run all ARGS...`.
 pub fn run(root: &Path, host_args: &[String]) -> Result<()> {
     let backend = Backend::detect(root)?;
     let arch = backend.arch();
-    let ptx = build_ptx(root, &arch)?;
+    let workspace = Workspace::load(root)?;
+    let krate = workspace.kernel_crate(DEFAULT_KERNEL_PACKAGE)?;
+    let ptx = build_ptx(root, &krate, &workspace.kernel_crates(), &arch)?;
     println!("run: examples will run on the {}", backend.describe());
 
     let mut cmd = cargo_command();
@@ -73,7 +77,7 @@ pub fn run(root: &Path, host_args: &[String]) -> Result<()> {
         cmd.args(["--features", CUDA_FEATURE]);
     }
     cmd.arg("--").args(HOST_RUN_ARGS).args(host_args);
-    backend.configure(&mut cmd, &ptx);
+    backend.configure(&mut cmd, &[(&krate, ptx)]);
     run_inherit(&mut cmd).map_err(|e| Error::new(format!("run: {e}")))
 }
 
@@ -82,14 +86,16 @@ pub struct Step {
     pub name: String,
     pub action: Action,
     /// Name of an earlier step that must have passed for this one to run.
-    pub needs: Option<&'static str>,
+    pub needs: Option<String>,
 }
 
 pub enum Action {
     BuildPtx {
+        krate: KernelCrate,
         arch: String,
     },
     CheckPtx {
+        krate: KernelCrate,
         arch: String,
     },
     /// A cargo command line (without `cargo`), run in the workspace root.
@@ -138,36 +144,49 @@ fn run_counting(cmd: &mut std::process::Command, counts: &mut TestCounts) -> Res
     if status.success() { Ok(()) } else { Err(Error::new(format!("cargo test failed ({status})"))) }
 }
 
-/// The steps of `cargo xtask test`, in order.
-fn test_steps(gpu: bool, arch: &str) -> Vec<Step> {
-    let arch = arch.to_string();
-    let mut cargo_test: Vec<String> =
-        ["test", "-p", "gpu-std", "-p", "gpu-kernels", "-p", "host", "-p", "tests", "-p", "xtask"]
-            .map(String::from)
-            .to_vec();
+/// The steps of `cargo xtask test`, in order: build-ptx of every kernel crate, check-ptx of each,
+/// fmt, clippy, and one `cargo test` of gpu-std, the kernel crates, host, tests and xtask.
+fn test_steps(gpu: bool, arch: &str, kernels: &[KernelCrate]) -> Vec<Step> {
+    let mut cargo_test: Vec<String> = vec!["test".into(), "-p".into(), "gpu-std".into()];
+    for k in kernels {
+        cargo_test.extend(["-p".into(), k.package.clone()]);
+    }
+    cargo_test.extend(["-p", "host", "-p", "tests", "-p", "xtask"].map(String::from));
     if gpu {
         cargo_test.push("--features".into());
         cargo_test.push(format!("host/{CUDA_FEATURE},tests/{CUDA_FEATURE}"));
     }
-    vec![
-        Step { name: "build-ptx".into(), action: Action::BuildPtx { arch: arch.clone() }, needs: None },
-        Step { name: "check-ptx".into(), action: Action::CheckPtx { arch }, needs: Some("build-ptx") },
-        Step {
-            name: "fmt".into(),
-            action: Action::Cargo(["fmt", "--all", "--check"].map(String::from).to_vec()),
-            needs: None,
-        },
-        Step {
-            name: "clippy".into(),
-            action: Action::Cargo(
-                ["clippy", "--workspace", "--all-targets", "--quiet", "--", "-D", "warnings"]
-                    .map(String::from)
-                    .to_vec(),
-            ),
-            needs: None,
-        },
-        Step { name: "cargo test".into(), action: Action::Cargo(cargo_test), needs: None },
-    ]
+    let build_name = |k: &KernelCrate| format!("build-ptx {}", k.package);
+    let builds = kernels.iter().map(|k| Step {
+        name: build_name(k),
+        action: Action::BuildPtx { krate: k.clone(), arch: arch.to_string() },
+        needs: None,
+    });
+    let checks = kernels.iter().map(|k| Step {
+        name: format!("check-ptx {}", k.package),
+        action: Action::CheckPtx { krate: k.clone(), arch: arch.to_string() },
+        needs: Some(build_name(k)),
+    });
+    builds
+        .chain(checks)
+        .chain([
+            Step {
+                name: "fmt".into(),
+                action: Action::Cargo(["fmt", "--all", "--check"].map(String::from).to_vec()),
+                needs: None,
+            },
+            Step {
+                name: "clippy".into(),
+                action: Action::Cargo(
+                    ["clippy", "--workspace", "--all-targets", "--quiet", "--", "-D", "warnings"]
+                        .map(String::from)
+                        .to_vec(),
+                ),
+                needs: None,
+            },
+            Step { name: "cargo test".into(), action: Action::Cargo(cargo_test), needs: None },
+        ])
+        .collect()
 }
 
 /// `cargo xtask test`: runs every step (a step whose prerequisite failed is not run), prints one line
@@ -177,8 +196,11 @@ pub fn test(root: &Path, allow_skip: bool) -> Result<()> {
     let backend = Backend::detect(root)?;
     println!("test: kernels will run on the {}", backend.describe());
     let arch = backend.arch();
-    let ptx = ptx_path(root, &arch);
-    let steps = test_steps(backend.gpu(), &arch);
+    let workspace = Workspace::load(root)?;
+    let kernels = workspace.kernel_crates();
+    let modules: Vec<(&KernelCrate, PathBuf)> =
+        kernels.iter().map(|k| (k, ptx_path(root, &k.crate_name, &arch))).collect();
+    let steps = test_steps(backend.gpu(), &arch, &kernels);
     let mut passed: Vec<String> = Vec::new();
     let mut skipped: Vec<String> = Vec::new();
     let mut failed: Vec<(String, i32)> = Vec::new();
@@ -186,7 +208,7 @@ pub fn test(root: &Path, allow_skip: bool) -> Result<()> {
     let total = steps.len();
     for (i, step) in steps.iter().enumerate() {
         let label = format!("test: [{}/{total}] {}", i + 1, step.name);
-        if let Some(need) = step.needs.filter(|n| !passed.iter().any(|p| p == n)) {
+        if let Some(need) = step.needs.as_ref().filter(|n| !passed.contains(n)) {
             println!("{label}: NOT RUN ({need} did not pass)");
             failed.push((step.name.clone(), EXIT_FAILURE));
             continue;
@@ -194,14 +216,14 @@ pub fn test(root: &Path, allow_skip: bool) -> Result<()> {
         println!("{label} ...");
         let step_start = Instant::now();
         let result = match &step.action {
-            Action::BuildPtx { arch } => build_ptx(root, arch).map(|_| true),
-            Action::CheckPtx { arch } => {
-                check_ptx(root, &CheckOptions { arch, allow_skip }).map(|o| o == CheckOutcome::Assembled)
+            Action::BuildPtx { krate, arch } => build_ptx(root, krate, &kernels, arch).map(|_| true),
+            Action::CheckPtx { krate, arch } => {
+                check_ptx(root, &CheckOptions { krate, arch, allow_skip }).map(|o| o == CheckOutcome::Assembled)
             }
             Action::Cargo(args) => {
                 let mut cmd = cargo_command();
                 cmd.current_dir(root).args(args);
-                backend.configure(&mut cmd, &ptx);
+                backend.configure(&mut cmd, &modules);
                 run_counting(&mut cmd, &mut counts).map(|()| true)
             }
         };
@@ -228,7 +250,8 @@ pub fn test(root: &Path, allow_skip: bool) -> Result<()> {
     let closing = format!("tests: {} passed, {} failed", counts.passed, counts.failed);
     if failed.is_empty() {
         let note = if skipped.is_empty() { String::new() } else { format!(", skipped: {}", skipped.join(", ")) };
-        println!("test: all {total} steps passed in {took} ({}{note})", display_path(root, &ptx));
+        let ptx: Vec<String> = modules.iter().map(|(_, p)| display_path(root, p)).collect();
+        println!("test: all {total} steps passed in {took} ({}{note})", ptx.join(", "));
         println!("{closing}");
         Ok(())
     } else {
@@ -256,26 +279,59 @@ mod tests {
         assert_eq!(c, TestCounts { passed: 30, failed: 2 });
     }
 
+    fn kernels() -> Vec<KernelCrate> {
+        [("gpu-kernels", "gpu_kernels"), ("user-kernels", "user_kernels")]
+            .map(|(p, c)| KernelCrate { package: p.into(), crate_name: c.into() })
+            .to_vec()
+    }
+
     #[test]
     fn cuda_features_only_with_a_driver() {
-        let args = |gpu| match &test_steps(gpu, DEFAULT_ARCH).last().expect("steps").action {
+        let args = |gpu| match &test_steps(gpu, DEFAULT_ARCH, &kernels()).last().expect("steps").action {
             Action::Cargo(args) => args.join(" "),
             _ => unreachable!(),
         };
-        assert_eq!(args(false), "test -p gpu-std -p gpu-kernels -p host -p tests -p xtask");
+        assert_eq!(args(false), "test -p gpu-std -p gpu-kernels -p user-kernels -p host -p tests -p xtask");
         assert_eq!(
             args(true),
-            "test -p gpu-std -p gpu-kernels -p host -p tests -p xtask --features host/cuda,tests/cuda"
+            "test -p gpu-std -p gpu-kernels -p user-kernels -p host -p tests -p xtask --features host/cuda,tests/cuda"
         );
     }
 
     #[test]
-    fn prerequisites_name_earlier_steps() {
-        let steps = test_steps(false, DEFAULT_ARCH);
-        for (i, step) in steps.iter().enumerate() {
-            if let Some(need) = step.needs {
-                assert!(steps[..i].iter().any(|s| s.name == need), "{} needs unknown {need}", step.name);
+    fn every_kernel_crate_is_built_and_checked() {
+        let steps = test_steps(false, "sm_80", &kernels());
+        let names: Vec<&str> = steps.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "build-ptx gpu-kernels",
+                "build-ptx user-kernels",
+                "check-ptx gpu-kernels",
+                "check-ptx user-kernels",
+                "fmt",
+                "clippy",
+                "cargo test"
+            ]
+        );
+        for (step, want) in steps.iter().zip(kernels().iter().chain(&kernels())) {
+            match &step.action {
+                Action::BuildPtx { krate, arch } | Action::CheckPtx { krate, arch } => {
+                    assert_eq!((krate, arch.as_str()), (want, "sm_80"), "{}", step.name);
+                }
+                Action::Cargo(_) => panic!("{} is not a PTX step", step.name),
             }
         }
+    }
+
+    #[test]
+    fn prerequisites_name_earlier_steps() {
+        let steps = test_steps(false, DEFAULT_ARCH, &kernels());
+        for (i, step) in steps.iter().enumerate() {
+            if let Some(need) = &step.needs {
+                assert!(steps[..i].iter().any(|s| &s.name == need), "{} needs unknown {need}", step.name);
+            }
+        }
+        assert_eq!(steps[3].needs.as_deref(), Some("build-ptx user-kernels"));
     }
 }

@@ -13,20 +13,23 @@ mod ptx_link;
 mod ptxas;
 mod toolchain;
 mod util;
+mod workspace;
 
 use std::process::ExitCode;
 
 use build_ptx::DEFAULT_ARCH;
 use util::{Error, Result};
+use workspace::{DEFAULT_KERNEL_PACKAGE, KernelCrate, Workspace};
 
 const USAGE: &str = "\
 usage: cargo xtask <command> [options]
 
 commands:
-  build-ptx [--arch sm_XX]
-      Compile gpu-kernels for nvptx64-nvidia-cuda and link it to one PTX module:
-      target/ptx/gpu_kernels.ptx for sm_90 (the default), target/ptx/gpu_kernels.<arch>.ptx otherwise.
-  check-ptx [--arch sm_XX] [--allow-skip]
+  build-ptx [-p CRATE] [--arch sm_XX]
+      Compile a kernel crate (default gpu-kernels) for nvptx64-nvidia-cuda and link it to one PTX
+      module: target/ptx/<crate_name>.ptx for sm_90 (the default), target/ptx/<crate_name>.<arch>.ptx
+      otherwise (e.g. -p user-kernels: target/ptx/user_kernels.ptx).
+  check-ptx [-p CRATE] [--arch sm_XX] [--allow-skip]
       build-ptx, then assemble the module with ptxas (fetched into .tools/ptxas on first use) and print
       registers, spill stores/loads, stack frame, static shared memory and barriers per kernel.
       Fails on any ptxas error or register spill. Without ptxas it fails with exit code 3 unless
@@ -35,18 +38,26 @@ commands:
       build-ptx, then `host run all ARGS...` on the GPU when an NVIDIA driver is found (host built
       with the `cuda` feature), else on the CPU SIMT emulator.
   test [--allow-skip]
-      build-ptx, check-ptx, then `cargo test -p gpu-std -p gpu-kernels -p host -p tests -p xtask` (with the
-      `cuda` feature when an NVIDIA driver is found). One line per step; fails if any step fails.
+      build-ptx and check-ptx for every kernel crate, fmt, clippy, then `cargo test` of gpu-std, every
+      kernel crate, host, tests and xtask (with the `cuda` feature when an NVIDIA driver is found).
+      One line per step; fails if any step fails.
   bundle
-      Build the PTX (sm_90), the host and the integration tests with the `cuda` feature, and put them
-      with run-gpu.sh into .gpu-bundle/ for a GPU machine without Rust. Needs CUDA_LIBRARY_PATH
-      (a directory with lib64/libcuda.so) or a way to obtain it.
+      Build every kernel crate's PTX (sm_90), the host and the GPU integration tests with the `cuda`
+      feature, and put them with run-gpu.sh into .gpu-bundle/ for a GPU machine without Rust. Links
+      against CUDA_LIBRARY_PATH, else this machine's NVIDIA driver; without either it says how to get
+      a linkable libcuda.so (xtask/scripts/fetch-libcuda.sh).
   help
       Show this text.
+
+options:
+  -p, --package CRATE  a kernel crate: a workspace member whose Cargo.toml sets `build-ptx = true`
+                       under [package.metadata.xtask] (here: gpu-kernels, user-kernels)
 
 environment:
   PTXAS               ptxas to use instead of .tools/ptxas/bin/ptxas
   CUDA_LIBRARY_PATH   directory with lib64/libcuda.so for builds with the `cuda` feature
+  <CRATE_NAME>_PTX    where the host and the tests load a crate's module from (GPU_KERNELS_PTX,
+                      USER_KERNELS_PTX); `test`, `run` and run-gpu.sh set them
 ";
 
 fn main() -> ExitCode {
@@ -75,17 +86,28 @@ fn exit_code(code: i32) -> ExitCode {
 struct Options {
     arch: String,
     allow_skip: bool,
+    /// The package named by `-p`, if any.
+    package: Option<String>,
 }
 
-/// Parses `--arch X`, `--arch=X` and `--allow-skip`, as far as `allowed` permits.
+impl Options {
+    /// The kernel crate named by `-p` (default gpu-kernels), checked against the workspace.
+    fn kernel_crate(&self, workspace: &Workspace) -> Result<KernelCrate> {
+        workspace.kernel_crate(self.package.as_deref().unwrap_or(DEFAULT_KERNEL_PACKAGE))
+    }
+}
+
+/// Parses `--arch X`, `--arch=X`, `-p X`, `--package X`, `--package=X` and `--allow-skip`, as far as
+/// `allowed` permits (`-p` is allowed with `--package`).
 fn parse_options(command: &str, args: &[String], allowed: &[&str]) -> Result<Options> {
-    let mut opts = Options { arch: DEFAULT_ARCH.to_string(), allow_skip: false };
+    let mut opts = Options { arch: DEFAULT_ARCH.to_string(), allow_skip: false, package: None };
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         let (flag, inline) = match arg.split_once('=') {
             Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
             _ => (arg.as_str(), None),
         };
+        let flag = if flag == "-p" { "--package" } else { flag };
         if !allowed.contains(&flag) {
             return Err(Error::usage(format!("`{command}` does not take `{arg}`")));
         }
@@ -96,6 +118,18 @@ fn parse_options(command: &str, args: &[String], allowed: &[&str]) -> Result<Opt
                     .ok_or_else(|| Error::usage("`--arch` needs a value, e.g. --arch sm_80"))?;
                 build_ptx::validate_arch(&value)?;
                 opts.arch = value;
+            }
+            "--package" => {
+                let value = inline
+                    .or_else(|| it.next().cloned())
+                    .filter(|v| !v.is_empty() && !v.starts_with('-'))
+                    .ok_or_else(|| Error::usage(format!("`{arg}` needs a package name, e.g. -p user-kernels")))?;
+                if let Some(first) = &opts.package {
+                    return Err(Error::usage(format!(
+                        "`{command}` takes one package; `{first}` and `{value}` were given"
+                    )));
+                }
+                opts.package = Some(value);
             }
             "--allow-skip" if inline.is_none() => opts.allow_skip = true,
             _ => return Err(Error::usage(format!("`{command}` does not take `{arg}`"))),
@@ -116,13 +150,18 @@ fn dispatch(args: &[String]) -> Result<()> {
             Ok(())
         }
         "build-ptx" => {
-            let opts = parse_options(command, rest, &["--arch"])?;
-            build_ptx::build_ptx(&root, &opts.arch).map(|_| ())
+            let opts = parse_options(command, rest, &["--arch", "--package"])?;
+            let workspace = Workspace::load(&root)?;
+            let krate = opts.kernel_crate(&workspace)?;
+            build_ptx::build_ptx(&root, &krate, &workspace.kernel_crates(), &opts.arch).map(|_| ())
         }
         "check-ptx" => {
-            let opts = parse_options(command, rest, &["--arch", "--allow-skip"])?;
-            build_ptx::build_ptx(&root, &opts.arch)?;
-            ptxas::check_ptx(&root, &ptxas::CheckOptions { arch: &opts.arch, allow_skip: opts.allow_skip }).map(|_| ())
+            let opts = parse_options(command, rest, &["--arch", "--package", "--allow-skip"])?;
+            let workspace = Workspace::load(&root)?;
+            let krate = opts.kernel_crate(&workspace)?;
+            build_ptx::build_ptx(&root, &krate, &workspace.kernel_crates(), &opts.arch)?;
+            let check = ptxas::CheckOptions { krate: &krate, arch: &opts.arch, allow_skip: opts.allow_skip };
+            ptxas::check_ptx(&root, &check).map(|_| ())
         }
         "run" => flows::run(&root, rest),
         "test" => {
@@ -145,22 +184,61 @@ mod tests {
         list.iter().map(|s| s.to_string()).collect()
     }
 
+    const ALL: [&str; 3] = ["--arch", "--package", "--allow-skip"];
+
     #[test]
     fn options() {
-        let all = ["--arch", "--allow-skip"];
-        assert_eq!(parse_options("c", &[], &all).unwrap(), Options { arch: "sm_90".into(), allow_skip: false });
-        let o = parse_options("c", &args(&["--arch", "sm_80", "--allow-skip"]), &all).unwrap();
-        assert_eq!(o, Options { arch: "sm_80".into(), allow_skip: true });
-        assert_eq!(parse_options("c", &args(&["--arch=sm_70"]), &all).unwrap().arch, "sm_70");
+        assert_eq!(
+            parse_options("c", &[], &ALL).unwrap(),
+            Options { arch: "sm_90".into(), allow_skip: false, package: None }
+        );
+        let o = parse_options("c", &args(&["--arch", "sm_80", "--allow-skip"]), &ALL).unwrap();
+        assert_eq!(o, Options { arch: "sm_80".into(), allow_skip: true, package: None });
+        assert_eq!(parse_options("c", &args(&["--arch=sm_70"]), &ALL).unwrap().arch, "sm_70");
+    }
+
+    #[test]
+    fn package_option() {
+        for form in [&["-p", "user-kernels"][..], &["--package", "user-kernels"], &["--package=user-kernels"]] {
+            let o = parse_options("c", &args(form), &ALL).unwrap();
+            assert_eq!(o.package.as_deref(), Some("user-kernels"), "{form:?}");
+        }
+        let o = parse_options("c", &args(&["--arch", "sm_80", "-p", "gpu-kernels", "--allow-skip"]), &ALL).unwrap();
+        assert_eq!(o, Options { arch: "sm_80".into(), allow_skip: true, package: Some("gpu-kernels".into()) });
     }
 
     #[test]
     fn bad_options_are_usage_errors() {
-        let all = ["--arch", "--allow-skip"];
-        for bad in [&["--arch"][..], &["--arch", "90"], &["--frob"], &["--allow-skip=1"], &["sm_90"]] {
-            let err = parse_options("c", &args(bad), &all).unwrap_err();
+        for bad in [
+            &["--arch"][..],
+            &["--arch", "90"],
+            &["--frob"],
+            &["--allow-skip=1"],
+            &["sm_90"],
+            &["-p"],
+            &["--package="],
+            &["-p", "--arch", "sm_90"],
+            &["-p", "a", "-p", "b"],
+            &["-puser-kernels"],
+        ] {
+            let err = parse_options("c", &args(bad), &ALL).unwrap_err();
             assert_eq!(err.code, util::EXIT_USAGE, "{bad:?}");
+            assert!(!err.message.contains('\n'), "{bad:?}: one line");
         }
         assert!(parse_options("bundle", &args(&["--arch", "sm_90"]), &[]).is_err());
+        assert!(parse_options("test", &args(&["-p", "user-kernels"]), &["--allow-skip"]).is_err());
+    }
+
+    #[test]
+    fn package_defaults_to_gpu_kernels() {
+        let ws = Workspace::load(&util::workspace_root()).expect("cargo metadata");
+        let none = parse_options("c", &[], &ALL).unwrap();
+        assert_eq!(none.kernel_crate(&ws).unwrap().crate_name, "gpu_kernels");
+        let user = parse_options("c", &args(&["-p", "user-kernels"]), &ALL).unwrap();
+        assert_eq!(user.kernel_crate(&ws).unwrap().crate_name, "user_kernels");
+        for not_kernels in ["host", "gpu-std", "no-such-crate"] {
+            let o = parse_options("c", &args(&["-p", not_kernels]), &ALL).unwrap();
+            assert_eq!(o.kernel_crate(&ws).unwrap_err().code, util::EXIT_USAGE, "{not_kernels}");
+        }
     }
 }

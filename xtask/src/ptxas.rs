@@ -1,4 +1,4 @@
-//! `check-ptx`: assembles the PTX module with NVIDIA's `ptxas` (no GPU needed) and reports each
+//! `check-ptx`: assembles a kernel crate's PTX module with NVIDIA's `ptxas` (no GPU needed) and reports each
 //! kernel's resources: registers, spill stores/loads, stack frame, static shared memory, barriers.
 //!
 //! `ptxas` comes from the `nvidia-cuda-nvcc-cu12` wheel on PyPI, unpacked into the project-local
@@ -14,6 +14,7 @@ use crate::build_ptx::{ptx_entries, ptx_path, validate_arch};
 use crate::util::{
     Context, EXIT_SKIPPED, Error, Result, display_path, find_in_path, run_capture, secs, set_executable,
 };
+use crate::workspace::KernelCrate;
 
 /// The wheel that carries `ptxas` for Linux (x86_64 and aarch64 builds exist).
 pub const PTXAS_WHEEL: &str = "nvidia-cuda-nvcc-cu12";
@@ -236,6 +237,8 @@ pub fn format_table(report: &PtxasReport) -> String {
 
 /// Options of `check-ptx`.
 pub struct CheckOptions<'a> {
+    /// The crate whose module (`target/ptx/<crate_name>[.<arch>].ptx`) is checked.
+    pub krate: &'a KernelCrate,
     pub arch: &'a str,
     /// Exit 0 (after saying so) when `ptxas` cannot be obtained.
     pub allow_skip: bool,
@@ -253,11 +256,12 @@ pub enum CheckOutcome {
 pub fn check_ptx(root: &Path, opts: &CheckOptions) -> Result<CheckOutcome> {
     let start = Instant::now();
     validate_arch(opts.arch)?;
-    let ptx_file = ptx_path(root, opts.arch);
+    let ptx_file = ptx_path(root, &opts.krate.crate_name, opts.arch);
     if !ptx_file.is_file() {
         return Err(Error::new(format!(
-            "check-ptx: {} does not exist; run `cargo xtask build-ptx --arch {}` first",
+            "check-ptx: {} does not exist; run `cargo xtask build-ptx -p {} --arch {}` first",
             display_path(root, &ptx_file),
+            opts.krate.package,
             opts.arch
         )));
     }
