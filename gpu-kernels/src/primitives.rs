@@ -437,3 +437,13 @@ kernel! {
         }
     }
 }
+
+kernel! {
+    /// Misuse kept on purpose: every lane calls a shuffle whose mask leaves lane 0 out, so lane 0 is
+    /// not in its own mask (undefined in PTX). The safe shuffle checks that precondition: on a GPU lane
+    /// 0 prints the reason and traps, and the launch fails; the emulator reports the lane and mask.
+    pub fn prim_shfl_lane_not_in_mask(out: GlobalMut<u32>) {
+        let lane = warp::lane_id();
+        out.set(global_index_x(), warp::shfl_down(!1u32, lane, 1));
+    }
+}
