@@ -406,7 +406,10 @@ impl Device {
 
     /// Launches `K` and waits for it; every CUDA call and the launch itself are checked. On the
     /// emulator, races are collected (see [`Device::take_findings`]) and deadlocks become errors.
-    pub fn launch<'a, K: Kernel>(&self, cfg: Launch, args: impl LaunchArgs<'a, Params = K::Args>) -> Result<()> {
+    pub fn launch<'a, K: Kernel>(&self, cfg: Launch, args: impl LaunchArgs<'a, Params = K::Args>) -> Result<()>
+    where
+        K::Args: ParamList,
+    {
         let args = args.into_params();
         match &self.inner {
             #[cfg(feature = "cuda")]
@@ -436,7 +439,10 @@ impl Device {
         args: impl LaunchArgs<'a, Params = K::Args>,
         reps: usize,
         reset: &dyn Fn() -> Result<()>,
-    ) -> Result<Option<Timing>> {
+    ) -> Result<Option<Timing>>
+    where
+        K::Args: ParamList,
+    {
         let args = args.into_params();
         match &self.inner {
             #[cfg(feature = "cuda")]

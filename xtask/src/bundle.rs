@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! .gpu-bundle/host                  host runner (built with the `cuda` feature)
-//! .gpu-bundle/tests/<test name>     the GPU integration tests `examples` and `user_kernels`
+//! .gpu-bundle/tests/<test name>     the integration tests with GPU cases (`GPU_TESTS`)
 //!                                   (built with the `cuda` feature)
 //! .gpu-bundle/ptx/<crate_name>.ptx  every kernel crate's module for sm_90 (gpu_kernels, user_kernels)
 //! .gpu-bundle/run-gpu.sh            runs `host run all --device gpu`, then every test executable
@@ -31,7 +31,7 @@ pub const BUNDLE_DIR: &str = ".gpu-bundle";
 
 /// The integration tests of the `tests` package that run on the GPU: every example, and the user
 /// crate's kernels. (The PTX and source checks run where the sources are.)
-const GPU_TESTS: [&str; 2] = ["examples", "user_kernels"];
+const GPU_TESTS: [&str; 4] = ["examples", "user_kernels", "shfl_table", "mask_check"];
 
 /// The helper that unpacks a linkable `libcuda.so` on a machine without the NVIDIA driver.
 pub const FETCH_LIBCUDA: &str = "xtask/scripts/fetch-libcuda.sh";

@@ -1,6 +1,6 @@
 //! One module per example, named like its kernel file: inputs, launch, CPU reference, checks.
 
-use crate::device::{Device, Launch, LaunchArgs};
+use crate::device::{Device, Launch, LaunchArgs, ParamList};
 use crate::report::ExampleResult;
 use anyhow::{Result, bail};
 use gpu_std::Kernel;
@@ -170,7 +170,10 @@ pub fn measure<'a, K: Kernel>(
     args: impl LaunchArgs<'a, Params = K::Args>,
     bytes: usize,
     reset: &dyn Fn() -> Result<()>,
-) -> Result<()> {
+) -> Result<()>
+where
+    K::Args: ParamList,
+{
     if p.reps > 0
         && let Some(t) = dev.time::<K>(cfg, args, p.reps, reset)?
     {
