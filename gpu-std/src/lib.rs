@@ -92,6 +92,20 @@ pub trait Kernel {
 pub trait KernelArgs: Copy {
     /// `(address, bytes)` of every view among the arguments.
     fn regions(&self) -> Vec<(usize, usize)>;
+    /// Whether an argument (an [`Output`] view) requires a 1-D launch.
+    fn needs_1d_launch(&self) -> bool;
+    /// `Err` with the reason if the launch shape breaks what an argument requires (an [`Output`] view
+    /// needs grid and block `y = z = 1`). Every safe launcher calls it before launching.
+    fn check_launch(&self, kernel: &str, grid: Dim3, block: Dim3) -> Result<(), String> {
+        let one_d = |d: Dim3| d.y == 1 && d.z == 1;
+        if self.needs_1d_launch() && !(one_d(grid) && one_d(block)) {
+            return Err(format!(
+                "kernel `{kernel}` writes through an Output view, whose one-writer-per-element rule is defined on \
+                 the 1-D global index: launch it 1-D (grid {grid:?} and block {block:?} must have y = z = 1)"
+            ));
+        }
+        Ok(())
+    }
 }
 
 #[cfg(not(target_arch = "nvptx64"))]
@@ -103,6 +117,9 @@ macro_rules! kernel_args {
                 let mut v = Vec::new();
                 $(v.extend(self.$i.region());)*
                 v
+            }
+            fn needs_1d_launch(&self) -> bool {
+                false $(|| self.$i.needs_1d_launch())*
             }
         }
     };

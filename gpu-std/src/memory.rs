@@ -16,7 +16,7 @@
 use crate::atomic::{Atomic, Device, GlobalSpace, ScopeKind, SpaceKind};
 use crate::pod::Pod;
 use crate::site;
-use crate::thread::{block_dim, block_idx, block_rank, grid_dim, grid_rank, grid_threads};
+use crate::thread::{block_idx, global_index_x, grid_stride_x, thread_idx};
 use core::marker::PhantomData;
 
 /// How an access reaches memory.
@@ -41,6 +41,12 @@ pub trait KernelParam: Copy + sealed::Sealed {
     /// emulator checks every access of a launch against these regions.
     #[doc(hidden)]
     fn region(&self) -> Option<(usize, usize)>;
+    /// Whether the kernel may only be launched 1-D (grid and block `y = z = 1`): true for [`Output`]
+    /// views, whose ownership rule is defined on the 1-D global index.
+    #[doc(hidden)]
+    fn needs_1d_launch(&self) -> bool {
+        false
+    }
 }
 macro_rules! scalar_params {
     ($($t:ty),*) => {$(
@@ -243,19 +249,28 @@ impl<T: Pod> GlobalMut<T> {
 // ---- one writer per element ---------------------------------------------------------------------
 
 /// Who owns which elements of an [`Output`]. Sealed: [`PerThread`], [`PerWarp`], [`PerBlock`].
+///
+/// Ownership is defined on the 1-D launch: with `g = blockIdx.x * blockDim.x + threadIdx.x`, each
+/// element has exactly one owner, computed from the `.x` registers alone (as cheap as the index a
+/// hand-written kernel computes). A kernel that takes an `Output` is therefore launched 1-D (grid and
+/// block `y = z = 1`); the launchers check it ([`KernelParam::needs_1d_launch`]) and refuse any other
+/// shape, so no two threads can ever own one element.
 pub trait Owner: Copy + sealed::Sealed {
-    /// The element the calling thread owns, if it owns one (before the bounds check).
+    /// Whether the calling thread owns an element, and which (before the bounds check), for a 1-D
+    /// launch. Computed without branches.
     #[doc(hidden)]
-    fn owned_index() -> Option<usize>;
+    fn owned_index() -> (bool, usize);
 }
 
-/// Element `r` belongs to the thread of grid rank `r` (and, in a grid-stride loop, `r + k * threads`).
+/// Element `g` belongs to the thread of 1-D global index `g` (and, in a grid-stride loop, to the thread
+/// of `g mod (gridDim.x * blockDim.x)`).
 #[derive(Clone, Copy, Debug)]
 pub struct PerThread;
-/// Element `w` belongs to lane 0 of warp `w` of the grid (`block * warps_per_block + warp`).
+/// Element `k` belongs to the thread of 1-D global index `32 k`: lane 0 of the `k`-th warp of the grid
+/// when blocks are whole warps (otherwise, of each run of 32 consecutive global indices).
 #[derive(Clone, Copy, Debug)]
 pub struct PerWarp;
-/// Element `b` belongs to thread 0 of block `b` (blocks numbered linearly, x fastest).
+/// Element `b` belongs to thread 0 of block `b`.
 #[derive(Clone, Copy, Debug)]
 pub struct PerBlock;
 
@@ -265,22 +280,21 @@ impl sealed::Sealed for PerBlock {}
 
 impl Owner for PerThread {
     #[inline(always)]
-    fn owned_index() -> Option<usize> {
-        Some(grid_rank())
+    fn owned_index() -> (bool, usize) {
+        (true, global_index_x())
     }
 }
 impl Owner for PerWarp {
     #[inline(always)]
-    fn owned_index() -> Option<usize> {
-        let rank = block_rank();
-        let warps = (block_dim().volume() as usize).div_ceil(32);
-        rank.is_multiple_of(32).then(|| grid_dim().linear(block_idx()) as usize * warps + rank as usize / 32)
+    fn owned_index() -> (bool, usize) {
+        let g = global_index_x();
+        (g.is_multiple_of(32), g / 32)
     }
 }
 impl Owner for PerBlock {
     #[inline(always)]
-    fn owned_index() -> Option<usize> {
-        (block_rank() == 0).then(|| grid_dim().linear(block_idx()) as usize)
+    fn owned_index() -> (bool, usize) {
+        (thread_idx().x == 0, block_idx().x as usize)
     }
 }
 
@@ -305,6 +319,9 @@ impl<T: Pod, O: Owner> sealed::Sealed for Output<T, O> {}
 impl<T: Pod, O: Owner> KernelParam for Output<T, O> {
     fn region(&self) -> Option<(usize, usize)> {
         Some((self.ptr as usize, self.len * size_of::<T>()))
+    }
+    fn needs_1d_launch(&self) -> bool {
+        true
     }
 }
 
@@ -367,16 +384,19 @@ impl<T: Pod, O: Owner> Output<T, O> {
     /// The element the calling thread owns, if it owns one and it lies within the view.
     #[inline(always)]
     pub fn mine(&self) -> Option<Slot<'_, T>> {
-        O::owned_index().and_then(|i| self.slot(i))
+        let (owns, i) = O::owned_index();
+        // `wrapping_add`: the pointer is only used (by the slot) when `i < len`.
+        let slot = Slot { ptr: self.ptr.wrapping_add(i), index: i, _view: PhantomData };
+        core::hint::select_unpredictable(owns & (i < self.len), Some(slot), None)
     }
 }
 
 impl<T: Pod> Output<T, PerThread> {
-    /// The elements the calling thread owns in a 1-D grid-stride loop over the whole view: its grid
-    /// rank, then every `grid_threads()` after it.
+    /// The elements the calling thread owns in a grid-stride loop over the whole view: its 1-D global
+    /// index, then every `gridDim.x * blockDim.x` after it.
     #[inline(always)]
     pub fn grid_stride(&self) -> OwnedSlots<'_, T> {
-        OwnedSlots { view: self, next: grid_rank(), step: grid_threads() }
+        OwnedSlots { view: self, next: global_index_x(), step: grid_stride_x() }
     }
 }
 

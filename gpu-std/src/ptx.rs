@@ -155,11 +155,13 @@ pub fn nanosleep(ns: u32, _: Site) {
 }
 
 /// One load and one store function per (state space, access kind): each is a single `ld`/`st` of
-/// the element's width on the address converted to the state space (`cvta.to.*`). Plain loads are
-/// `pure`: the compiler may merge them or keep the value in a register, as for plain C++ loads, but
+/// the element's width. Addresses are already in the instruction's state space: a global pointer is its
+/// own global address (the generic and global windows coincide on every GPU that runs PTX 7+, as nvcc
+/// relies on too), and shared views hold shared-window addresses (see [`dynamic_shared`]). Plain loads
+/// are `pure`: the compiler may merge them or keep the value in a register, as for plain C++ loads, but
 /// it cannot see the memory, so a racing write yields a racy value, never undefined behaviour.
 macro_rules! access_fns {
-    ($load:ident, $store:ident, $space:literal, $ld:literal, $st:literal, [$($lopt:ident),*]) => {
+    ($load:ident, $store:ident, $ld:literal, $st:literal, [$($lopt:ident),*]) => {
         /// # Safety
         /// `p` is a valid, aligned address of a `T` in this state space.
         #[inline(always)]
@@ -170,26 +172,26 @@ macro_rules! access_fns {
                 match size_of::<T>() {
                     1 => {
                         let v: u16;
-                        asm!(concat!("{{ .reg .u64 _ga; cvta.to.", $space, ".u64 _ga, {p}; ", $ld, ".u8 {v}, [_ga]; }}"),
-                             p = in(reg64) p, v = out(reg16) v, options(nostack, $($lopt),*));
+                        asm!(concat!($ld, ".u8 {v}, [{a}];"),
+                             a = in(reg64) p, v = out(reg16) v, options(nostack, $($lopt),*));
                         core::mem::transmute_copy(&(v as u8))
                     }
                     2 => {
                         let v: u16;
-                        asm!(concat!("{{ .reg .u64 _ga; cvta.to.", $space, ".u64 _ga, {p}; ", $ld, ".b16 {v}, [_ga]; }}"),
-                             p = in(reg64) p, v = out(reg16) v, options(nostack, $($lopt),*));
+                        asm!(concat!($ld, ".b16 {v}, [{a}];"),
+                             a = in(reg64) p, v = out(reg16) v, options(nostack, $($lopt),*));
                         core::mem::transmute_copy(&v)
                     }
                     4 => {
                         let v: u32;
-                        asm!(concat!("{{ .reg .u64 _ga; cvta.to.", $space, ".u64 _ga, {p}; ", $ld, ".b32 {v}, [_ga]; }}"),
-                             p = in(reg64) p, v = out(reg32) v, options(nostack, $($lopt),*));
+                        asm!(concat!($ld, ".b32 {v}, [{a}];"),
+                             a = in(reg64) p, v = out(reg32) v, options(nostack, $($lopt),*));
                         core::mem::transmute_copy(&v)
                     }
                     _ => {
                         let v: u64;
-                        asm!(concat!("{{ .reg .u64 _ga; cvta.to.", $space, ".u64 _ga, {p}; ", $ld, ".b64 {v}, [_ga]; }}"),
-                             p = in(reg64) p, v = out(reg64) v, options(nostack, $($lopt),*));
+                        asm!(concat!($ld, ".b64 {v}, [{a}];"),
+                             a = in(reg64) p, v = out(reg64) v, options(nostack, $($lopt),*));
                         core::mem::transmute_copy(&v)
                     }
                 }
@@ -204,33 +206,33 @@ macro_rules! access_fns {
                 match size_of::<T>() {
                     1 => {
                         let x: u8 = core::mem::transmute_copy(&v);
-                        asm!(concat!("{{ .reg .u64 _ga; cvta.to.", $space, ".u64 _ga, {p}; ", $st, ".b8 [_ga], {x}; }}"),
-                             p = in(reg64) p, x = in(reg16) x as u16, options(nostack));
+                        asm!(concat!($st, ".b8 [{a}], {x};"),
+                             a = in(reg64) p, x = in(reg16) x as u16, options(nostack));
                     }
                     2 => {
                         let x: u16 = core::mem::transmute_copy(&v);
-                        asm!(concat!("{{ .reg .u64 _ga; cvta.to.", $space, ".u64 _ga, {p}; ", $st, ".b16 [_ga], {x}; }}"),
-                             p = in(reg64) p, x = in(reg16) x, options(nostack));
+                        asm!(concat!($st, ".b16 [{a}], {x};"),
+                             a = in(reg64) p, x = in(reg16) x, options(nostack));
                     }
                     4 => {
                         let x: u32 = core::mem::transmute_copy(&v);
-                        asm!(concat!("{{ .reg .u64 _ga; cvta.to.", $space, ".u64 _ga, {p}; ", $st, ".b32 [_ga], {x}; }}"),
-                             p = in(reg64) p, x = in(reg32) x, options(nostack));
+                        asm!(concat!($st, ".b32 [{a}], {x};"),
+                             a = in(reg64) p, x = in(reg32) x, options(nostack));
                     }
                     _ => {
                         let x: u64 = core::mem::transmute_copy(&v);
-                        asm!(concat!("{{ .reg .u64 _ga; cvta.to.", $space, ".u64 _ga, {p}; ", $st, ".b64 [_ga], {x}; }}"),
-                             p = in(reg64) p, x = in(reg64) x, options(nostack));
+                        asm!(concat!($st, ".b64 [{a}], {x};"),
+                             a = in(reg64) p, x = in(reg64) x, options(nostack));
                     }
                 }
             }
         }
     };
 }
-access_fns!(ld_global, st_global, "global", "ld.global", "st.global", [readonly, pure]);
-access_fns!(ld_volatile_global, st_volatile_global, "global", "ld.volatile.global", "st.volatile.global", [readonly]);
-access_fns!(ld_shared, st_shared, "shared", "ld.shared", "st.shared", [readonly, pure]);
-access_fns!(ld_volatile_shared, st_volatile_shared, "shared", "ld.volatile.shared", "st.volatile.shared", [readonly]);
+access_fns!(ld_global, st_global, "ld.global", "st.global", [readonly, pure]);
+access_fns!(ld_volatile_global, st_volatile_global, "ld.volatile.global", "st.volatile.global", [readonly]);
+access_fns!(ld_shared, st_shared, "ld.shared", "st.shared", [readonly, pure]);
+access_fns!(ld_volatile_shared, st_volatile_shared, "ld.volatile.shared", "st.volatile.shared", [readonly]);
 
 /// Loads a `T` from `p` in `space` with `access`: one `ld` instruction.
 ///
@@ -330,21 +332,29 @@ pub fn check_in_mask(mask: u32, what: &'static core::ffi::CStr, _: Site) {
 struct SharedBase([u8; 16]);
 
 #[inline(always)]
+/// The block's dynamic shared memory as a *shared-window* address (what `ld.shared`, `st.shared` and
+/// `atom.shared` take), converted once here rather than at every access, and its size in bytes. Shared
+/// views hold such addresses; they are never dereferenced as Rust pointers.
 pub fn dynamic_shared(_: Site) -> (*mut u8, usize) {
     let size: u32;
     // SAFETY: special-register read of the launch's dynamic shared size.
     unsafe { asm!("mov.u32 {r}, %dynamic_smem_size;", r = out(reg32) size, options(nostack, nomem, pure)) }
     let base = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<SharedBase>() as *mut u8;
-    (base, size as usize)
+    let window: u64;
+    // SAFETY: an address conversion; no memory is touched.
+    unsafe {
+        asm!("cvta.to.shared.u64 {w}, {p};", w = out(reg64) window, p = in(reg64) base, options(nostack, nomem, pure))
+    };
+    (window as *mut u8, size as usize)
 }
 
 // ---- atomics -------------------------------------------------------------------------------------
 
-/// One-operand `atom` on a generic address converted to the state space.
+/// One-operand `atom` on an address of the state space (see [`dynamic_shared`] for shared memory).
 macro_rules! atom1 {
     ($sc:literal, $sp:literal, $op:literal, $ty:literal, $cls:ident, $p:expr, $a:expr) => {{
         let o;
-        asm!(concat!("{{ .reg .u64 _ga; cvta.to.", $sp, ".u64 _ga, {p}; atom.relaxed.", $sc, ".", $sp, ".", $op, ".", $ty, " {o}, [_ga], {a}; }}"),
+        asm!(concat!("atom.relaxed.", $sc, ".", $sp, ".", $op, ".", $ty, " {o}, [{p}], {a};"),
              p = in(reg64) $p, a = in($cls) $a, o = out($cls) o, options(nostack));
         o
     }};
@@ -352,7 +362,7 @@ macro_rules! atom1 {
 macro_rules! cas1 {
     ($sc:literal, $sp:literal, $ty:literal, $cls:ident, $p:expr, $a:expr, $b:expr) => {{
         let o;
-        asm!(concat!("{{ .reg .u64 _ga; cvta.to.", $sp, ".u64 _ga, {p}; atom.relaxed.", $sc, ".", $sp, ".cas.", $ty, " {o}, [_ga], {a}, {b}; }}"),
+        asm!(concat!("atom.relaxed.", $sc, ".", $sp, ".cas.", $ty, " {o}, [{p}], {a}, {b};"),
              p = in(reg64) $p, a = in($cls) $a, b = in($cls) $b, o = out($cls) o, options(nostack));
         o
     }};
@@ -360,14 +370,14 @@ macro_rules! cas1 {
 macro_rules! ld_acq {
     ($sc:literal, $sp:literal, $ty:literal, $cls:ident, $p:expr) => {{
         let o;
-        asm!(concat!("{{ .reg .u64 _ga; cvta.to.", $sp, ".u64 _ga, {p}; ld.acquire.", $sc, ".", $sp, ".", $ty, " {o}, [_ga]; }}"),
+        asm!(concat!("ld.acquire.", $sc, ".", $sp, ".", $ty, " {o}, [{p}];"),
              p = in(reg64) $p, o = out($cls) o, options(nostack));
         o
     }};
 }
 macro_rules! st_rel {
     ($sc:literal, $sp:literal, $ty:literal, $cls:ident, $p:expr, $v:expr) => {{
-        asm!(concat!("{{ .reg .u64 _ga; cvta.to.", $sp, ".u64 _ga, {p}; st.release.", $sc, ".", $sp, ".", $ty, " [_ga], {v}; }}"),
+        asm!(concat!("st.release.", $sc, ".", $sp, ".", $ty, " [{p}], {v};"),
              p = in(reg64) $p, v = in($cls) $v, options(nostack));
     }};
 }

@@ -64,18 +64,6 @@ pub fn block_rank() -> u32 {
     block_dim().linear(thread_idx())
 }
 
-/// The calling thread's rank in the grid: `block_linear * threads_per_block + block_rank`, unique per
-/// thread for 1-, 2- and 3-D launches.
-#[inline(always)]
-pub fn grid_rank() -> usize {
-    grid_dim().linear(block_idx()) as usize * block_dim().volume() as usize + block_rank() as usize
-}
-/// Threads in the grid.
-#[inline(always)]
-pub fn grid_threads() -> usize {
-    grid_dim().volume() as usize * block_dim().volume() as usize
-}
-
 /// `blockIdx.x * blockDim.x + threadIdx.x` as usize (1-D launches).
 #[inline(always)]
 pub fn global_index_x() -> usize {

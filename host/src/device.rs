@@ -411,6 +411,7 @@ impl Device {
         K::Args: ParamList,
     {
         let args = args.into_params();
+        args.check_launch(K::NAME, cfg.grid, cfg.block).map_err(anyhow::Error::msg)?;
         match &self.inner {
             #[cfg(feature = "cuda")]
             Inner::Gpu(g) => g.launch(K::NAME, cfg, args, 1).map(|_| ()),
@@ -444,6 +445,7 @@ impl Device {
         K::Args: ParamList,
     {
         let args = args.into_params();
+        args.check_launch(K::NAME, cfg.grid, cfg.block).map_err(anyhow::Error::msg)?;
         match &self.inner {
             #[cfg(feature = "cuda")]
             Inner::Gpu(g) => {

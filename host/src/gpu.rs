@@ -103,7 +103,9 @@ impl Gpu {
         let stop = Event::new(EventFlags::DEFAULT).context("cuEventCreate")?;
         start.record(&self.stream).context("cuEventRecord")?;
         // SAFETY: the argument tuple matches the kernel's parameters (both come from the same
-        // `kernel!` definition), and every view points to a live device buffer of its length.
+        // `kernel!` definition: `Device::launch` is the only caller, and its type parameter ties the
+        // tuple to the kernel), every view points to a live device buffer of its length (host views
+        // borrow their buffers), and the launch shape was checked against the arguments.
         let r: Result<()> = unsafe {
             if cfg.cooperative {
                 let res = cust::sys::cuLaunchCooperativeKernel(

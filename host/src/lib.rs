@@ -3,7 +3,7 @@
 pub mod device;
 pub mod examples;
 #[cfg(feature = "cuda")]
-pub mod gpu;
+mod gpu;
 pub mod report;
 pub mod run;
 pub mod verify;

@@ -106,6 +106,7 @@ impl Default for Options {
 /// global memory is checked against the views among `args` (a view kept from an earlier launch is
 /// reported, never followed).
 pub fn launch<K: Kernel>(cfg: &LaunchConfig, opts: &Options, args: K::Args) -> Result<Outcome, EmuError> {
+    args.check_launch(K::NAME, cfg.grid, cfg.block).map_err(EmuError::InvalidLaunch)?;
     let _regions = access_check::LaunchRegions::set(args.regions());
     launch::run_launch(K::NAME, cfg, opts, &move || K::run(args))
 }
