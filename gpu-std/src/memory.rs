@@ -127,8 +127,9 @@ macro_rules! view_read_methods {
             if i >= self.len {
                 $crate::memory::out_of_bounds(i, self.len)
             }
-            // SAFETY: i < len, and the view's constructor promised len valid elements.
-            unsafe { self.ptr.add(i) as *mut T }
+            // `wrapping_add`: the address is only handed to PTX (a shared view holds a shared-window
+            // address, not a Rust pointer); `i < len` keeps it inside the view.
+            self.ptr.wrapping_add(i) as *mut T
         }
         /// Reads element `i` with a plain load of the element's width.
         /// PTX: `ld.global.u8`, `ld.global.b16`, `ld.global.b32`, `ld.global.b64`, `ld.shared.b32`.
@@ -378,8 +379,7 @@ impl<T: Pod, O: Owner> Output<T, O> {
     }
     #[inline(always)]
     fn slot(&self, index: usize) -> Option<Slot<'_, T>> {
-        // SAFETY: index < len, within the view.
-        (index < self.len).then(|| Slot { ptr: unsafe { self.ptr.add(index) }, index, _view: PhantomData })
+        (index < self.len).then(|| Slot { ptr: self.ptr.wrapping_add(index), index, _view: PhantomData })
     }
     /// The element the calling thread owns, if it owns one and it lies within the view.
     #[inline(always)]

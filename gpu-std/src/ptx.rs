@@ -291,8 +291,8 @@ pub fn trap_with(msg: &core::ffi::CStr) -> ! {
 #[repr(C)]
 struct MaskArgs {
     what: *const core::ffi::c_char,
-    lane: u32,
     mask: u32,
+    lane: u32,
     block: u32,
     thread: u32,
 }
@@ -306,12 +306,12 @@ fn trap_not_in_mask(what: &'static core::ffi::CStr, mask: u32) -> ! {
     let (b, t) = (block_idx(), thread_idx());
     let args = MaskArgs {
         what: what.as_ptr(),
-        lane: lane_id(),
         mask,
+        lane: lane_id(),
         block: grid_dim().linear(b),
         thread: block_dim().linear(t),
     };
-    // SAFETY: the format's conversions (%s, %08x, %u, %u, %u) match `MaskArgs` field by field.
+    // SAFETY: the format's conversions (%s, %08x, %u, %u, %u) match `MaskArgs` field by field, in order.
     unsafe {
         vprintf(MASK_MISSING_LANE.as_ptr(), &args as *const MaskArgs as *const core::ffi::c_void);
         nv::trap()

@@ -74,7 +74,7 @@ macro_rules! shared_layout {
                     // `dynamic_base`), whose base is aligned for it; each field is its own array there.
                     $($field: unsafe {
                         $crate::shared::SharedSlice::from_raw_parts(
-                            base.add(::core::mem::offset_of!(Layout, $field)) as *mut $ty,
+                            base.wrapping_add(::core::mem::offset_of!(Layout, $field)) as *mut $ty,
                             $len,
                         )
                     },)+
@@ -84,8 +84,8 @@ macro_rules! shared_layout {
     };
 }
 
-/// The base of the block's dynamic shared memory, after checking that the launch gave at least
-/// `bytes` of it.
+/// The base of the block's dynamic shared memory (on the GPU a shared-window address, what `ld.shared`
+/// takes; in the emulator a host address), after checking that the launch gave at least `bytes` of it.
 #[doc(hidden)]
 #[inline(always)]
 #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
@@ -125,10 +125,11 @@ impl<T: Pod> SharedSlice<T> {
     /// A view of `len` elements of shared memory at `ptr`.
     ///
     /// # Safety
-    /// `ptr` must be an address in the calling block's shared memory, aligned for `T`, with `len`
-    /// elements after it inside the block's shared memory; and no other view made this way may overlap
-    /// it with a different element type. [`shared_layout!`](crate::shared_layout) and [`dynamic`]
-    /// uphold this.
+    /// `ptr` must be an address of the calling block's shared memory as [`dynamic_base`] returns it
+    /// (on the GPU a shared-window address, which is never dereferenced as a Rust pointer; in the
+    /// emulator a host address), aligned for `T`, with `len` elements after it inside the block's
+    /// dynamic shared memory; and no other view made this way may overlap it with a different element
+    /// type. [`shared_layout!`](crate::shared_layout) and [`dynamic`] uphold this.
     #[inline(always)]
     pub const unsafe fn from_raw_parts(ptr: *mut T, len: usize) -> Self {
         SharedSlice { ptr, len }

@@ -133,10 +133,10 @@ fn ptx_tokens(doc: &[String]) -> Vec<String> {
 /// The code of each `.entry` of a PTX module, by name.
 fn entries(ptx: &str) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
-    let starts: Vec<usize> = ptx.match_indices(".entry ").map(|(i, _)| i).collect();
-    for (k, &s) in starts.iter().enumerate() {
+    for (s, _) in ptx.match_indices(".entry ") {
         let name: String = ptx[s + 7..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
-        let end = starts.get(k + 1).copied().unwrap_or(ptx.len());
+        // The body ends at the first closing brace in column 0.
+        let end = ptx[s..].find("\n}").map(|e| s + e + 2).unwrap_or(ptx.len());
         out.insert(name, ptx[s..end].split_whitespace().collect::<Vec<_>>().join(" "));
     }
     out
@@ -248,5 +248,67 @@ fn every_kernel_is_an_entry() {
         "prim_tile",
     ] {
         assert!(ptx.contains(&format!(".entry {k}(")), "no .entry {k}");
+    }
+}
+
+/// The lines of the `.entry` named `name`.
+fn entry_lines<'a>(ptx: &'a str, name: &str) -> Vec<&'a str> {
+    let start = ptx.find(&format!(".entry {name}(")).unwrap_or_else(|| panic!("no .entry {name}"));
+    let body = &ptx[start..];
+    let end = body.find("\n}").map(|e| e + 2).unwrap_or(body.len());
+    body[..end].lines().collect()
+}
+
+#[test]
+fn view_accesses_are_inline_assembly() {
+    // A race on a view (kept on purpose in the chapter's racy kernels) must not be undefined behaviour:
+    // every global or shared load and store a view makes is an instruction of inline assembly, which the
+    // compiler cannot reason about, never a load or store the compiler emitted itself.
+    let ptx = probes_ptx();
+    for probe in [
+        "probe_memory_get",
+        "probe_memory_get_volatile",
+        "probe_memory_set",
+        "probe_memory_set_volatile",
+        "probe_slot_get",
+        "probe_slot_set",
+        "probe_atomic_ref_fetch_add",
+    ] {
+        let (mut in_asm, mut inside, mut outside) = (false, 0, Vec::new());
+        for line in entry_lines(&ptx, probe) {
+            let l = line.trim();
+            if l.contains("begin inline asm") {
+                in_asm = true;
+            } else if l.contains("end inline asm") {
+                in_asm = false;
+            } else if ["ld.", "st.", "atom.", "red."].iter().any(|p| l.starts_with(p))
+                && [".global", ".shared"].iter().any(|s| l.contains(s))
+            {
+                if in_asm {
+                    inside += 1;
+                } else {
+                    outside.push(l.to_string());
+                }
+            }
+        }
+        assert!(inside > 0, "{probe}: no memory access found");
+        assert!(outside.is_empty(), "{probe}: accesses emitted by the compiler, not inline assembly: {outside:?}");
+    }
+}
+
+#[test]
+fn full_mask_checks_compile_away() {
+    // The safe collectives check that the calling lane is in the mask; with FULL_MASK that check must
+    // cost nothing, with a run-time mask it must be there, and the unchecked forms never check.
+    let probes = entries(&probes_ptx());
+    let checks = |p: &str| probes.get(p).unwrap_or_else(|| panic!("no {p}")).contains("trap_not_in_mask");
+    for full in ["probe_warp_shfl_down", "probe_warp_shfl_idx_width", "probe_warp_any", "probe_warp_all"] {
+        assert!(!checks(full), "{full}: a FULL_MASK collective calls the mask check");
+    }
+    for runtime in ["probe_warp_ballot", "probe_warp_sync_warp"] {
+        assert!(checks(runtime), "{runtime}: a run-time mask is not checked");
+    }
+    for unchecked in ["probe_warp_ballot_unchecked", "probe_warp_sync_warp_unchecked", "probe_warp_shfl_unchecked"] {
+        assert!(!checks(unchecked), "{unchecked}: an unchecked collective checks");
     }
 }
