@@ -326,9 +326,14 @@ impl Device {
         match choice {
             DeviceChoice::Emu => Ok((emu(), None)),
             DeviceChoice::Gpu => Ok((Device::open_gpu(ptx)?, None)),
+            // Only a missing GPU falls back; with a GPU present, a missing, stale or rejected PTX module
+            // is an error, never a silent switch to the emulator.
             DeviceChoice::Auto => match Device::open_gpu(ptx) {
                 Ok(d) => Ok((d, None)),
-                Err(e) => Ok((emu(), Some(format!("no CUDA GPU available ({e:#}); running on the CPU SIMT emulator")))),
+                Err(e) if e.downcast_ref::<NoGpu>().is_some() => {
+                    Ok((emu(), Some(format!("no CUDA GPU available ({e:#}); running on the CPU SIMT emulator"))))
+                }
+                Err(e) => Err(e),
             },
         }
     }

@@ -1,73 +1,98 @@
 //! `host`: list and run the chapter's examples on a CUDA GPU or the CPU SIMT emulator.
 
-use anyhow::{Context, Result, bail};
+use anyhow::Result;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use host::device::DeviceChoice;
 use host::examples::{self, RunParams};
 use host::report::{table_header, table_row};
 use host::run::{RunRequest, open, run_one, select, sizes};
 use std::io::Write;
 use std::process::ExitCode;
 
-const USAGE: &str = "\
-usage:
-  host list
-  host run <example>...|all [--n N] [--seed S] [--device auto|gpu|emu] [--json] [-v]
-                            [--schedule-seed S] [--schedules K] [--reps R] [--max-n N]
+/// Runs the synchronisation chapter's examples on a CUDA GPU or on the CPU SIMT emulator, and checks
+/// every output against a CPU reference.
+#[derive(Parser, Debug)]
+#[command(name = "host", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
 
-  --n N              run at this size only (default: each example's test sizes)
-  --seed S           seed of the random inputs (default 42)
-  --device D         auto (GPU if present, else the emulator), gpu, emu (default auto)
-  -v, --verbose      print every check and every race report under its row
-  --json             one JSON object per example run on stdout instead of the table
-  --schedule-seed S  emulator: seed of the thread scheduler (default 1)
-  --schedules K      emulator: run each case under K schedules (seeds S..S+K-1)
-  --max-n N          skip test sizes above N
-  --reps R           GPU: timed launches per measurement, median reported (default 20; 0 = no timing)
-";
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// List the examples, with the chapter section each comes from.
+    List,
+    /// Run examples at their test sizes (or one `--n`) and print a PASS/FAIL row per run.
+    Run(RunArgs),
+}
 
-fn parse(args: &[String]) -> Result<RunRequest> {
-    let mut req = RunRequest { examples: vec![], ..RunRequest::default() };
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        let mut val = |name: &str| it.next().with_context(|| format!("{name} needs a value"));
-        match a.as_str() {
-            "--n" => {
-                let v = val("--n")?;
-                req.n = Some(v.parse().with_context(|| format!("--n: `{v}` is not a size"))?);
-            }
-            "--seed" => {
-                let v = val("--seed")?;
-                req.seed = v.parse().with_context(|| format!("--seed: `{v}` is not a number"))?;
-            }
-            "--device" => req.device = val("--device")?.parse()?,
-            "--json" => req.json = true,
-            "-v" | "--verbose" => req.verbose = true,
-            "--schedule-seed" => {
-                let v = val("--schedule-seed")?;
-                req.schedule_seed = v.parse().with_context(|| format!("--schedule-seed: `{v}` is not a number"))?;
-            }
-            "--schedules" => {
-                let v = val("--schedules")?;
-                req.schedules = v.parse().with_context(|| format!("--schedules: `{v}` is not a count"))?;
-                if req.schedules == 0 {
-                    bail!("--schedules must be at least 1");
-                }
-            }
-            "--max-n" => {
-                let v = val("--max-n")?;
-                req.max_n = Some(v.parse().with_context(|| format!("--max-n: `{v}` is not a size"))?);
-            }
-            "--reps" => {
-                let v = val("--reps")?;
-                req.reps = v.parse().with_context(|| format!("--reps: `{v}` is not a count"))?;
-            }
-            s if s.starts_with("--") => bail!("unknown option `{s}`\n{USAGE}"),
-            s => req.examples.push(s.to_string()),
+#[derive(Args, Debug)]
+struct RunArgs {
+    /// Examples to run (`all` for every one).
+    #[arg(required = true, value_parser = example_names())]
+    examples: Vec<String>,
+    /// Run at this size only (default: each example's test sizes).
+    #[arg(long, value_name = "N")]
+    n: Option<usize>,
+    /// Seed of the random inputs.
+    #[arg(long, default_value_t = 42, value_name = "S")]
+    seed: u64,
+    /// Where to run: the GPU if one is present, else the emulator (`auto`); or `gpu`, or `emu`.
+    #[arg(long, value_enum, default_value_t = DeviceArg::Auto, value_name = "D")]
+    device: DeviceArg,
+    /// One JSON object per run on stdout instead of the table.
+    #[arg(long)]
+    json: bool,
+    /// Print every check and every race report under its row.
+    #[arg(short, long)]
+    verbose: bool,
+    /// Emulator: seed of the thread scheduler.
+    #[arg(long, default_value_t = 1, value_name = "S")]
+    schedule_seed: u64,
+    /// Emulator: run each case under K schedules (seeds S..S+K-1).
+    #[arg(long, default_value_t = 1, value_name = "K", value_parser = clap::value_parser!(u32).range(1..))]
+    schedules: u32,
+    /// Skip test sizes above N.
+    #[arg(long, value_name = "N")]
+    max_n: Option<usize>,
+    /// GPU: timed launches per measurement, median reported (0 = no timing).
+    #[arg(long, default_value_t = 20, value_name = "R")]
+    reps: usize,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum DeviceArg {
+    Auto,
+    Gpu,
+    Emu,
+}
+
+/// Example names and `all`, so that a misspelt name gets clap's "a similar value exists" suggestion.
+fn example_names() -> clap::builder::PossibleValuesParser {
+    let mut names: Vec<&'static str> = examples::ALL.iter().map(|e| e.name).collect();
+    names.push("all");
+    clap::builder::PossibleValuesParser::new(names)
+}
+
+impl RunArgs {
+    fn into_request(self) -> RunRequest {
+        RunRequest {
+            examples: self.examples,
+            n: self.n,
+            seed: self.seed,
+            device: match self.device {
+                DeviceArg::Auto => DeviceChoice::Auto,
+                DeviceArg::Gpu => DeviceChoice::Gpu,
+                DeviceArg::Emu => DeviceChoice::Emu,
+            },
+            json: self.json,
+            verbose: self.verbose,
+            schedule_seed: self.schedule_seed,
+            schedules: self.schedules,
+            reps: self.reps,
+            max_n: self.max_n,
         }
     }
-    if req.examples.is_empty() {
-        bail!("name an example or `all`\n{USAGE}");
-    }
-    Ok(req)
 }
 
 fn run(req: RunRequest) -> Result<bool> {
@@ -98,7 +123,8 @@ fn run(req: RunRequest) -> Result<bool> {
                 let r = run_one(&dev, ex, &RunParams { n, seed: req.seed, reps });
                 all_pass &= r.pass;
                 if req.json {
-                    println!("{}", r.to_json());
+                    let schedule_seed = (!dev.is_gpu()).then_some(sched_seed);
+                    println!("{}", r.to_json(schedule_seed));
                 } else {
                     if !header_done {
                         println!("{}", table_header());
@@ -133,20 +159,15 @@ fn run(req: RunRequest) -> Result<bool> {
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let result = match args.first().map(String::as_str) {
-        Some("list") => {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::List => {
             for e in examples::ALL {
                 println!("{:<22} {}", e.name, e.about);
             }
             Ok(true)
         }
-        Some("run") => parse(&args[1..]).and_then(run),
-        Some("-h" | "--help" | "help") | None => {
-            print!("{USAGE}");
-            Ok(true)
-        }
-        Some(other) => Err(anyhow::anyhow!("unknown command `{other}`\n{USAGE}")),
+        Command::Run(args) => run(args.into_request()),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

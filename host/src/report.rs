@@ -1,6 +1,7 @@
 //! Results of example runs: a table for people, one JSON object per line for tools.
 
 use crate::device::Findings;
+use serde::Serialize;
 
 /// One run of one example at one size.
 #[derive(Clone, Debug)]
@@ -65,43 +66,46 @@ impl ExampleResult {
         }
     }
 
-    pub fn to_json(&self) -> String {
-        let num = |v: Option<f64>| v.map(|x| format!("{x:.6}")).unwrap_or_else(|| "null".into());
-        let arr = |v: &[String]| format!("[{}]", v.iter().map(|s| json_str(s)).collect::<Vec<_>>().join(","));
-        format!(
-            "{{\"example\":{},\"device\":{},\"n\":{},\"seed\":{},\"result\":{},\"time_ms\":{},\"gbps\":{},\"races\":{},\"deadlocks\":{},\"details\":{},\"race_reports\":{}}}",
-            json_str(&self.example),
-            json_str(&self.device),
-            self.n,
-            self.seed,
-            json_str(if self.pass { "PASS" } else { "FAIL" }),
-            num(self.time_ms),
-            num(self.gbps),
-            self.races,
-            self.deadlocks,
-            arr(&self.details),
-            arr(&self.race_reports),
-        )
+    /// The run as one line of JSON (written with serde_json: always valid, a NaN or infinite number is
+    /// `null`), with the scheduler seed of an emulator run.
+    pub fn to_json(&self, schedule_seed: Option<u64>) -> String {
+        let row = JsonRow {
+            example: &self.example,
+            device: &self.device,
+            n: self.n,
+            seed: self.seed,
+            schedule_seed,
+            result: if self.pass { "PASS" } else { "FAIL" },
+            time_ms: self.time_ms,
+            gbps: self.gbps,
+            races: self.races,
+            deadlocks: self.deadlocks,
+            details: &self.details,
+            show: &self.show,
+            race_reports: &self.race_reports,
+        };
+        serde_json::to_string(&row).expect("a row of strings and numbers always serialises")
     }
 }
 
-/// A JSON string literal.
-pub fn json_str(s: &str) -> String {
-    let mut o = String::with_capacity(s.len() + 2);
-    o.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => o.push_str("\\\""),
-            '\\' => o.push_str("\\\\"),
-            '\n' => o.push_str("\\n"),
-            '\r' => o.push_str("\\r"),
-            '\t' => o.push_str("\\t"),
-            c if (c as u32) < 0x20 => o.push_str(&format!("\\u{:04x}", c as u32)),
-            c => o.push(c),
-        }
-    }
-    o.push('"');
-    o
+/// The JSON form of one run (field order as written).
+#[derive(Serialize)]
+struct JsonRow<'a> {
+    example: &'a str,
+    device: &'a str,
+    n: usize,
+    seed: u64,
+    /// Emulator runs only: the scheduler seed that replays this interleaving.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    schedule_seed: Option<u64>,
+    result: &'a str,
+    time_ms: Option<f64>,
+    gbps: Option<f64>,
+    races: usize,
+    deadlocks: usize,
+    details: &'a [String],
+    show: &'a [String],
+    race_reports: &'a [String],
 }
 
 /// The table header.
@@ -137,12 +141,27 @@ mod tests {
     fn json_escapes_and_fields() {
         let mut r = ExampleResult::new("x\"y", "emu", 7, 3);
         r.check(false, "a\nb");
-        let j = r.to_json();
+        let j = r.to_json(Some(5));
         assert!(
-            j.starts_with("{\"example\":\"x\\\"y\",\"device\":\"emu\",\"n\":7,\"seed\":3,\"result\":\"FAIL\""),
+            j.starts_with(
+                "{\"example\":\"x\\\"y\",\"device\":\"emu\",\"n\":7,\"seed\":3,\"schedule_seed\":5,\"result\":\"FAIL\""
+            ),
             "{j}"
         );
         assert!(j.contains("\"details\":[\"FAIL: a\\nb\"]"), "{j}");
         assert!(j.contains("\"time_ms\":null"));
+        let v: serde_json::Value = serde_json::from_str(&j).expect("valid JSON");
+        assert_eq!(v["schedule_seed"], 5);
+    }
+
+    #[test]
+    fn json_has_no_bare_nan() {
+        let mut r = ExampleResult::new("x", "gpu", 1, 1);
+        r.time_ms = Some(f64::NAN);
+        r.gbps = Some(f64::INFINITY);
+        let j = r.to_json(None);
+        let v: serde_json::Value = serde_json::from_str(&j).expect("valid JSON");
+        assert!(v["time_ms"].is_null() && v["gbps"].is_null(), "{j}");
+        assert!(v.get("schedule_seed").is_none(), "{j}");
     }
 }

@@ -24,14 +24,49 @@ fn list_names_every_example() {
 fn bad_input_is_one_clear_error() {
     let (code, _, err) = host(&["run", "nope"]);
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("unknown example `nope`"), "{err}");
+    assert!(err.contains("invalid value 'nope'") && err.contains("possible values: warp_reduce"), "{err}");
     assert!(!err.contains("panicked"), "{err}");
     let (code, _, err) = host(&["run", "all", "--n", "abc"]);
     assert_eq!(code, 2);
-    assert!(err.contains("--n: `abc` is not a size"), "{err}");
+    assert!(err.contains("invalid value 'abc' for '--n <N>'"), "{err}");
     let (code, _, err) = host(&["run", "all", "--device", "tpu"]);
     assert_eq!(code, 2);
-    assert!(err.contains("unknown device `tpu`"), "{err}");
+    assert!(err.contains("invalid value 'tpu' for '--device <D>'"), "{err}");
+    let (code, _, err) = host(&["run"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("<EXAMPLES>"), "{err}");
+}
+
+#[test]
+fn a_misspelt_example_gets_a_suggestion() {
+    let (code, _, err) = host(&["run", "warp_reduc"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("a similar value exists: 'warp_reduce'"), "{err}");
+}
+
+#[test]
+fn options_take_their_value_with_or_without_equals() {
+    for args in
+        [&["run", "warp_reduce", "--n=33", "--device=emu"][..], &["run", "warp_reduce", "--n", "33", "--device", "emu"]]
+    {
+        let (code, out, err) = host(args);
+        assert_eq!(code, 0, "{args:?}: {err}");
+        assert!(out.contains("warp_reduce") && out.contains(" 33 ") && out.contains("PASS"), "{out}");
+    }
+}
+
+#[test]
+fn every_subcommand_has_its_help() {
+    let (code, out, _) = host(&["run", "--help"]);
+    assert_eq!(code, 0);
+    for opt in
+        ["--n <N>", "--seed <S>", "--device <D>", "--json", "--schedule-seed <S>", "--schedules <K>", "--reps <R>"]
+    {
+        assert!(out.contains(opt), "{opt} missing in run --help:\n{out}");
+    }
+    let (code, out, _) = host(&["list", "--help"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("List the examples"), "{out}");
 }
 
 #[test]
@@ -51,6 +86,7 @@ fn json_has_the_documented_fields() {
         "\"device\":\"emu\"",
         "\"n\":1000",
         "\"seed\":42",
+        "\"schedule_seed\":1",
         "\"result\":\"PASS\"",
         "\"time_ms\":null",
         "\"gbps\":null",
