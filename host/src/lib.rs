@@ -6,4 +6,5 @@ pub mod examples;
 mod gpu;
 pub mod report;
 pub mod run;
+pub mod sanitize;
 pub mod verify;

@@ -24,6 +24,24 @@ enum Command {
     List,
     /// Run examples at their test sizes (or one `--n`) and print a PASS/FAIL row per run.
     Run(RunArgs),
+    /// Run examples on the GPU under compute-sanitizer (memcheck, racecheck, synccheck, initcheck) and
+    /// print example x tool -> clean / N findings; fails on any finding outside the kernels that keep a
+    /// chapter bug on purpose.
+    Sanitize(SanitizeArgs),
+}
+
+#[derive(Args, Debug)]
+struct SanitizeArgs {
+    /// Examples to check (default: all).
+    #[arg(value_parser = example_names())]
+    examples: Vec<String>,
+    /// Tools to run (comma-separated).
+    #[arg(long, value_delimiter = ',', default_values_t = host::sanitize::TOOLS.map(String::from),
+          value_parser = clap::builder::PossibleValuesParser::new(host::sanitize::TOOLS))]
+    tools: Vec<String>,
+    /// Skip test sizes above N (the sanitizers slow kernels down a lot).
+    #[arg(long, default_value_t = 65_536, value_name = "N")]
+    max_n: usize,
 }
 
 #[derive(Args, Debug)]
@@ -168,6 +186,11 @@ fn main() -> ExitCode {
             Ok(true)
         }
         Command::Run(args) => run(args.into_request()),
+        Command::Sanitize(args) => {
+            let names = if args.examples.is_empty() { vec!["all".to_string()] } else { args.examples };
+            let tools: Vec<&str> = args.tools.iter().map(String::as_str).collect();
+            select(&names).and_then(|ex| host::sanitize::sanitize(&ex, &tools, args.max_n)).map(|()| true)
+        }
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

@@ -81,6 +81,30 @@ pub fn run(root: &Path, host_args: &[String]) -> Result<()> {
     run_inherit(&mut cmd).map_err(|e| Error::new(format!("run: {e}")))
 }
 
+/// `cargo xtask sanitize [EXAMPLE...] [host sanitize options]`: builds the PTX and the host with GPU
+/// support, then `host sanitize ...`: every example under compute-sanitizer's memcheck, racecheck,
+/// synccheck and initcheck, one table, non-zero exit on any unexpected finding. Needs the NVIDIA driver
+/// (and compute-sanitizer, from the CUDA toolkit).
+pub fn sanitize(root: &Path, host_args: &[String]) -> Result<()> {
+    let backend = Backend::detect(root)?;
+    if !backend.gpu() {
+        return Err(Error::with_code(
+            "sanitize: compute-sanitizer checks kernels on a GPU, and this machine has no NVIDIA driver \
+             (libcuda.so.1); the emulator's own detectors run in `cargo xtask test`"
+                .to_string(),
+            EXIT_SKIPPED,
+        ));
+    }
+    let workspace = Workspace::load(root)?;
+    let krate = workspace.kernel_crate(DEFAULT_KERNEL_PACKAGE)?;
+    let ptx = build_ptx(root, &krate, &workspace.kernel_crates(), &backend.arch())?;
+    let mut cmd = cargo_command();
+    cmd.current_dir(root).args(["run", "--release", "--package", "host", "--features", CUDA_FEATURE, "--", "sanitize"]);
+    cmd.args(host_args);
+    backend.configure(&mut cmd, &[(&krate, ptx)]);
+    run_inherit(&mut cmd).map_err(|e| Error::new(format!("sanitize: {e}")))
+}
+
 /// One step of `cargo xtask test`.
 pub struct Step {
     pub name: String,

@@ -41,6 +41,12 @@ commands:
       build-ptx and check-ptx for every kernel crate, fmt, clippy, then `cargo test` of gpu-std, every
       kernel crate, host, tests and xtask (with the `cuda` feature when an NVIDIA driver is found).
       One line per step; fails if any step fails.
+  sanitize [EXAMPLE...] [--tools memcheck,racecheck,...] [--max-n N]
+      On a machine with an NVIDIA GPU and compute-sanitizer: build the PTX and the host with GPU
+      support, run every example (or those named) under memcheck, racecheck, synccheck and initcheck,
+      and print one table example x tool -> clean / N findings. Fails on any finding outside the
+      kernels that keep a chapter bug on purpose (host/src/examples/mod.rs, KEPT_BUGS). Without a
+      driver it says so and exits with code 3.
   bundle
       Build every kernel crate's PTX (sm_90), the host and the GPU integration tests with the `cuda`
       feature, and put them with run-gpu.sh into .gpu-bundle/ for a GPU machine without Rust. Links
@@ -164,6 +170,7 @@ fn dispatch(args: &[String]) -> Result<()> {
             ptxas::check_ptx(&root, &check).map(|_| ())
         }
         "run" => flows::run(&root, rest),
+        "sanitize" => flows::sanitize(&root, rest),
         "test" => {
             let opts = parse_options(command, rest, &["--allow-skip"])?;
             flows::test(&root, opts.allow_skip)
