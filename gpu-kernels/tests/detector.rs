@@ -1,51 +1,14 @@
 //! The emulator's detectors on the chapter's bugs (must be reported, with the right threads and index)
-//! and on correct synchronisation (must stay silent).
+//! and on correct synchronisation (must stay silent). Scoped synchronisation is tested in
+//! `detector_scope.rs`; unbounded access history, uninitialised shared memory and warp-level races in
+//! `detector_history.rs`.
 
-use gpu_std::emu::{self, EmuError, LaunchConfig, Options, Outcome, ThreadId};
-use gpu_std::memory::Owner;
-use gpu_std::{Global, GlobalMut, Kernel, Output, Pod, grid::GRID_BARRIER_WORDS};
+mod common;
 
-/// A host buffer the emulator's kernels read and write, named for reports.
-struct Buf<T: Pod> {
-    data: Vec<T>,
-    _name: emu::BufferName,
-}
-impl<T: Pod> Buf<T> {
-    fn new(name: &str, data: Vec<T>) -> Self {
-        let _name = emu::register_buffer(name, data.as_ptr(), data.len());
-        Buf { data, _name }
-    }
-    fn view(&mut self) -> Global<T> {
-        // SAFETY: the Vec outlives the launch and is not touched by the host during it.
-        unsafe { Global::from_raw_parts(self.data.as_ptr(), self.data.len()) }
-    }
-    fn view_mut(&mut self) -> GlobalMut<T> {
-        // SAFETY: as above.
-        unsafe { GlobalMut::from_raw_parts(self.data.as_mut_ptr(), self.data.len()) }
-    }
-    fn output<O: Owner>(&mut self) -> Output<T, O> {
-        // SAFETY: as above, and the launch is given no other view of this Vec.
-        unsafe { Output::from_raw_parts(self.data.as_mut_ptr(), self.data.len()) }
-    }
-}
-
-fn seed(s: u64) -> Options {
-    Options { schedule_seed: s, ..Options::default() }
-}
-
-fn t(block: u32, thread: u32) -> ThreadId {
-    ThreadId { block: (block, 0, 0), thread: (thread, 0, 0) }
-}
-
-fn launch<K: Kernel>(cfg: LaunchConfig, opts: &Options, args: K::Args) -> Outcome {
-    emu::launch::<K>(&cfg, opts, args).unwrap_or_else(|e| panic!("launch failed: {e}"))
-}
-
-fn pair(o: &Outcome, k: usize) -> [ThreadId; 2] {
-    let mut p = [o.races[k].first.thread, o.races[k].second.thread];
-    p.sort();
-    p
-}
+use common::{Buf, launch, pair, seed, t};
+use gpu_std::emu::{self, EmuError, LaunchConfig, Options};
+use gpu_std::grid::GRID_BARRIER_WORDS;
+use gpu_std::{Global, GlobalMut};
 
 #[test]
 fn lost_update_histogram_is_flagged_with_both_threads() {
@@ -57,7 +20,7 @@ fn lost_update_histogram_is_flagged_with_both_threads() {
     assert_eq!(o.racy_addresses, 1);
     let r = &o.races[0];
     assert_eq!((r.kernel.as_str(), r.buffer.as_str(), r.index), ("histogram_racy", "hist", 7));
-    assert_eq!(pair(&o, 0), [t(0, 0), t(0, 1)]);
+    assert_eq!(pair(&o.races[0]), [t(0, 0), t(0, 1)]);
     assert!(r.first.kind == "write" || r.second.kind == "write");
     assert!(r.first.site.contains("lost_update.rs") && r.second.site.contains("lost_update.rs"));
 }
@@ -94,7 +57,7 @@ fn seed_multi_phase_kernel_race_is_flagged() {
     assert_eq!(o.racy_addresses, 1);
     let r = &o.races[0];
     assert_eq!((r.kernel.as_str(), r.buffer.as_str(), r.index), ("multi_phase_seed", "data", 1));
-    assert_eq!(pair(&o, 0), [t(1, 0), t(2, 0)]);
+    assert_eq!(pair(&o.races[0]), [t(1, 0), t(2, 0)]);
     assert_eq!((r.first.grid_interval, r.second.grid_interval), (1, 1));
 
     let mut data = Buf::new("data", vec![1.0f32, 2.0, 3.0]);
@@ -134,7 +97,7 @@ fn seed_tile_reduce_in_place_race_is_flagged() {
     assert_eq!(o.racy_addresses, 1);
     let r = &o.races[0];
     assert_eq!((r.kernel.as_str(), r.buffer.as_str(), r.index), ("tile_reduce_seed", "data", 1));
-    assert_eq!(pair(&o, 0), [t(0, 1), t(0, 32)]);
+    assert_eq!(pair(&o.races[0]), [t(0, 1), t(0, 32)]);
 
     let mut inp = Buf::new("input", input.clone());
     let mut out = Buf::new("out", vec![f32::NAN; 2]);
@@ -156,7 +119,7 @@ fn shared_read_without_barrier_is_flagged() {
     for (k, r) in o.races.iter().enumerate() {
         assert_eq!((r.kernel.as_str(), r.buffer.as_str()), ("block_reduce_demo_no_barrier", "shared"));
         let slot = r.index as u32;
-        assert_eq!(pair(&o, k), [t(0, 0), t(0, slot)], "{r}");
+        assert_eq!(pair(&o.races[k]), [t(0, 0), t(0, slot)], "{r}");
         assert!(r.why.contains("same barrier interval"), "{r}");
     }
     let o = launch::<block_reduce_demo>(cfg, &seed(1), (inp.view(), out.output()));

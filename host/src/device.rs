@@ -41,7 +41,7 @@
 //! ```
 
 use anyhow::{Result, bail};
-use gpu_std::emu::{self, EmuError, LaunchConfig, Race};
+use gpu_std::emu::{self, EmuError, LaunchConfig, Race, UninitRead};
 use gpu_std::memory::Owner;
 use gpu_std::{Dim3, Global, GlobalMut, Kernel, KernelArgs, KernelParam, Output, Pod};
 use std::cell::{RefCell, UnsafeCell};
@@ -117,6 +117,9 @@ impl std::error::Error for NoGpu {}
 pub struct Findings {
     pub races: Vec<Race>,
     pub racy_addresses: usize,
+    /// Reads of shared memory that no thread of the block had written (reported in part, all counted).
+    pub uninit_reads: Vec<UninitRead>,
+    pub uninit_elements: usize,
     pub deadlocks: Vec<String>,
 }
 
@@ -425,6 +428,8 @@ impl Device {
                     let mut f = self.findings.borrow_mut();
                     f.racy_addresses += out.racy_addresses;
                     f.races.extend(out.races);
+                    f.uninit_elements += out.uninit_elements;
+                    f.uninit_reads.extend(out.uninit_reads);
                     Ok(())
                 }
                 Err(e) => {

@@ -53,13 +53,24 @@ impl ExampleResult {
         self.details.push(if ok { format!("ok: {w}") } else { format!("FAIL: {w}") });
     }
 
-    /// Folds the emulator's findings in. Races in an example that must be race-free fail it.
+    /// Folds the emulator's findings in. Races in an example that must be race-free fail it, and so
+    /// do reads of uninitialised shared memory in any example.
     pub fn absorb(&mut self, f: Findings, races_expected: bool) {
         self.races += f.racy_addresses;
         self.deadlocks += f.deadlocks.len();
         self.race_reports.extend(f.races.iter().map(|r| r.to_string()));
         if !races_expected && f.racy_addresses > 0 {
             self.check(false, format!("race detector: {} racy address(es)", f.racy_addresses));
+        }
+        if f.uninit_elements > 0 {
+            self.check(
+                false,
+                format!(
+                    "uninitialised shared memory: {} element(s) read before the block wrote them",
+                    f.uninit_elements
+                ),
+            );
+            self.details.extend(f.uninit_reads.iter().take(4).map(|u| u.to_string()));
         }
         for d in f.deadlocks {
             self.details.push(format!("deadlock: {d}"));

@@ -88,13 +88,8 @@ pub fn active_mask() -> u32 {
 /// The emulator checks masks in the collective itself and reports misuse with the lanes involved.
 pub fn check_in_mask(_mask: u32, _what: &'static core::ffi::CStr, _site: Site) {}
 
-pub fn fence(_scope: ScopeKind, _site: Site) {
-    with_state(|st, me| {
-        if st.opts.detect_races {
-            let p = st.pos_of(me);
-            st.threads[me].clock.fence(p);
-        }
-    });
+pub fn fence(scope: ScopeKind, _site: Site) {
+    with_state(|st, me| st.on_fence(me, scope));
     suspend();
 }
 pub fn nanosleep(_ns: u32, site: Site) {
@@ -254,11 +249,11 @@ fn bits_eq<T: Copy>(x: T, y: T) -> bool {
 }
 
 #[track_caller]
-fn load_acquire_generic<T: Copy>(space: SpaceKind, p: *const T, site: Site) -> T {
+fn load_acquire_generic<T: Copy>(space: SpaceKind, scope: ScopeKind, p: *const T, site: Site) -> T {
     access_check::check(space, p as usize, size_of::<T>(), site);
     suspend();
     with_state(|st, me| {
-        st.on_access(me, p as usize, size_of::<T>(), space, Kind::AcquireLoad, site);
+        st.on_access(me, p as usize, size_of::<T>(), space, Kind::AcquireLoad(scope), site);
         st.poll(me, site);
     });
     // SAFETY: as in `load`.
@@ -266,11 +261,11 @@ fn load_acquire_generic<T: Copy>(space: SpaceKind, p: *const T, site: Site) -> T
 }
 
 #[track_caller]
-fn store_release_generic<T: Copy>(space: SpaceKind, p: *mut T, v: T, site: Site) {
+fn store_release_generic<T: Copy>(space: SpaceKind, scope: ScopeKind, p: *mut T, v: T, site: Site) {
     access_check::check(space, p as usize, size_of::<T>(), site);
     suspend();
     with_state(|st, me| {
-        st.on_access(me, p as usize, size_of::<T>(), space, Kind::ReleaseStore, site);
+        st.on_access(me, p as usize, size_of::<T>(), space, Kind::ReleaseStore(scope), site);
         st.progress();
         st.threads[me].spins = 0;
     });
@@ -284,11 +279,11 @@ macro_rules! impl_atomic {
             unsafe fn atom(op: AtomOp, space: SpaceKind, scope: ScopeKind, p: *mut Self, a: Self, b: Self, site: Site) -> Self {
                 atom_generic(op, space, scope, p, a, b, site)
             }
-            unsafe fn load_acquire(space: SpaceKind, _scope: ScopeKind, p: *const Self, site: Site) -> Self {
-                load_acquire_generic(space, p, site)
+            unsafe fn load_acquire(space: SpaceKind, scope: ScopeKind, p: *const Self, site: Site) -> Self {
+                load_acquire_generic(space, scope, p, site)
             }
-            unsafe fn store_release(space: SpaceKind, _scope: ScopeKind, p: *mut Self, v: Self, site: Site) {
-                store_release_generic(space, p, v, site)
+            unsafe fn store_release(space: SpaceKind, scope: ScopeKind, p: *mut Self, v: Self, site: Site) {
+                store_release_generic(space, scope, p, v, site)
             }
             fn zero() -> Self {
                 $zero

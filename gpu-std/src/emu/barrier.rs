@@ -5,7 +5,6 @@
 //! the barrier can never complete.
 
 use super::deadlock::fmt_dim;
-use super::race;
 use super::sched::{State, Status};
 use crate::Site;
 
@@ -111,7 +110,7 @@ impl State {
         blk.bar.arrived = 0;
         blk.bar.sites.clear();
         let epoch = blk.epoch;
-        self.join_clocks(first..first + n);
+        self.block_barrier_clocks(b);
         for u in first..first + n {
             if matches!(self.threads[u].status, Status::Exited) {
                 continue;
@@ -121,20 +120,6 @@ impl State {
             self.make_runnable(u);
         }
         self.progress();
-    }
-
-    /// Shares release/acquire knowledge among threads that just passed a barrier together.
-    fn join_clocks(&mut self, range: std::ops::Range<usize>) {
-        if !self.opts.detect_races || range.clone().all(|u| self.threads[u].clock.acq.is_empty()) {
-            return;
-        }
-        let mut all = race::Clock::new();
-        for u in range.clone() {
-            race::join(&mut all, &self.threads[u].clock.acq);
-        }
-        for u in range {
-            race::join(&mut self.threads[u].clock.acq, &all);
-        }
     }
 
     // ---- grid barrier --------------------------------------------------------------------------
@@ -180,7 +165,7 @@ impl State {
         self.grid_epoch += 1;
         let ge = self.grid_epoch;
         let n = self.threads.len();
-        self.join_clocks(0..n);
+        self.grid_barrier_clocks();
         for u in 0..n {
             self.threads[u].gepoch = ge;
             self.make_runnable(u);

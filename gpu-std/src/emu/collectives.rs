@@ -3,7 +3,6 @@
 //! gets its result and runs on. A warp barrier also orders the named lanes' memory accesses.
 
 use super::deadlock::fmt_dim;
-use super::race;
 use super::sched::{State, Status};
 use crate::Site;
 use crate::warp::{ShflMode, shfl_source_lane};
@@ -135,22 +134,9 @@ impl State {
             self.fail(e);
             return;
         }
-        if coll.kind == CollKind::SyncWarp && self.opts.detect_races {
-            // A warp barrier orders the named lanes' accesses: each releases, each acquires all.
-            let mut all = race::Clock::new();
-            for l in 0..32 {
-                if mask & (1 << l) != 0 {
-                    let u = first + l;
-                    let p = self.pos_of(u);
-                    let snap = self.threads[u].clock.release(p);
-                    race::join(&mut all, &snap);
-                }
-            }
-            for l in 0..32 {
-                if mask & (1 << l) != 0 {
-                    race::join(&mut self.threads[first + l].clock.acq, &all);
-                }
-            }
+        if coll.kind == CollKind::SyncWarp {
+            // A warp barrier orders the named lanes' accesses.
+            self.warp_barrier_clocks(first, mask);
         }
         for l in 0..32 {
             if mask & (1 << l) != 0 {

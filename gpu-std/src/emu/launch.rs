@@ -4,7 +4,8 @@
 //! reported for the thread that raised it.
 
 use super::barrier::Bar;
-use super::race::{Findings, ThreadClock};
+use super::clock::ThreadClock;
+use super::findings::Findings;
 use super::report::{EmuError, Outcome};
 use super::sched::{
     CTX, EBlock, EThread, Emu, IN_KERNEL, LAST_PANIC, Rng, State, Status, YIELDER, active, schedule, with_state,
@@ -13,7 +14,6 @@ use super::{LaunchConfig, Options};
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, Yielder};
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::time::Instant;
 
 const STACK_BYTES: usize = 256 * 1024;
@@ -109,7 +109,7 @@ pub(crate) fn run_launch(name: &str, cfg: &LaunchConfig, opts: &Options, body: &
             grid_site: None,
             grid_epoch: 0,
             error: None,
-            global_shadow: HashMap::new(),
+            global_shadow: Default::default(),
             findings: Findings::new(name, opts.max_race_reports),
             polls: 0,
             steps: 0,
@@ -126,9 +126,14 @@ pub(crate) fn run_launch(name: &str, cfg: &LaunchConfig, opts: &Options, body: &
         Ok(())
     })();
     let st = emu.st.into_inner();
+    let (shadow_bytes, touched_addresses) = st.shadow_stats();
     result.map(|()| Outcome {
         races: st.findings.races,
         racy_addresses: st.findings.racy_addresses,
+        uninit_reads: st.findings.uninit_reads,
+        uninit_elements: st.findings.uninit_elements,
+        shadow_bytes,
+        touched_addresses,
         steps: st.steps,
         threads: total_blocks * block_threads,
     })
@@ -147,7 +152,7 @@ fn run_wave(
         let bdim = cfg.block;
         let n = bdim.volume() as usize;
         st.threads.clear();
-        st.blocks.clear();
+        st.retire_blocks();
         for &lin in wave {
             let idx = cfg.grid.delinear(lin);
             let first = st.threads.len();
@@ -177,7 +182,7 @@ fn run_wave(
                 bar: Bar::default(),
                 epoch: 0,
                 warps: (0..n.div_ceil(32)).map(|_| Vec::new()).collect(),
-                shadow: HashMap::new(),
+                shadow: Default::default(),
             });
         }
         let total = st.threads.len();

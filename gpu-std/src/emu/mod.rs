@@ -12,10 +12,15 @@
 //!   launches whose grid fits [`Options::max_resident_blocks`].
 //! - Blocks of a normal launch run in waves of at most `max_resident_blocks`, in a seeded order.
 //! - **Race detector** (on by default): two accesses to one address from different threads, at least
-//!   one a write, not both atomic/volatile, and not ordered by a block barrier, a grid barrier, a warp
-//!   barrier or a release→acquire edge (fence + flag), are reported with kernel, buffer, index, both
-//!   threads, both access kinds and source locations. An atomic at block scope on an address that
-//!   another block also updates is reported as a scope race.
+//!   one a write, not ordered by a block barrier, a grid barrier, a warp barrier or a release→acquire
+//!   edge (fence + flag, or release store + acquire load), are reported with kernel, buffer, index, both
+//!   threads, both access kinds, source locations and why nothing orders them — unless both are
+//!   atomic/volatile/acquire/release at scopes that include both threads. Scopes count: a block-scope
+//!   fence, atomic or release/acquire synchronises only threads of one block, and the report names the
+//!   scope used and the scope needed. Each address keeps an exact record (no bound on the history), of
+//!   56 bytes for most addresses; `Outcome::shadow_bytes` says how much the launch used.
+//! - **Uninitialised shared memory**: a read of shared memory that no thread of the block has written
+//!   in the launch is reported (`Outcome::uninit_reads`).
 //! - **Deadlock detector**: a barrier that some threads of the block never reach (they exited, or wait
 //!   at another barrier), a warp collective whose mask names lanes that never arrive, a grid barrier
 //!   outside a cooperative launch, and spin loops that make no progress end in an error that names the
@@ -24,15 +29,18 @@
 mod access_check;
 mod backend_impl;
 mod barrier;
+mod clock;
 mod collectives;
 mod deadlock;
+mod findings;
 mod launch;
 mod race;
 mod report;
 mod sched;
+mod shadow;
 mod tracking;
 
-pub use report::{AccessInfo, Deadlock, EmuError, Outcome, Race, ThreadId, WaitGroup};
+pub use report::{AccessInfo, Deadlock, EmuError, Outcome, Race, ThreadId, UninitRead, WaitGroup};
 
 /// The emulator side of every primitive (the counterpart of the PTX layer).
 pub(crate) mod backend {
@@ -123,7 +131,7 @@ pub unsafe fn launch_fn(name: &str, cfg: &LaunchConfig, opts: &Options, body: &d
 /// Names a host allocation so that race reports can say `buffer[index]` instead of an address.
 /// The name is forgotten when the returned guard drops.
 pub fn register_buffer<T>(name: &str, data: *const T, len: usize) -> BufferName {
-    race::register_buffer(name, data as usize, len * std::mem::size_of::<T>(), std::mem::size_of::<T>())
+    findings::register_buffer(name, data as usize, len * std::mem::size_of::<T>(), std::mem::size_of::<T>())
 }
 
 /// Keeps a buffer's name registered; see [`register_buffer`].
@@ -134,6 +142,6 @@ pub struct BufferName {
 
 impl Drop for BufferName {
     fn drop(&mut self) {
-        race::unregister_buffer(self.base)
+        findings::unregister_buffer(self.base)
     }
 }

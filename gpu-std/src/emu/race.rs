@@ -1,85 +1,27 @@
-//! The race detector: a shadow record per accessed address, and a happens-before test built from
-//! barrier intervals plus sparse vector clocks for release/acquire edges.
+//! The race test: the record one element address keeps of its accesses, checked at every new access
+//! against the accessing thread's happens-before knowledge (see `clock`), and the explanation of a
+//! race found.
 //!
-//! Access `a` (by thread A) happens before access `b` (by thread B) when:
-//! - A == B (program order), or
-//! - a grid barrier lies between them (`a.grid_interval < B's grid interval`), or
-//! - A and B share a block and a block barrier lies between them, or
-//! - B acquired, directly or transitively, a release that A made after `a`: a fence followed by a
-//!   store/atomic to a flag (or a `store_release`), observed by B through a volatile/atomic load
-//!   followed by a fence (or a `load_acquire`). Warp barriers (`sync_warp`) are modelled the same
-//!   way among their lanes.
+//! Access `a` (by thread A) happens before access `b` (by thread B) when A == B (program order), a
+//! grid barrier lies between them, A and B share a block and a block barrier lies between them, or B
+//! knows `a` through its clocks: a release→acquire edge inside the scope of every operation that made
+//! it, a warp barrier, or a chain of these and barriers.
 //!
-//! Two accesses *conflict* when at least one writes and not both are atomic/volatile/acquire/release
-//! ("strong" in the PTX memory model), or when both are atomics and one is block-scoped while the
-//! threads are in different blocks.
+//! Two accesses *conflict* when at least one writes, nothing orders them, and they are not both
+//! strong (atomic, volatile, acquire, release) and *morally strong*: strong accesses conflict only when
+//! one is block-scoped (`.cta`) and the threads are in different blocks.
+//!
+//! The record is exact, whatever the number of accesses (FastTrack-style): the last plain write; the
+//! last plain read as one epoch while each read is ordered after the one before, widened to the last
+//! read of each thread when reads are concurrent; and the last strong access of each thread per class
+//! (writes or not, block scope or not). A plain write resets the record: every older access is ordered
+//! before it or races with it (and is reported), and an access that conflicts with an older one without
+//! being ordered after it conflicts with the write in the same way. So every address that has a race
+//! is reported, at the access that completes its first race.
 
-use super::report::{AccessInfo, Race, ThreadId};
+use super::clock::{IntMap, Knows, SyncSet, cut, wide};
 use crate::Site;
-use crate::atomic::{ScopeKind, SpaceKind};
-use std::collections::{BTreeMap, HashMap};
-use std::rc::Rc;
-use std::sync::Mutex;
-
-/// Sparse vector clock. Keys: a thread's global rank → the release epoch of that thread known;
-/// `BLOCK_KEY | block` → the block-barrier interval of that block known (everything its threads did
-/// before that many barriers); `GRID_KEY` → grid barriers known.
-pub(crate) type Clock = HashMap<u64, u32>;
-pub(crate) const BLOCK_KEY: u64 = 1 << 32;
-pub(crate) const GRID_KEY: u64 = 1 << 33;
-
-pub(crate) fn join(into: &mut Clock, from: &Clock) {
-    for (&k, &v) in from {
-        let e = into.entry(k).or_insert(0);
-        if *e < v {
-            *e = v;
-        }
-    }
-}
-
-/// Synchronisation state of one thread.
-#[derive(Default)]
-pub(crate) struct ThreadClock {
-    /// Release epoch: incremented by every fence / release; accesses record the current value.
-    pub rel: u32,
-    /// Releases of other threads this thread has acquired.
-    pub acq: Clock,
-    /// Releases observed by strong loads, acquired at this thread's next fence.
-    pub pending: Clock,
-    /// What a store after this thread's last fence publishes.
-    pub fence_snap: Option<Rc<Clock>>,
-}
-
-/// Where a thread stands: identity and barrier intervals.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Pos {
-    pub gid: u32,
-    pub block: u32,
-    pub bepoch: u32,
-    pub gepoch: u32,
-}
-
-impl ThreadClock {
-    /// A release by the thread at `p`: everything it did before now, and everything ordered before that
-    /// (its block's earlier barrier intervals, earlier grid intervals, what it acquired), becomes
-    /// visible to whoever acquires the snapshot.
-    pub fn release(&mut self, p: Pos) -> Rc<Clock> {
-        self.rel += 1;
-        let mut snap = self.acq.clone();
-        snap.insert(p.gid as u64, self.rel);
-        let bk = snap.entry(BLOCK_KEY | p.block as u64).or_insert(0);
-        *bk = (*bk).max(p.bepoch);
-        let gk = snap.entry(GRID_KEY).or_insert(0);
-        *gk = (*gk).max(p.gepoch);
-        Rc::new(snap)
-    }
-    /// A fence: acquires what earlier strong loads observed, and releases.
-    pub fn fence(&mut self, p: Pos) {
-        let pending = std::mem::take(&mut self.pending);
-        join(&mut self.acq, &pending);
-        self.fence_snap = Some(self.release(p));
-    }
-}
+use crate::atomic::ScopeKind;
 
 /// How an access touched memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -89,18 +31,49 @@ pub(crate) enum Kind {
     VolatileRead,
     VolatileWrite,
     Atomic(ScopeKind),
-    AcquireLoad,
-    ReleaseStore,
+    AcquireLoad(ScopeKind),
+    ReleaseStore(ScopeKind),
+}
+
+fn scope_code(s: ScopeKind) -> u32 {
+    match s {
+        ScopeKind::Block => 0,
+        ScopeKind::Device => 1,
+        ScopeKind::System => 2,
+    }
+}
+
+fn scope_of(c: u32) -> ScopeKind {
+    match c {
+        0 => ScopeKind::Block,
+        1 => ScopeKind::Device,
+        _ => ScopeKind::System,
+    }
 }
 
 impl Kind {
-    fn writes(self) -> bool {
-        matches!(self, Kind::Write | Kind::VolatileWrite | Kind::Atomic(_) | Kind::ReleaseStore)
+    pub fn writes(self) -> bool {
+        matches!(self, Kind::Write | Kind::VolatileWrite | Kind::Atomic(_) | Kind::ReleaseStore(_))
     }
-    fn strong(self) -> bool {
+    /// Whether the access reads the old value (read-modify-writes do).
+    pub fn reads(self) -> bool {
+        matches!(self, Kind::Read | Kind::VolatileRead | Kind::Atomic(_) | Kind::AcquireLoad(_))
+    }
+    pub fn strong(self) -> bool {
         !matches!(self, Kind::Read | Kind::Write)
     }
-    fn name(self) -> &'static str {
+    /// Whether the access is a strong load that may observe a release (and then acquire it).
+    pub fn observes(self) -> bool {
+        matches!(self, Kind::VolatileRead | Kind::Atomic(_) | Kind::AcquireLoad(_))
+    }
+    /// The scope of a strong access; volatile accesses are system-scoped (relaxed, `.sys`).
+    pub fn scope(self) -> ScopeKind {
+        match self {
+            Kind::Atomic(s) | Kind::AcquireLoad(s) | Kind::ReleaseStore(s) => s,
+            _ => ScopeKind::System,
+        }
+    }
+    pub fn name(self) -> &'static str {
         match self {
             Kind::Read => "read",
             Kind::Write => "write",
@@ -109,215 +82,427 @@ impl Kind {
             Kind::Atomic(ScopeKind::Block) => "atomic (block)",
             Kind::Atomic(ScopeKind::Device) => "atomic",
             Kind::Atomic(ScopeKind::System) => "atomic (system)",
-            Kind::AcquireLoad => "acquire load",
-            Kind::ReleaseStore => "release store",
+            Kind::AcquireLoad(ScopeKind::Block) => "acquire load (block)",
+            Kind::AcquireLoad(ScopeKind::Device) => "acquire load",
+            Kind::AcquireLoad(ScopeKind::System) => "acquire load (system)",
+            Kind::ReleaseStore(ScopeKind::Block) => "release store (block)",
+            Kind::ReleaseStore(ScopeKind::Device) => "release store",
+            Kind::ReleaseStore(ScopeKind::System) => "release store (system)",
+        }
+    }
+    fn code(self) -> u32 {
+        match self {
+            Kind::Read => 1,
+            Kind::Write => 2,
+            Kind::VolatileRead => 3,
+            Kind::VolatileWrite => 4,
+            Kind::Atomic(s) => 5 + scope_code(s),
+            Kind::AcquireLoad(s) => 8 + scope_code(s),
+            Kind::ReleaseStore(s) => 11 + scope_code(s),
+        }
+    }
+    fn from_code(c: u32) -> Kind {
+        match c {
+            1 => Kind::Read,
+            2 => Kind::Write,
+            3 => Kind::VolatileRead,
+            4 => Kind::VolatileWrite,
+            5..=7 => Kind::Atomic(scope_of(c - 5)),
+            8..=10 => Kind::AcquireLoad(scope_of(c - 8)),
+            _ => Kind::ReleaseStore(scope_of(c - 11)),
         }
     }
 }
 
-/// One recorded access.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Acc {
+/// Kind code of an empty epoch.
+const NONE: u32 = 0;
+/// Kind code of a read epoch whose reads are kept per thread (in the record's extension).
+const PER_THREAD_READS: u32 = 0xff;
+/// Largest grid interval an epoch holds (grid barriers beyond it compare as equal).
+const GRID_MAX: u32 = (1 << 24) - 1;
+
+/// One access, as the record keeps it (24 bytes): who, where in its thread's synchronisation history
+/// (release count, block and grid intervals), what kind, and the source line.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Epoch {
+    site: Option<Site>,
     pub gid: u32,
-    pub who: ThreadId,
-    pub block: u32,
-    pub bepoch: u32,
-    pub gepoch: u32,
     pub rel: u32,
-    pub kind: Kind,
-    pub site: Site,
+    pub bar: u32,
+    /// Grid interval (bits 8..32) and kind code (bits 0..8).
+    grid_kind: u32,
+}
+
+impl Epoch {
+    pub fn new(site: Site, gid: u32, rel: u32, bar: u32, grid: u32, kind: Kind) -> Self {
+        Epoch { site: Some(site), gid, rel, bar, grid_kind: grid.min(GRID_MAX) << 8 | kind.code() }
+    }
+    fn code(&self) -> u32 {
+        self.grid_kind & 0xff
+    }
+    fn is_none(&self) -> bool {
+        self.code() == NONE
+    }
+    pub fn kind(&self) -> Kind {
+        Kind::from_code(self.code())
+    }
+    pub fn grid(&self) -> u32 {
+        self.grid_kind >> 8
+    }
+    pub fn site(&self) -> Site {
+        self.site.expect("a recorded access has a site")
+    }
 }
 
 /// The thread making the current access, as the happens-before test needs it.
-pub(crate) struct Current<'a> {
-    pub acc: Acc,
-    pub clock: &'a ThreadClock,
+pub(crate) struct Cur<'a> {
+    pub x: Epoch,
+    pub kind: Kind,
+    /// Linear index of the thread's block.
+    pub block: u32,
+    pub block_threads: u32,
+    pub knows: Knows<'a>,
 }
 
-fn ordered(a: &Acc, cur: &Current<'_>) -> bool {
-    let b = &cur.acc;
-    let acq = &cur.clock.acq;
-    a.gid == b.gid
-        || a.gepoch < b.gepoch
-        || (a.block == b.block && a.bepoch < b.bepoch)
-        || (!acq.is_empty()
-            && (acq.get(&(a.gid as u64)).is_some_and(|&e| e > a.rel)
-                || acq.get(&(BLOCK_KEY | a.block as u64)).is_some_and(|&e| e > a.bepoch)
-                || acq.get(&GRID_KEY).is_some_and(|&e| e > a.gepoch)))
-}
-
-/// Why two accesses conflict, or `None`.
-fn conflict(a: &Acc, cur: &Current<'_>) -> Option<String> {
-    let b = &cur.acc;
-    if !(a.kind.writes() || b.kind.writes()) || ordered(a, cur) {
-        return None;
+impl Cur<'_> {
+    pub fn block_of(&self, e: &Epoch) -> u32 {
+        e.gid / self.block_threads
     }
-    if a.kind.strong() && b.kind.strong() {
-        let block_scoped =
-            matches!(a.kind, Kind::Atomic(ScopeKind::Block)) || matches!(b.kind, Kind::Atomic(ScopeKind::Block));
-        if block_scoped && a.block != b.block {
-            return Some(
-                "a block-scoped atomic (.cta) is atomic only among threads of one block, and these threads are in \
-                 different blocks: use device scope"
-                    .into(),
-            );
+    /// Whether `e` happens before the current access.
+    #[inline]
+    fn ordered(&self, e: &Epoch) -> bool {
+        if e.gid == self.x.gid || e.grid() < self.x.grid() {
+            return true;
         }
-        return None;
+        let eb = self.block_of(e);
+        (eb == self.block && e.bar < self.x.bar) || self.knows.covers(e.gid, e.rel, eb, e.bar)
     }
-    Some(if a.gepoch != b.gepoch || a.block != b.block {
-        if a.block != b.block {
-            "different blocks, and no grid barrier or release/acquire edge between the accesses".into()
+    /// Strong accesses by threads inside each other's scopes.
+    fn morally_strong(&self, e: &Epoch) -> bool {
+        (wide(e.kind().scope()) && wide(self.kind.scope())) || self.block_of(e) == self.block
+    }
+    #[inline]
+    fn conflicts(&self, e: &Epoch) -> bool {
+        let ek = e.kind();
+        (ek.writes() || self.kind.writes())
+            && !(ek.strong() && self.kind.strong() && self.morally_strong(e))
+            && !self.ordered(e)
+    }
+}
+
+/// What is common to a record's strong accesses, to skip scanning them when no conflict is possible.
+#[derive(Clone, Copy, Debug, Default)]
+struct StrongSummary {
+    /// The block of every entry, unless `multi`.
+    block: u32,
+    multi: bool,
+    bar_max: u32,
+    grid_max: u32,
+    /// Some entry is block-scoped.
+    narrow: bool,
+    /// Some entry writes.
+    writes: bool,
+}
+
+impl StrongSummary {
+    fn add(&mut self, cur: &Cur<'_>, first: bool) {
+        let (x, k) = (&cur.x, cur.kind);
+        if first {
+            *self = StrongSummary {
+                block: cur.block,
+                multi: false,
+                bar_max: x.bar,
+                grid_max: x.grid(),
+                narrow: !wide(k.scope()),
+                writes: k.writes(),
+            };
         } else {
-            "no barrier or release/acquire edge between the accesses".into()
+            self.multi |= self.block != cur.block;
+            self.bar_max = self.bar_max.max(x.bar);
+            self.grid_max = self.grid_max.max(x.grid());
+            self.narrow |= !wide(k.scope());
+            self.writes |= k.writes();
         }
-    } else {
-        format!("same block, same barrier interval ({}): no __syncthreads() between the accesses", a.bepoch)
-    })
-}
-
-const KEEP: usize = 64;
-
-/// Shadow of one address.
-#[derive(Default)]
-pub(crate) struct Cell {
-    write: Option<Acc>,
-    reads: Vec<Acc>,
-    atomics: Vec<Acc>,
-    /// What the last releasing store to this address published.
-    pub sync: Option<Rc<Clock>>,
-}
-
-fn push_access(v: &mut Vec<Acc>, a: Acc) {
-    if let Some(slot) = v.iter_mut().find(|x| x.gid == a.gid) {
-        *slot = a;
-    } else {
-        if v.len() >= KEEP {
-            v.remove(0);
+    }
+    /// Whether some entry may conflict with the current access.
+    fn may_conflict(&self, cur: &Cur<'_>) -> bool {
+        let k = cur.kind;
+        if !k.writes() && !self.writes {
+            return false;
         }
-        v.push(a);
+        let one_block = !self.multi;
+        if k.strong() {
+            // Only a block scope across blocks makes strong accesses conflict.
+            let other_blocks = !one_block || self.block != cur.block;
+            if !(other_blocks && (!wide(k.scope()) || self.narrow)) {
+                return false;
+            }
+        }
+        let all_ordered = self.grid_max < cur.x.grid()
+            || (one_block && self.block == cur.block && self.bar_max < cur.x.bar)
+            || (one_block && cur.knows.covers_block(self.block, self.bar_max));
+        !all_ordered
     }
 }
 
-impl Cell {
-    /// Checks `cur` against the history, then records it. Returns the first conflict found.
-    pub fn access(&mut self, cur: &Current<'_>) -> Option<(Acc, String)> {
+/// The parts of a record that most addresses never need.
+#[derive(Debug, Default)]
+struct Ext {
+    /// Last plain read per thread, while reads are concurrent.
+    reads: IntMap<u32, Epoch>,
+    /// Last strong access per thread and class (see [`strong_key`]).
+    strong: IntMap<u64, Epoch>,
+    summary: StrongSummary,
+    /// What releasing stores to this address published.
+    sync: Option<SyncSet>,
+}
+
+fn strong_key(x: &Epoch, k: Kind) -> u64 {
+    (x.gid as u64) << 2 | (wide(k.scope()) as u64) << 1 | k.writes() as u64
+}
+
+// The sizes the shadow-memory budget is built on.
+const _: () = assert!(size_of::<Epoch>() == 24 && size_of::<Slot>() == 56);
+
+/// The race detector's record of one element address: 56 bytes, more only for addresses with
+/// concurrent reads, strong accesses or releases.
+#[derive(Debug, Default)]
+pub(crate) struct Slot {
+    /// Last plain write.
+    write: Epoch,
+    /// Last plain read, or `PER_THREAD_READS`.
+    read: Epoch,
+    ext: Option<Box<Ext>>,
+}
+
+impl Slot {
+    /// Whether no access was ever recorded here.
+    pub fn is_untouched(&self) -> bool {
+        self.write.is_none() && self.read.is_none() && self.ext.is_none()
+    }
+
+    /// What releasing stores to this address published.
+    pub fn sync(&self) -> Option<&SyncSet> {
+        self.ext.as_ref().and_then(|e| e.sync.as_ref())
+    }
+
+    /// The publications of this address, to update.
+    pub fn sync_mut(&mut self) -> &mut Option<SyncSet> {
+        &mut self.ext.get_or_insert_with(Default::default).sync
+    }
+
+    /// A plain store: the address no longer carries a release.
+    pub fn end_release_sequence(&mut self) {
+        if let Some(e) = &mut self.ext {
+            e.sync = None;
+        }
+    }
+
+    /// Drops the extension when it holds nothing.
+    pub fn tidy(&mut self) {
+        if self.ext.as_ref().is_some_and(|e| e.reads.is_empty() && e.strong.is_empty() && e.sync.is_none()) {
+            self.ext = None;
+        }
+    }
+
+    /// Heap bytes held beyond the slot itself.
+    pub fn heap_bytes(&self) -> usize {
+        self.ext.as_ref().map_or(0, |e| {
+            size_of::<Ext>()
+                + e.reads.capacity() * (size_of::<(u32, Epoch)>() + 1)
+                + e.strong.capacity() * (size_of::<(u64, Epoch)>() + 1)
+                + e.sync.as_ref().map_or(0, SyncSet::bytes)
+        })
+    }
+
+    /// Checks the current access against the record, then records it. Returns an earlier access it
+    /// races with, if any.
+    pub fn access(&mut self, cur: &Cur<'_>) -> Option<Epoch> {
         let mut found = None;
-        let mut check = |a: &Acc| {
-            if found.is_none()
-                && let Some(why) = conflict(a, cur)
-            {
-                found = Some((*a, why));
-            }
-        };
-        if let Some(w) = &self.write {
-            check(w);
+        if !self.write.is_none() && cur.conflicts(&self.write) {
+            found = Some(self.write);
         }
-        if cur.acc.kind.writes() {
-            self.reads.iter().for_each(&mut check);
-        }
-        self.atomics.iter().for_each(&mut check);
-        let a = cur.acc;
-        match a.kind {
-            Kind::Read | Kind::VolatileRead | Kind::AcquireLoad => push_access(&mut self.reads, a),
-            Kind::Atomic(_) => push_access(&mut self.atomics, a),
-            Kind::Write | Kind::VolatileWrite | Kind::ReleaseStore => {
-                self.write = Some(a);
-                self.reads.clear();
-                self.atomics.clear();
+        if found.is_none() && cur.kind.writes() {
+            if self.read.code() == PER_THREAD_READS {
+                let ext = self.ext.as_ref().expect("per-thread reads live in the extension");
+                found = ext.reads.values().find(|e| cur.conflicts(e)).copied();
+            } else if !self.read.is_none() && cur.conflicts(&self.read) {
+                found = Some(self.read);
             }
         }
+        if found.is_none()
+            && let Some(ext) = &self.ext
+            && !ext.strong.is_empty()
+            && ext.summary.may_conflict(cur)
+        {
+            found = ext.strong.values().find(|e| cur.conflicts(e)).copied();
+        }
+        self.record(cur);
         found
     }
-}
 
-/// Where a racy address lives, for the report.
-pub(crate) struct Place {
-    pub space: SpaceKind,
-    pub addr: usize,
-    pub size: usize,
-    /// Base of the block's shared memory (shared space only).
-    pub shared_base: usize,
-}
-
-/// Races found in one launch.
-pub(crate) struct Findings {
-    kernel: String,
-    /// Races reported in full (all racy addresses are counted).
-    max: usize,
-    pub races: Vec<Race>,
-    pub racy_addresses: usize,
-    reported: std::collections::HashSet<(u8, usize, u32)>,
-}
-
-impl Findings {
-    pub fn new(kernel: &str, max: usize) -> Self {
-        Findings { kernel: kernel.to_string(), max, races: vec![], racy_addresses: 0, reported: Default::default() }
+    fn record(&mut self, cur: &Cur<'_>) {
+        let x = cur.x;
+        match cur.kind {
+            Kind::Write => {
+                // Everything recorded is ordered before this write, or raced with it (and is reported):
+                // whatever conflicts with an older access and is not ordered after it, conflicts with
+                // this write and is not ordered after it either.
+                self.write = x;
+                self.read = Epoch::default();
+                if let Some(ext) = &mut self.ext {
+                    ext.reads = Default::default();
+                    ext.strong = Default::default();
+                }
+            }
+            Kind::Read => self.record_read(cur),
+            k => {
+                let ext = self.ext.get_or_insert_with(Default::default);
+                ext.summary.add(cur, ext.strong.is_empty());
+                ext.strong.insert(strong_key(&x, k), x);
+            }
+        }
     }
 
-    /// Records the race between `first` and `second` at `place` (once per address and block).
-    pub fn record(&mut self, place: &Place, block: u32, first: Acc, second: Acc, why: String) {
-        // Shared addresses are per block; key them by block too.
-        let key = match place.space {
-            SpaceKind::Global => (0u8, place.addr, 0),
-            SpaceKind::Shared => (1u8, place.addr - place.shared_base, block),
-        };
-        if !self.reported.insert(key) {
-            return;
+    fn record_read(&mut self, cur: &Cur<'_>) {
+        let x = cur.x;
+        let old = self.read;
+        if old.code() == PER_THREAD_READS {
+            self.ext.as_mut().expect("per-thread reads live in the extension").reads.insert(x.gid, x);
+        } else if old.is_none() || old.gid == x.gid || cur.ordered(&old) {
+            // A later read that the older one happens before stands for both.
+            self.read = x;
+        } else {
+            let ext = self.ext.get_or_insert_with(Default::default);
+            ext.reads.insert(old.gid, old);
+            ext.reads.insert(x.gid, x);
+            self.read = Epoch { grid_kind: PER_THREAD_READS, ..Epoch::default() };
         }
-        self.racy_addresses += 1;
-        if self.races.len() >= self.max {
-            return;
-        }
-        let (buffer, index) = match place.space {
-            SpaceKind::Shared => ("shared".to_string(), (place.addr - place.shared_base) / place.size.max(1)),
-            SpaceKind::Global => lookup_buffer(place.addr),
-        };
-        let info = |a: Acc| AccessInfo {
-            thread: a.who,
-            kind: a.kind.name(),
-            site: format!("{}:{}:{}", a.site.file(), a.site.line(), a.site.column()),
-            barrier_interval: a.bepoch,
-            grid_interval: a.gepoch,
-        };
-        self.races.push(Race {
-            kernel: self.kernel.clone(),
-            space: place.space,
-            buffer,
-            index,
-            first: info(first),
-            second: info(second),
-            why,
-        });
     }
 }
 
-// ---- buffer names ---------------------------------------------------------------------------------
+// ---- explanations ---------------------------------------------------------------------------------
 
-struct Named {
-    name: String,
-    bytes: usize,
-    elem: usize,
+/// Why nothing orders `e` before the current access. `cut` holds the reasons of edges that a block
+/// scope cut (or that no fence acquired), if one of them would have ordered the two.
+pub(crate) fn explain(e: &Epoch, cur: &Cur<'_>, cut: Option<u8>) -> String {
+    let (ek, xk) = (e.kind(), cur.kind);
+    if ek.strong() && xk.strong() {
+        return strong_pair(ek, xk);
+    }
+    if let Some(why) = cut {
+        return cut_edges(why);
+    }
+    let eb = cur.block_of(e);
+    let x = &cur.x;
+    if eb != cur.block {
+        return "different blocks, and no grid barrier or release/acquire edge between the accesses".into();
+    }
+    if e.grid() != x.grid() || e.bar != x.bar {
+        return "no barrier or release/acquire edge between the accesses".into();
+    }
+    let (ra, rb) = (e.gid % cur.block_threads, x.gid % cur.block_threads);
+    if ra / 32 == rb / 32 {
+        format!(
+            "same warp (warp {}, lanes {} and {}), same barrier interval ({}): no __syncwarp() between the accesses",
+            ra / 32,
+            ra % 32,
+            rb % 32,
+            e.bar
+        )
+    } else {
+        format!("same block, same barrier interval ({}): no __syncthreads() between the accesses", e.bar)
+    }
 }
 
-static BUFFERS: Mutex<BTreeMap<usize, Named>> = Mutex::new(BTreeMap::new());
-
-pub(crate) fn register_buffer(name: &str, base: usize, bytes: usize, elem: usize) -> super::BufferName {
-    let mut m = BUFFERS.lock().unwrap_or_else(|e| e.into_inner());
-    m.insert(base, Named { name: name.to_string(), bytes, elem });
-    super::BufferName { base }
-}
-
-pub(crate) fn unregister_buffer(base: usize) {
-    let mut m = BUFFERS.lock().unwrap_or_else(|e| e.into_inner());
-    m.remove(&base);
-}
-
-fn lookup_buffer(addr: usize) -> (String, usize) {
-    let m = BUFFERS.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((&base, n)) = m.range(..=addr).next_back()
-        && addr < base + n.bytes.max(1)
+/// Two strong accesses that are not morally strong: a block scope across blocks.
+fn strong_pair(a: Kind, b: Kind) -> String {
+    if matches!(a, Kind::Atomic(ScopeKind::Block)) || matches!(b, Kind::Atomic(ScopeKind::Block)) {
+        return "a block-scoped atomic (.cta) is atomic only among threads of one block, and these threads are in \
+                different blocks: use device scope"
+            .into();
+    }
+    let what = if matches!(a, Kind::ReleaseStore(ScopeKind::Block)) || matches!(b, Kind::ReleaseStore(ScopeKind::Block))
     {
-        return (n.name.clone(), (addr - base) / n.elem.max(1));
+        "release store (st.release.cta)"
+    } else {
+        "acquire load (ld.acquire.cta)"
+    };
+    format!(
+        "a block-scoped {what} synchronises only threads of one block, and these threads are in different blocks: \
+         use device scope (store_release / load_acquire at Device scope)"
+    )
+}
+
+/// The release→acquire edges that were cut, with the scope used and the scope needed.
+fn cut_edges(why: u8) -> String {
+    const FLAG: u8 = cut::FLAG_WRITE | cut::FLAG_READ;
+    const PARTS: [(u8, &str, &str); 7] = [
+        (
+            cut::REL_FENCE,
+            "released with a block-scope fence (fence.sc.cta, __threadfence_block)",
+            "__threadfence (fence.sc.gpu)",
+        ),
+        (
+            cut::REL_STORE,
+            "released with a block-scope release store (st.release.cta)",
+            "store_release at Device scope (st.release.gpu)",
+        ),
+        (
+            FLAG,
+            "the flag or lock word was written and read with block-scope atomics (atom.cta)",
+            "Device-scope atomics on it (atom.gpu)",
+        ),
+        (
+            cut::FLAG_WRITE,
+            "the flag or lock word was written with a block-scope atomic (atom.cta)",
+            "Device-scope atomics on it (atom.gpu)",
+        ),
+        (
+            cut::FLAG_READ,
+            "the flag or lock word was read with a block-scope atomic (atom.cta)",
+            "Device-scope atomics on it (atom.gpu)",
+        ),
+        (
+            cut::ACQ_LOAD,
+            "acquired with a block-scope acquire load (ld.acquire.cta)",
+            "load_acquire at Device scope (ld.acquire.gpu)",
+        ),
+        (
+            cut::ACQ_FENCE,
+            "acquired with a block-scope fence (fence.sc.cta, __threadfence_block)",
+            "__threadfence (fence.sc.gpu)",
+        ),
+    ];
+    let mut used = Vec::new();
+    let mut needed: Vec<&str> = Vec::new();
+    let mut seen = 0;
+    for (bits, u, n) in PARTS {
+        if why & bits == bits && seen & bits == 0 {
+            seen |= bits;
+            used.push(u);
+            if !needed.contains(&n) {
+                needed.push(n);
+            }
+        }
     }
-    (format!("{addr:#x}"), 0)
+    let mut s = String::new();
+    if !used.is_empty() {
+        s = format!(
+            "{}, but the threads are in different blocks: a block-scope (.cta) operation orders memory only among \
+             threads of one block; needs device scope: {}",
+            used.join(" and "),
+            needed.join(", ")
+        );
+    }
+    if why & cut::NO_ACQ_FENCE != 0 {
+        if !s.is_empty() {
+            s.push_str("; also, ");
+        }
+        s.push_str(
+            "a strong load observed the release, but no fence followed the load: nothing acquired it (add \
+             __threadfence() after the load, or use load_acquire)",
+        );
+    }
+    s
 }

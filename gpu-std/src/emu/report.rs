@@ -90,6 +90,42 @@ impl fmt::Display for Race {
     }
 }
 
+/// A read of shared memory that no thread of the block had written in the launch (on a GPU its value
+/// is whatever an earlier block left there).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UninitRead {
+    pub kernel: String,
+    /// The reading thread (its block is the block whose shared memory was read).
+    pub thread: ThreadId,
+    /// `read`, `volatile read`, `atomic (block)`, ...
+    pub kind: &'static str,
+    /// Element index in the block's shared memory (the byte offset divided by the access size).
+    pub index: usize,
+    /// Byte offset in the block's shared memory, and bytes read.
+    pub offset: usize,
+    pub size: usize,
+    /// `file:line:column` in the kernel source.
+    pub site: String,
+}
+
+impl fmt::Display for UninitRead {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "uninitialised read in kernel `{}` of shared memory of block {}, element [{}] (bytes {}..{}): {} by {} at \
+             {}, but no thread of the block wrote it in this launch",
+            self.kernel,
+            triple(self.thread.block),
+            self.index,
+            self.offset,
+            self.offset + self.size,
+            self.kind,
+            self.thread,
+            self.site
+        )
+    }
+}
+
 /// The result of a launch that ran to completion.
 #[derive(Clone, Debug, Default)]
 pub struct Outcome {
@@ -97,6 +133,16 @@ pub struct Outcome {
     pub races: Vec<Race>,
     /// Number of distinct racy addresses.
     pub racy_addresses: usize,
+    /// Up to `Options::max_race_reports` reads of uninitialised shared memory, one per element and
+    /// block, in the order found.
+    pub uninit_reads: Vec<UninitRead>,
+    /// Number of distinct shared elements (per block) read before any thread of the block wrote them.
+    pub uninit_elements: usize,
+    /// Bytes of shadow memory the race detector used (records of global memory, and of every block's
+    /// shared memory); 0 without the detector.
+    pub shadow_bytes: usize,
+    /// Element addresses the race detector kept a record of (global, and shared per block).
+    pub touched_addresses: usize,
     /// Scheduler steps (context switches) the launch took.
     pub steps: u64,
     /// Threads that ran.

@@ -4,15 +4,17 @@
 //! thread able to make progress, a spin loop without progress, the time limit).
 
 use super::barrier::Bar;
+use super::clock::ThreadClock;
 use super::collectives::{Coll, CollKind};
-use super::race::{self, Findings, Pos, ThreadClock};
+use super::findings::Findings;
 use super::report::{EmuError, ThreadId};
+use super::shadow::Shadow;
+use super::tracking::BlockShadow;
 use super::{LaunchConfig, Options};
 use crate::Dim3;
 use crate::Site;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::Instant;
 
@@ -69,7 +71,7 @@ pub(crate) struct EBlock {
     pub(super) bar: Bar,
     pub epoch: u32,
     pub(super) warps: Vec<Vec<Coll>>,
-    pub shadow: HashMap<usize, race::Cell>,
+    pub shadow: BlockShadow,
 }
 
 pub(crate) struct State {
@@ -85,7 +87,7 @@ pub(crate) struct State {
     pub(super) grid_site: Option<Site>,
     pub grid_epoch: u32,
     pub error: Option<EmuError>,
-    pub global_shadow: HashMap<usize, race::Cell>,
+    pub global_shadow: Shadow,
     pub findings: Findings,
     pub polls: u64,
     pub steps: u64,
@@ -223,11 +225,6 @@ pub(super) fn schedule(
 }
 
 impl State {
-    pub fn pos_of(&self, t: usize) -> Pos {
-        let th = &self.threads[t];
-        Pos { gid: th.gid, block: self.blocks[th.block].linear, bepoch: th.bepoch, gepoch: th.gepoch }
-    }
-
     pub fn tid(&self, t: usize) -> ThreadId {
         let th = &self.threads[t];
         ThreadId::new(self.blocks[th.block].idx, th.tid)

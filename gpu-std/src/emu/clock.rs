@@ -1,0 +1,399 @@
+//! Happens-before knowledge of the race detector: sparse vector clocks, what each thread and each
+//! block has acquired, and what a release publishes — with the scope of every fence and
+//! release/acquire operation.
+//!
+//! A clock has two kinds of component. `thread_key(g)` holds a release count of thread `g`: knowing
+//! `n` means knowing every access that thread made before its `n`-th release (fence, release store,
+//! warp barrier). `block_key(b)` holds a block-barrier count of block `b`: knowing `n` means knowing
+//! every access of every thread of that block made before the block's `n`-th barrier. A block barrier
+//! is therefore one component, not a join per thread; the grid barrier needs none at all (every thread
+//! of a cooperative launch passes it together, so each access records its grid interval instead).
+//!
+//! Scopes: a release→acquire edge exists only between threads inside the scope of every operation
+//! that makes it — the release fence or release store, the flag store, the flag load, the acquire fence
+//! or acquire load. `.cta` covers the threads of one block; `.gpu` and `.sys` every thread of a launch.
+//! Edges that a block scope cut are kept aside as a *hint* (with the reasons), so that a race report can
+//! say which scope was used and which was needed.
+
+use super::race::Kind;
+use crate::atomic::ScopeKind;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::rc::Rc;
+
+/// A multiplicative hasher for integer keys: fast, and deterministic, so that a schedule seed replays
+/// the same reports.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct IntHasher(u64);
+
+impl Hasher for IntHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.add(b as u64);
+        }
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.add(v as u64)
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.add(v)
+    }
+    fn write_usize(&mut self, v: usize) {
+        self.add(v as u64)
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+impl IntHasher {
+    #[inline]
+    fn add(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+/// A hash map with integer keys and [`IntHasher`].
+pub(crate) type IntMap<K, V> = HashMap<K, V, BuildHasherDefault<IntHasher>>;
+
+const BLOCK_KEY: u64 = 1 << 32;
+
+/// The clock component of thread `gid` (global rank).
+pub(crate) fn thread_key(gid: u32) -> u64 {
+    gid as u64
+}
+
+/// The clock component of the barriers of block `block` (linear index).
+pub(crate) fn block_key(block: u32) -> u64 {
+    BLOCK_KEY | block as u64
+}
+
+/// Sparse vector clock (see the module docs for its components).
+#[derive(Clone, Default, Debug)]
+pub(crate) struct Clock(IntMap<u64, u32>);
+
+impl Clock {
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+    pub fn clear(&mut self) {
+        self.0.clear()
+    }
+    fn get(&self, k: u64) -> u32 {
+        self.0.get(&k).copied().unwrap_or(0)
+    }
+    pub fn raise(&mut self, k: u64, v: u32) {
+        let e = self.0.entry(k).or_insert(0);
+        *e = (*e).max(v);
+    }
+    pub fn join(&mut self, other: &Clock) {
+        for (&k, &v) in &other.0 {
+            self.raise(k, v);
+        }
+    }
+    /// Whether this knowledge covers an access made by thread `gid` of block `block` with release
+    /// count `rel` after `bar` barriers of its block.
+    pub fn covers(&self, gid: u32, rel: u32, block: u32, bar: u32) -> bool {
+        !self.0.is_empty() && (self.get(thread_key(gid)) > rel || self.get(block_key(block)) > bar)
+    }
+    /// Whether this knowledge covers every access of block `block` made before its barrier `bar + 1`.
+    pub fn covers_block(&self, block: u32, bar: u32) -> bool {
+        !self.0.is_empty() && self.get(block_key(block)) > bar
+    }
+}
+
+/// Whether an operation at `scope` reaches threads of other blocks (`.gpu`, `.sys`) rather than only
+/// its own block (`.cta`).
+pub(crate) fn wide(scope: ScopeKind) -> bool {
+    scope != ScopeKind::Block
+}
+
+/// Why a release→acquire edge did not form: each bit names one block-scope operation of the pattern
+/// (or a missing acquire).
+pub(crate) mod cut {
+    /// The release fence before the flag store was `fence.sc.cta` (`__threadfence_block`).
+    pub const REL_FENCE: u8 = 1;
+    /// The release store was `st.release.cta`.
+    pub const REL_STORE: u8 = 2;
+    /// The flag (or lock) was written by a block-scope atomic.
+    pub const FLAG_WRITE: u8 = 4;
+    /// The flag (or lock) was read by a block-scope atomic.
+    pub const FLAG_READ: u8 = 8;
+    /// The acquire load was `ld.acquire.cta`.
+    pub const ACQ_LOAD: u8 = 16;
+    /// The acquire fence after the flag load was `fence.sc.cta`.
+    pub const ACQ_FENCE: u8 = 32;
+    /// The flag was observed, but no fence followed the load before a block barrier.
+    pub const NO_ACQ_FENCE: u8 = 64;
+}
+
+/// Edges that were cut (by a block scope, or by a missing acquire fence), and why.
+#[derive(Clone, Default, Debug)]
+pub(crate) struct Hint {
+    pub clock: Clock,
+    pub why: u8,
+}
+
+fn add_hint(h: &mut Option<Box<Hint>>, clock: &Clock, why: u8) {
+    let h = h.get_or_insert_with(Default::default);
+    h.clock.join(clock);
+    h.why |= why;
+}
+
+fn join_hint(into: &mut Option<Box<Hint>>, from: Option<Box<Hint>>) {
+    if let Some(f) = from {
+        match into {
+            None => *into = Some(f),
+            Some(h) => {
+                h.clock.join(&f.clock);
+                h.why |= f.why;
+            }
+        }
+    }
+}
+
+/// Where a thread stands, as a release records it: identity, block and block-barrier interval.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Pos {
+    pub gid: u32,
+    pub block: u32,
+    pub bepoch: u32,
+}
+
+/// One release, as published through a flag: its knowledge, the releasing block, and whether every
+/// operation on the release side was at device or system scope (`wide`) or some was block-scoped.
+#[derive(Clone, Debug)]
+struct Published {
+    block: u32,
+    wide: bool,
+    /// [`cut`] bits of the block-scoped operations on the release side.
+    why: u8,
+    clock: Rc<Clock>,
+}
+
+/// What the stores to one address published, per releasing block and scope class. Read-modify-writes
+/// extend the release sequence (their releases join the set); other stores replace it.
+#[derive(Clone, Default, Debug)]
+pub(crate) struct SyncSet {
+    items: Vec<Published>,
+}
+
+impl SyncSet {
+    fn add(&mut self, p: Published) {
+        match self.items.iter_mut().find(|q| q.block == p.block && q.wide == p.wide) {
+            Some(q) => {
+                if !Rc::ptr_eq(&q.clock, &p.clock) {
+                    Rc::make_mut(&mut q.clock).join(&p.clock);
+                }
+                q.why |= p.why;
+            }
+            None => self.items.push(p),
+        }
+    }
+    /// Heap bytes held (for the shadow-memory total).
+    pub fn bytes(&self) -> usize {
+        self.items.capacity() * size_of::<Published>()
+    }
+}
+
+/// What a block's threads acquired as a whole: everything a thread had acquired when it passed a
+/// block barrier is known to every thread of the block after it.
+#[derive(Default, Debug)]
+pub(crate) struct BlockClock {
+    acq: Clock,
+    hint: Option<Box<Hint>>,
+}
+
+impl BlockClock {
+    /// At a completed block barrier: takes over what thread `t` acquired (and its hints).
+    pub fn absorb(&mut self, t: &mut ThreadClock) {
+        if !t.acq.is_empty() {
+            self.acq.join(&t.acq);
+            t.acq.clear();
+        }
+        join_hint(&mut self.hint, t.hint.take());
+        // An observed release that no fence acquired before the barrier: not an edge, but a hint.
+        for p in [&t.pending_local, &t.pending_wide] {
+            if !p.is_empty() {
+                add_hint(&mut self.hint, p, cut::NO_ACQ_FENCE);
+            }
+        }
+    }
+    /// At a completed grid barrier: everything known was before it, which grid intervals order.
+    pub fn clear(&mut self) {
+        self.acq.clear();
+        self.hint = None;
+    }
+}
+
+/// Synchronisation state of one thread.
+#[derive(Default, Debug)]
+pub(crate) struct ThreadClock {
+    /// Release count: incremented by every release (fence, release store, warp barrier); accesses
+    /// record the current value.
+    pub rel: u32,
+    /// Releases of other threads this thread acquired (since its block's last barrier).
+    acq: Clock,
+    /// Releases observed by strong loads from the thread's own block, acquired at its next fence.
+    pending_local: Clock,
+    /// Releases observed from other blocks (device or system scope throughout), acquired at its next
+    /// device- or system-scope fence.
+    pending_wide: Clock,
+    /// What a store after this thread's last fence publishes, and that fence's scope.
+    fence: Option<(Rc<Clock>, ScopeKind)>,
+    /// Edges cut by a block scope (or never acquired), for race explanations.
+    hint: Option<Box<Hint>>,
+    /// A load cut an edge since the thread's last fence (which, if block-scoped, is cut too).
+    fresh_cut: bool,
+}
+
+/// What the thread making an access knows: its own acquisitions and its block's.
+#[derive(Clone, Copy)]
+pub(crate) struct Knows<'a> {
+    own: &'a Clock,
+    block: &'a Clock,
+}
+
+impl Knows<'_> {
+    /// Whether an access of thread `gid` (block `block`, release count `rel`, `bar` barriers) is known.
+    #[inline]
+    pub fn covers(&self, gid: u32, rel: u32, block: u32, bar: u32) -> bool {
+        self.own.covers(gid, rel, block, bar) || self.block.covers(gid, rel, block, bar)
+    }
+    /// Whether every access of block `block` before its barrier `bar + 1` is known.
+    pub fn covers_block(&self, block: u32, bar: u32) -> bool {
+        self.own.covers_block(block, bar) || self.block.covers_block(block, bar)
+    }
+}
+
+/// The cut edges a thread and its block know of, for explanations.
+pub(crate) fn hint_for(t: &ThreadClock, b: &BlockClock, gid: u32, rel: u32, block: u32, bar: u32) -> Option<u8> {
+    let mut why = 0;
+    for h in [&t.hint, &b.hint].into_iter().flatten() {
+        if h.clock.covers(gid, rel, block, bar) {
+            why |= h.why;
+        }
+    }
+    for p in [&t.pending_local, &t.pending_wide] {
+        if p.covers(gid, rel, block, bar) {
+            why |= cut::NO_ACQ_FENCE;
+        }
+    }
+    (why != 0).then_some(why)
+}
+
+impl ThreadClock {
+    pub fn knows<'a>(&'a self, block: &'a BlockClock) -> Knows<'a> {
+        Knows { own: &self.acq, block: &block.acq }
+    }
+
+    /// A release by the thread at `p`: everything it did before now, and everything it knows, becomes
+    /// visible to whoever acquires the snapshot.
+    fn release(&mut self, p: Pos, block: &BlockClock) -> Rc<Clock> {
+        self.rel += 1;
+        let mut snap = self.acq.clone();
+        snap.join(&block.acq);
+        snap.raise(thread_key(p.gid), self.rel);
+        if p.bepoch > 0 {
+            snap.raise(block_key(p.block), p.bepoch);
+        }
+        Rc::new(snap)
+    }
+
+    /// A fence at `scope`: acquires what earlier strong loads observed (from other blocks only at
+    /// device or system scope), then releases.
+    pub fn fence(&mut self, p: Pos, scope: ScopeKind, block: &BlockClock) {
+        if !self.pending_local.is_empty() {
+            self.acq.join(&self.pending_local);
+            self.pending_local.clear();
+        }
+        if wide(scope) {
+            if !self.pending_wide.is_empty() {
+                self.acq.join(&self.pending_wide);
+                self.pending_wide.clear();
+            }
+        } else {
+            if !self.pending_wide.is_empty() {
+                add_hint(&mut self.hint, &self.pending_wide, cut::ACQ_FENCE);
+            }
+            if let Some(h) = self.hint.as_mut().filter(|_| self.fresh_cut) {
+                h.why |= cut::ACQ_FENCE;
+            }
+        }
+        self.fresh_cut = false;
+        self.fence = Some((self.release(p, block), scope));
+    }
+
+    /// A warp barrier among lanes: each lane releases; returns what the lane contributes to all.
+    pub fn warp_release(&mut self, gid: u32, into: &mut Clock) {
+        self.rel += 1;
+        into.join(&self.acq);
+        into.raise(thread_key(gid), self.rel);
+    }
+
+    /// A warp barrier among lanes: the lane acquires what every lane contributed.
+    pub fn warp_acquire(&mut self, all: &Clock) {
+        self.acq.join(all);
+    }
+
+    /// A strong load of `kind` by this thread (block `me`) observed what `sync` published: an acquire
+    /// load acquires it now, a volatile load or an atomic holds it until the next fence. Releases from
+    /// other blocks count only when every operation of the pattern has device or system scope.
+    pub fn observe(&mut self, sync: &SyncSet, me: u32, kind: Kind) {
+        let acquire_now = matches!(kind, Kind::AcquireLoad(_));
+        let load_wide = wide(kind.scope());
+        let load_cut = match kind {
+            _ if load_wide => 0,
+            Kind::AcquireLoad(_) => cut::ACQ_LOAD,
+            _ => cut::FLAG_READ,
+        };
+        for item in &sync.items {
+            let target = if item.block == me {
+                if acquire_now { &mut self.acq } else { &mut self.pending_local }
+            } else if item.wide && load_wide {
+                if acquire_now { &mut self.acq } else { &mut self.pending_wide }
+            } else {
+                add_hint(&mut self.hint, &item.clock, item.why | load_cut);
+                self.fresh_cut = !acquire_now;
+                continue;
+            };
+            target.join(&item.clock);
+        }
+    }
+
+    /// The store part of a strong access of `kind` to an address whose publications are `sync`: a
+    /// release store publishes a new release, a read-modify-write after a fence adds that fence's release
+    /// to the release sequence, a volatile store replaces it with its fence's release, if any. (A plain
+    /// store ends the sequence; it publishes nothing.)
+    pub fn publish(&mut self, p: Pos, kind: Kind, block: &BlockClock, sync: &mut Option<SyncSet>) {
+        match kind {
+            Kind::ReleaseStore(s) => {
+                let clock = self.release(p, block);
+                let (wide, why) = if wide(s) { (true, 0) } else { (false, cut::REL_STORE) };
+                *sync = Some(SyncSet { items: vec![Published { block: p.block, wide, why, clock }] });
+            }
+            Kind::Atomic(s) => {
+                if let Some((clock, fs)) = &self.fence {
+                    let why = if wide(*fs) { 0 } else { cut::REL_FENCE } | if wide(s) { 0 } else { cut::FLAG_WRITE };
+                    let item = Published { block: p.block, wide: why == 0, why, clock: clock.clone() };
+                    sync.get_or_insert_with(Default::default).add(item);
+                }
+            }
+            Kind::VolatileWrite => {
+                *sync = self.fence.as_ref().map(|(clock, fs)| {
+                    let why = if wide(*fs) { 0 } else { cut::REL_FENCE };
+                    SyncSet { items: vec![Published { block: p.block, wide: why == 0, why, clock: clock.clone() }] }
+                });
+            }
+            Kind::Write | Kind::Read | Kind::VolatileRead | Kind::AcquireLoad(_) => {}
+        }
+    }
+
+    /// At a completed grid barrier: everything known was before it.
+    pub fn clear(&mut self) {
+        self.acq.clear();
+        self.pending_local.clear();
+        self.pending_wide.clear();
+        self.hint = None;
+    }
+}
