@@ -10,9 +10,10 @@ use std::process::ExitCode;
 const USAGE: &str = "\
 usage:
   host list
-  host run <example>...|all [--n N] [--seed S] [--device auto|gpu|emu] [--json] [-v]
+  host run [<example>...|all] [--n N] [--seed S] [--device auto|gpu|emu] [--json] [-v]
                             [--schedule-seed S] [--schedules K] [--reps R] [--max-n N]
 
+  <example>...       the examples to run (`host list` names them); none, or `all`: every example
   --n N              run at this size only (default: each example's test sizes)
   --seed S           seed of the random inputs (default 42)
   --device D         auto (GPU if present, else the emulator), gpu, emu (default auto)
@@ -65,7 +66,7 @@ fn parse(args: &[String]) -> Result<RunRequest> {
         }
     }
     if req.examples.is_empty() {
-        bail!("name an example or `all`\n{USAGE}");
+        req.examples.push("all".into());
     }
     Ok(req)
 }
@@ -136,8 +137,10 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("list") => {
+            println!("{:>2}  {:<22} {:<34} what it shows", "#", "example", "chapter section");
             for e in examples::ALL {
-                println!("{:<22} {}", e.name, e.about);
+                let row = e.row.map_or("-".to_string(), |r| r.to_string());
+                println!("{row:>2}  {:<22} {:<34} {}", e.name, e.section, e.about);
             }
             Ok(true)
         }
