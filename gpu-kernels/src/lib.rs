@@ -8,14 +8,22 @@
 //! every kernel runs on `gpu_std::emu`.
 #![cfg_attr(target_arch = "nvptx64", no_std, feature(abi_gpu_kernel))]
 
+pub mod atomic_add_f64;
+pub mod atomic_tour;
 pub mod block_reduce_demo;
+pub mod divergence;
 pub mod divergent_barrier;
+pub mod fp_determinism;
 pub mod grid_sync;
+pub mod histogram_global;
 pub mod histogram_privatised;
 pub mod lost_update;
 pub mod primitives;
 pub mod producer_consumer;
 pub mod reduce_sum;
+pub mod running_max;
 pub mod spinlock;
+pub mod stencil;
+pub mod sync_variants;
 pub mod tile_reduce;
 pub mod warp_reduce;

@@ -2,10 +2,12 @@
 //!
 //! `bin = bin + 1` is a load, an add and a store. Two threads that load the same old value both store
 //! old + 1, and one count is lost — silently: the kernel reports success. [`histogram_racy`] shows it;
-//! [`histogram_global`], the chapter's §5.5.1 kernel, makes each increment one atomic operation.
+//! [`histogram_global`], the chapter's §5.5.1 kernel (in `histogram_global`, re-exported here), makes
+//! each increment one atomic operation.
 //!
 //! Decision procedure (§5.7): many threads write each bin → atomics (or privatisation, see
 //! `histogram_privatised`).
+pub use crate::histogram_global::histogram_global;
 use gpu_std::{Global, GlobalMut, kernel, thread};
 
 /// Threads per block.
@@ -19,16 +21,6 @@ kernel! {
             let bin = data.get(i) as usize;
             let old = hist.get(bin);
             hist.set(bin, old + 1);
-        }
-    }
-}
-
-kernel! {
-    /// The chapter's global-memory histogram: one `atomicAdd` per element.
-    pub fn histogram_global(data: Global<u8>, hist: GlobalMut<u32>) {
-        let i = thread::global_index_x();
-        if i < data.len() {
-            hist.atomic(data.get(i) as usize).fetch_add(1);
         }
     }
 }

@@ -4,6 +4,7 @@ pub mod device;
 pub mod examples;
 #[cfg(feature = "cuda")]
 mod gpu;
+pub mod models;
 pub mod report;
 pub mod run;
 pub mod sanitize;

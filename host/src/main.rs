@@ -46,8 +46,8 @@ struct SanitizeArgs {
 
 #[derive(Args, Debug)]
 struct RunArgs {
-    /// Examples to run (`all` for every one).
-    #[arg(required = true, value_parser = example_names())]
+    /// Examples to run (`host list` names them); none, or `all`, runs every example.
+    #[arg(value_parser = example_names())]
     examples: Vec<String>,
     /// Run at this size only (default: each example's test sizes).
     #[arg(long, value_name = "N")]
@@ -95,7 +95,7 @@ fn example_names() -> clap::builder::PossibleValuesParser {
 impl RunArgs {
     fn into_request(self) -> RunRequest {
         RunRequest {
-            examples: self.examples,
+            examples: if self.examples.is_empty() { vec!["all".into()] } else { self.examples },
             n: self.n,
             seed: self.seed,
             device: match self.device {
@@ -180,8 +180,10 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::List => {
+            println!("{:>2}  {:<22} {:<34} what it shows", "#", "example", "chapter section");
             for e in examples::ALL {
-                println!("{:<22} {}", e.name, e.about);
+                let row = e.row.map_or("-".to_string(), |r| r.to_string());
+                println!("{row:>2}  {:<22} {:<34} {}", e.name, e.section, e.about);
             }
             Ok(true)
         }

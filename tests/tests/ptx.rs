@@ -246,9 +246,52 @@ fn every_kernel_is_an_entry() {
         "prim_message",
         "prim_grid_sync",
         "prim_tile",
+        "stencil_tile",
+        "stencil_halo",
+        "stencil_no_barrier",
+        "atomic_add_double_cas",
+        "atomic_add_double_native",
+        "histogram_global",
+        "branch_by_thread",
+        "branch_by_block",
+        "conditional_add",
+        "conditional_add_unguarded",
+        "sum_atomic",
+        "sum_tree",
+        "running_max_i32",
+        "running_min_i32",
+        "countdown_sub_i32",
+        "running_max_f32_bits",
+        "running_max_f32_cas",
+        "atomic_tour_i32",
+        "atomic_tour_u32",
+        "atomic_tour_u64",
+        "atomic_tour_f32",
+        "atomic_tour_f64",
+        "sync_variants",
     ] {
         assert!(ptx.contains(&format!(".entry {k}(")), "no .entry {k}");
     }
+}
+
+#[test]
+fn float_kernels_checked_bit_exactly_round_every_operation() {
+    // `divergence` and `stencil` compare the GPU's floats with the CPU's (bit for bit, or within the
+    // rounding of each operation): every multiply and add must be its own correctly rounded
+    // instruction (`mul.rn`, `add.rn`, which ptxas may not fuse), never an FMA the CPU does not do.
+    let kernels = entries(&ptx_text());
+    for k in ["branch_by_thread", "branch_by_block", "stencil_tile", "stencil_halo", "conditional_add"] {
+        let body = kernels.get(k).unwrap_or_else(|| panic!("no .entry {k}"));
+        assert!(!body.contains("fma."), "{k}: an FMA the CPU reference does not perform");
+        for op in ["add.f32", "sub.f32", "mul.f32"] {
+            assert!(
+                !body.split(' ').any(|t| t == op),
+                "{k}: `{op}` may be contracted by ptxas; the reference assumes `.rn`"
+            );
+        }
+    }
+    let branch = &kernels["branch_by_thread"];
+    assert!(branch.contains("mul.rn.f32") && branch.contains("add.rn.f32"), "branch_by_thread: no rounded mul/add");
 }
 
 /// The lines of the `.entry` named `name`.

@@ -12,8 +12,11 @@ use crate::workspace::{DEFAULT_KERNEL_PACKAGE, KernelCrate, Workspace};
 
 /// Cargo feature of `host` and `tests` that links the CUDA driver API.
 pub const CUDA_FEATURE: &str = "cuda";
-/// Host command line of `cargo xtask run`; the user's arguments follow it.
-const HOST_RUN_ARGS: [&str; 2] = ["run", "all"];
+/// The host command line of `cargo xtask run ARGS...`: `host run ARGS...`. The host runs the examples
+/// the arguments name, or every example when they name none.
+fn host_run_args(host_args: &[String]) -> Vec<String> {
+    std::iter::once("run".to_string()).chain(host_args.iter().cloned()).collect()
+}
 
 /// How this machine will run kernels.
 struct Backend {
@@ -62,7 +65,8 @@ impl Backend {
     }
 }
 
-/// `cargo xtask run [ARGS...]`: builds gpu-kernels' PTX, then `host run all ARGS...`.
+/// `cargo xtask run [EXAMPLE...] [OPTIONS...]`: builds gpu-kernels' PTX, then
+/// `host run [EXAMPLE...] [OPTIONS...]` — the named examples, or all of them.
 pub fn run(root: &Path, host_args: &[String]) -> Result<()> {
     let backend = Backend::detect(root)?;
     let arch = backend.arch();
@@ -76,7 +80,7 @@ pub fn run(root: &Path, host_args: &[String]) -> Result<()> {
     if backend.gpu() {
         cmd.args(["--features", CUDA_FEATURE]);
     }
-    cmd.arg("--").args(HOST_RUN_ARGS).args(host_args);
+    cmd.arg("--").args(host_run_args(host_args));
     backend.configure(&mut cmd, &[(&krate, ptx)]);
     run_inherit(&mut cmd).map_err(|e| Error::new(format!("run: {e}")))
 }
@@ -293,6 +297,16 @@ pub fn test(root: &Path, allow_skip: bool) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn run_passes_the_named_examples_only() {
+        let args = |a: &[&str]| host_run_args(&a.iter().map(|s| s.to_string()).collect::<Vec<_>>()).join(" ");
+        assert_eq!(args(&["warp_reduce"]), "run warp_reduce");
+        assert_eq!(args(&["stencil", "divergence", "--n", "33"]), "run stencil divergence --n 33");
+        // No example named: the host runs them all.
+        assert_eq!(args(&["--device", "emu"]), "run --device emu");
+        assert_eq!(args(&[]), "run");
+    }
 
     #[test]
     fn test_result_lines_are_summed() {

@@ -34,9 +34,10 @@ commands:
       registers, spill stores/loads, stack frame, static shared memory and barriers per kernel.
       Fails on any ptxas error or register spill. Without ptxas it fails with exit code 3 unless
       --allow-skip is given.
-  run [ARGS...]
-      build-ptx, then `host run all ARGS...` on the GPU when an NVIDIA driver is found (host built
-      with the `cuda` feature), else on the CPU SIMT emulator.
+  run [EXAMPLE...] [OPTIONS...]
+      build-ptx, then `host run EXAMPLE... OPTIONS...` — the named examples, or every example when
+      none is named — on the GPU when an NVIDIA driver is found (host built with the `cuda` feature),
+      else on the CPU SIMT emulator.
   test [--allow-skip]
       build-ptx and check-ptx for every kernel crate, fmt, clippy, then `cargo test` of gpu-std, every
       kernel crate, host, tests and xtask (with the `cuda` feature when an NVIDIA driver is found).

@@ -5,15 +5,23 @@ use crate::report::ExampleResult;
 use anyhow::{Result, bail};
 use gpu_std::Kernel;
 
+pub mod atomic_add_f64;
+pub mod atomic_tour;
 pub mod block_reduce_demo;
+pub mod divergence;
 pub mod divergent_barrier;
+pub mod fp_determinism;
 pub mod grid_sync;
+pub mod histogram_global;
 pub mod histogram_privatised;
 pub mod lost_update;
 pub mod primitives;
 pub mod producer_consumer;
 pub mod reduce_sum;
+pub mod running_max;
 pub mod spinlock;
+pub mod stencil;
+pub mod sync_variants;
 pub mod tile_reduce;
 pub mod warp_reduce;
 
@@ -26,9 +34,15 @@ pub struct RunParams {
     pub reps: usize,
 }
 
-/// An example: its name, what it shows, its test sizes, and its runner.
+/// An example: its name, where it comes from, what it shows, its test sizes, and its runner.
 pub struct Example {
     pub name: &'static str,
+    /// Its row in the chapter's catalogue of examples (1..=18); `None` for `primitives`, which checks
+    /// the device layer itself.
+    pub row: Option<u32>,
+    /// Where in the chapter it comes from: `§5.x` of the chapter text (001), `ex. k` of its
+    /// exercises, or the code samples `000` / `002` by the name they use.
+    pub section: &'static str,
     pub about: &'static str,
     /// Sizes `host run` uses when no `--n` is given: on a GPU, and on the emulator.
     pub gpu_sizes: &'static [usize],
@@ -41,79 +55,174 @@ pub const GPU_SIZES: &[usize] = &[1, 7, 31, 33, 255, 257, (1 << 20) + 1];
 /// The same edge cases plus a few thousand elements: what the emulator checks in seconds.
 pub const EMU_SIZES: &[usize] = &[1, 7, 31, 33, 255, 257, 4097];
 
+/// Every example, in the order of the chapter's catalogue (then `primitives`).
 pub const ALL: &[Example] = &[
     Example {
+        name: "stencil",
+        row: Some(1),
+        section: "§5.3; 000 tile",
+        about: "shared tile + __syncthreads, 0.25/0.5/0.25 (tile edges read 0, as written); halo version = global stencil; no-barrier variant is a race",
+        gpu_sizes: &[1, 7, 31, 33, 255, 256, 257, 1 << 20, (1 << 20) + 1],
+        emu_sizes: EMU_SIZES,
+        run: stencil::run,
+    },
+    Example {
         name: "warp_reduce",
-        about: "per-warp sums with shfl.sync.down (002 warpReduce, 000 warpReduceSum)",
+        row: Some(2),
+        section: "002 warpReduce; 000 warpReduceSum",
+        about: "per-warp sums with shfl.sync.down",
         gpu_sizes: GPU_SIZES,
         emu_sizes: EMU_SIZES,
         run: warp_reduce::run,
     },
     Example {
+        name: "block_reduce_demo",
+        row: Some(3),
+        section: "§5.3",
+        about: "one shared slot per thread, barrier, thread 0 sums; the no-barrier variant is a race",
+        gpu_sizes: GPU_SIZES,
+        emu_sizes: EMU_SIZES,
+        run: block_reduce_demo::run,
+    },
+    Example {
         name: "reduce_sum",
-        about: "grid-stride + warp shuffle + shared warp sums + one atomicAdd per block (000 reduceSum)",
+        row: Some(4),
+        section: "000 reduceSum",
+        about: "grid-stride + warp shuffle + shared warp sums + one atomicAdd per block; 2^20 ones sum to exactly 2^20",
         gpu_sizes: &[1, 7, 31, 33, 255, 257, 1 << 20, (1 << 20) + 1, 1 << 26],
         emu_sizes: EMU_SIZES,
         run: reduce_sum::run,
     },
     Example {
+        name: "atomic_add_f64",
+        row: Some(5),
+        section: "§5.5; 000 atomicAddDouble",
+        about: "atomicAddDouble (CAS loop on the u64 bits) vs native atom.add.f64: sums, old values, cost ratio on a GPU",
+        gpu_sizes: &[1, 7, 31, 33, 255, 257, 1 << 16, (1 << 20) + 1],
+        emu_sizes: EMU_SIZES,
+        run: atomic_add_f64::run,
+    },
+    Example {
+        name: "histogram_global",
+        row: Some(6),
+        section: "§5.5.1",
+        about: "one global atomicAdd per byte; every bin exact",
+        gpu_sizes: &[1, 7, 31, 33, 255, 257, (1 << 20) + 1, 1 << 22],
+        emu_sizes: EMU_SIZES,
+        run: histogram_global::run,
+    },
+    Example {
         name: "histogram_privatised",
-        about: "256 shared-memory bins per block folded with global atomics (000 histogram, exercise 3)",
+        row: Some(7),
+        section: "000 histogram; ex. 3",
+        about: "256 shared-memory bins per block folded with global atomics",
         gpu_sizes: &[1, 7, 31, 33, 255, 257, (1 << 20) + 1, 1 << 22, 1 << 28],
         emu_sizes: EMU_SIZES,
         run: histogram_privatised::run,
     },
     Example {
         name: "lost_update",
-        about: "plain `bin += 1` histogram loses counts (GPU) and is named by the race detector (emulator); atomic twin exact (§5.1, §5.5.1)",
+        row: Some(8),
+        section: "§5.1, §5.5.1",
+        about: "plain `bin += 1` histogram loses counts (GPU) and is named by the race detector (emulator); atomic twin exact",
         gpu_sizes: &[1, 7, 31, 33, 255, 257, (1 << 20) + 1, 1 << 24],
         emu_sizes: EMU_SIZES,
         run: lost_update::run,
     },
     Example {
-        name: "block_reduce_demo",
-        about: "one shared slot per thread, barrier, thread 0 sums; the no-barrier variant is a race (§5.3)",
-        gpu_sizes: GPU_SIZES,
+        name: "divergence",
+        row: Some(9),
+        section: "§5.2; ex. 1",
+        about: "conditionalAdd's guard; branch on threadIdx % 2 (divergent) vs blockIdx % 2 (warp-uniform), timed on a GPU",
+        gpu_sizes: &[1, 7, 31, 33, 255, 256, 257, 1 << 20, (1 << 20) + 1],
         emu_sizes: EMU_SIZES,
-        run: block_reduce_demo::run,
+        run: divergence::run,
     },
     Example {
         name: "divergent_barrier",
-        about: "a barrier only odd threads reach: reported by the emulator, never launched on a GPU; fixed twin (§5.3, ex. 2)",
+        row: Some(10),
+        section: "§5.3; ex. 2",
+        about: "a barrier only odd threads reach: reported by the emulator, never launched on a GPU; fixed twin",
         gpu_sizes: GPU_SIZES,
         emu_sizes: &[1, 33, 257, 4097],
         run: divergent_barrier::run,
     },
     Example {
         name: "producer_consumer",
-        about: "block 0 produces, block 1 consumes after __threadfence + volatile flag, bounded spin (§5.4)",
+        row: Some(11),
+        section: "§5.4",
+        about: "block 0 produces, block 1 consumes after __threadfence + volatile flag, bounded spin",
         gpu_sizes: &[1, 7, 31, 33, 255, 257, (1 << 20) + 1],
         emu_sizes: EMU_SIZES,
         run: producer_consumer::run,
     },
     Example {
         name: "spinlock",
-        about: "atomicCAS locks: shared lock per block (x*2+1) and a global lock around a plain counter (§5.5.2)",
+        row: Some(12),
+        section: "§5.5.2",
+        about: "atomicCAS locks: shared lock per block (x*2+1) and a global lock around a plain counter",
         gpu_sizes: &[1, 7, 31, 33, 255, 257, 8193],
         emu_sizes: &[1, 7, 31, 33, 257, 1000],
         run: spinlock::run,
     },
     Example {
+        name: "fp_determinism",
+        row: Some(13),
+        section: "§5.6",
+        about: "atomic float sum vs fixed-order tree over K runs: distinct bit patterns counted (tree: one, any grid)",
+        gpu_sizes: &[1, 7, 31, 33, 255, 257, 1 << 20, (1 << 20) + 1],
+        emu_sizes: EMU_SIZES,
+        run: fp_determinism::run,
+    },
+    Example {
+        name: "running_max",
+        row: Some(14),
+        section: "ex. 4; 002 atomicMax",
+        about: "lock-free running max: atomicMax/atomicMin/atomicSub on ints; float max by ordered bits and by CAS (NaN ignored, -0 < +0)",
+        gpu_sizes: GPU_SIZES,
+        emu_sizes: EMU_SIZES,
+        run: running_max::run,
+    },
+    Example {
+        name: "atomic_tour",
+        row: Some(15),
+        section: "§5.5; 002",
+        about: "every atomic on int, unsigned, u64, float, double under contention; atomicAdd(1) olds = {0..n-1}",
+        gpu_sizes: GPU_SIZES,
+        emu_sizes: EMU_SIZES,
+        run: atomic_tour::run,
+    },
+    Example {
         name: "tile_reduce",
-        about: "tiled_partition<32> shuffle reduce; the seed's in-place write is a race (000 cooperative groups)",
+        row: Some(16),
+        section: "000 tileReduceSum",
+        about: "tiled_partition<32> shuffle reduce; the seed's in-place write is a race",
         gpu_sizes: GPU_SIZES,
         emu_sizes: EMU_SIZES,
         run: tile_reduce::run,
     },
     Example {
         name: "grid_sync",
-        about: "multiPhaseKernel with grid.sync() under a cooperative launch; the seed's phase 2 is a race (000)",
+        row: Some(17),
+        section: "000 multiPhaseKernel; §5.3",
+        about: "grid.sync() under a cooperative launch; the seed's phase 2 is a race",
         gpu_sizes: &[1, 7, 31, 33, 255, 257, 4097, 32768],
         emu_sizes: &[1, 7, 31, 33, 257, 4096],
         run: grid_sync::run,
     },
     Example {
+        name: "sync_variants",
+        row: Some(18),
+        section: "§5.3, §5.7; 002",
+        about: "__syncthreads_count/and/or, ballot/any/all, __syncwarp, with partial last warps and blocks",
+        gpu_sizes: GPU_SIZES,
+        emu_sizes: &[1, 7, 31, 33, 255, 257, 1000, 4097],
+        run: sync_variants::run,
+    },
+    Example {
         name: "primitives",
+        row: None,
+        section: "all (device layer)",
         about: "every device primitive against its CPU model: shuffles, votes, barriers, atomics, fences, grid sync, tiles",
         gpu_sizes: &[1, 7, 31, 33, 255, 257, 1000, primitives::MAX_ATOMIC_THREADS],
         emu_sizes: &[1, 7, 31, 33, 257, 1000],

@@ -4,6 +4,7 @@
 
 use super::{RunParams, check_n, finish};
 use crate::device::Device;
+use crate::models::{IntOp, Num, chain_ok, exch_order_ok, int_op_ok};
 use crate::report::ExampleResult;
 use anyhow::Result;
 use gpu_kernels::primitives::*;
@@ -11,7 +12,6 @@ use gpu_std::emu::LaunchConfig;
 use gpu_std::warp::{ShflMode, shfl_source_lane};
 use gpu_std::{Dim3, Global, GlobalMut, Kernel, grid::GRID_BARRIER_WORDS};
 use rand::{Rng, SeedableRng, rngs::StdRng};
-use std::collections::BTreeMap;
 
 /// Largest thread count of the atomic checks.
 pub const MAX_ATOMIC_THREADS: usize = (1 << 16) + 1;
@@ -173,58 +173,29 @@ fn barriers(dev: &Device, rng: &mut StdRng, r: &mut ExampleResult) -> Result<()>
     Ok(())
 }
 
-/// Integer view of the atomic types for the CPU model.
-trait Num: gpu_std::Pod {
-    fn to_i(self) -> i128;
-    fn from_i(v: i128) -> Self;
-    const BITS: u32;
-    const SIGNED: bool;
-}
-macro_rules! num {
-    ($($t:ty: $signed:expr),*) => {$(
-        impl Num for $t {
-            fn to_i(self) -> i128 { self as i128 }
-            fn from_i(v: i128) -> Self { v as $t }
-            const BITS: u32 = <$t>::BITS;
-            const SIGNED: bool = $signed;
-        }
-    )*};
-}
-num!(u32: false, i32: true, u64: false, i64: true);
-
-fn wrap<T: Num>(v: i128) -> i128 {
-    T::from_i(v).to_i()
-}
-
-/// Is there a serial order of `vals` applied by `f` from `init` that produces exactly these `olds`
-/// and `fin`? For add/sub with nonzero operands the olds are distinct and the order is recovered by
-/// following the chain from `init`.
-fn chain_ok<T: Num>(init: i128, vals: &[T], olds: &[T], fin: T, f: impl Fn(i128, i128) -> i128) -> bool {
-    let mut by_old: BTreeMap<i128, Vec<usize>> = BTreeMap::new();
-    for (i, o) in olds.iter().enumerate() {
-        by_old.entry(o.to_i()).or_default().push(i);
-    }
-    let mut cur = init;
-    for _ in 0..vals.len() {
-        let Some(list) = by_old.get_mut(&cur) else { return false };
-        let Some(i) = list.pop() else { return false };
-        cur = wrap::<T>(f(cur, vals[i].to_i()));
-    }
-    cur == fin.to_i()
-}
-
-fn sorted<T: Num>(v: &[T]) -> Vec<i128> {
-    let mut s: Vec<i128> = v.iter().map(|x| x.to_i()).collect();
-    s.sort();
-    s
-}
-
 struct AtomicCase<T> {
     label: String,
     op: u32,
     scope: u32,
     init: T,
     vals: Vec<T>,
+}
+
+/// The model of operation `op` (an `OP_*` of the `prim_atomic_*` kernels).
+fn model_op(op: u32) -> IntOp {
+    match op {
+        OP_ADD => IntOp::Add,
+        OP_SUB => IntOp::Sub,
+        OP_MIN => IntOp::Min,
+        OP_MAX => IntOp::Max,
+        OP_AND => IntOp::And,
+        OP_OR => IntOp::Or,
+        OP_XOR => IntOp::Xor,
+        OP_EXCH => IntOp::Exch,
+        OP_INC => IntOp::Inc(INC_LIMIT),
+        OP_DEC => IntOp::Dec(INC_LIMIT),
+        _ => IntOp::CasIncrement,
+    }
 }
 
 fn run_int_case<T: Num, K: Kernel<Args = (Global<T>, GlobalMut<T>, GlobalMut<T>, u32, u32)>>(
@@ -251,58 +222,7 @@ fn run_int_case<T: Num, K: Kernel<Args = (Global<T>, GlobalMut<T>, GlobalMut<T>,
     };
     for (cell, range) in groups {
         let (v, o, fin) = (&c.vals[range.clone()], &olds[range.clone()], cells[cell]);
-        let init = c.init.to_i();
-        let ok = match c.op {
-            OP_ADD => chain_ok(init, v, o, fin, |a, b| a + b),
-            OP_SUB => chain_ok(init, v, o, fin, |a, b| a - b),
-            OP_CAS_INC => chain_ok(init, v, o, fin, |a, _| a + 1),
-            OP_MIN | OP_MAX => {
-                let pick = |a: i128, b: i128| if c.op == OP_MIN { a.min(b) } else { a.max(b) };
-                let want = v.iter().fold(init, |a, x| pick(a, x.to_i()));
-                let allowed: std::collections::HashSet<i128> = v.iter().map(|x| x.to_i()).chain([init]).collect();
-                fin.to_i() == want && o.iter().all(|x| allowed.contains(&x.to_i()) && pick(x.to_i(), want) == want)
-            }
-            OP_AND | OP_OR | OP_XOR => {
-                let mask = if T::BITS == 32 { 0xffff_ffffi128 } else { 0xffff_ffff_ffff_ffffi128 };
-                let bits = |x: i128| x & mask;
-                let f = |a: i128, b: i128| match c.op {
-                    OP_AND => a & b,
-                    OP_OR => a | b,
-                    _ => a ^ b,
-                };
-                let want = v.iter().fold(bits(init), |a, x| f(a, bits(x.to_i())));
-                let olds_ok = match c.op {
-                    OP_AND => o.iter().all(|x| bits(x.to_i()) & want == want),
-                    OP_OR => o.iter().all(|x| bits(x.to_i()) | want == want),
-                    _ => true,
-                };
-                bits(fin.to_i()) == want && olds_ok
-            }
-            OP_EXCH => {
-                let mut before: Vec<i128> = v.iter().map(|x| x.to_i()).chain([init]).collect();
-                before.sort();
-                let mut after: Vec<i128> = o.iter().map(|x| x.to_i()).chain([fin.to_i()]).collect();
-                after.sort();
-                before == after
-            }
-            OP_INC | OP_DEC => {
-                let mut seq = Vec::with_capacity(v.len());
-                let mut cur = init;
-                for _ in 0..v.len() {
-                    seq.push(cur);
-                    cur = if c.op == OP_INC {
-                        if cur >= INC_LIMIT as i128 { 0 } else { cur + 1 }
-                    } else if cur == 0 || cur > INC_LIMIT as i128 {
-                        INC_LIMIT as i128
-                    } else {
-                        cur - 1
-                    };
-                }
-                seq.sort();
-                sorted(o) == seq && fin.to_i() == cur
-            }
-            _ => false,
-        };
+        let ok = int_op_ok(model_op(c.op), c.init, v, o, fin);
         if !ok && fails.len() < 8 {
             fails.push(format!("{} (cell {cell}): final {:?}", c.label, fin));
         }
@@ -436,27 +356,21 @@ fn floats(dev: &Device, rng: &mut StdRng, n: usize, fails: &mut Vec<String>) -> 
         }
     }
     count += 1;
-    // exch on floats: the multiset of bit patterns is preserved.
+    // exch on floats: the old values and the final value form a serial order of the swaps.
     let vals: Vec<f32> = (0..n).map(|_| rng.gen_range(-1e6f32..1e6)).collect();
     let (v, c, o) = (dev.upload("vals", &vals)?, dev.filled("cells", 1, 0.5f32)?, dev.filled("olds", n, f32::NAN)?);
     dev.launch::<prim_atomic_f32>(cfg, (v.view(), c.view_mut(), o.view_mut(), OP_EXCH, SCOPE_DEVICE))?;
-    let mut before: Vec<u32> = vals.iter().map(|x| x.to_bits()).chain([0.5f32.to_bits()]).collect();
-    let mut after: Vec<u32> = o.read()?.iter().chain(c.read()?.iter()).map(|x| x.to_bits()).collect();
-    before.sort();
-    after.sort();
-    if before != after {
-        fails.push("f32 exch: values lost or duplicated".into());
+    let bits = |x: &[f32]| x.iter().map(|v| v.to_bits()).collect::<Vec<u32>>();
+    if !exch_order_ok(0.5f32.to_bits(), &bits(&vals), &bits(&o.read()?), c.read()?[0].to_bits()) {
+        fails.push("f32 exch: no serial order of the swaps gives these old values".into());
     }
     count += 1;
     let vals: Vec<f64> = (0..n).map(|_| rng.gen_range(-1e6f64..1e6)).collect();
     let (v, c, o) = (dev.upload("vals", &vals)?, dev.filled("cells", 1, 0.25f64)?, dev.filled("olds", n, f64::NAN)?);
     dev.launch::<prim_atomic_f64>(cfg, (v.view(), c.view_mut(), o.view_mut(), OP_EXCH, SCOPE_DEVICE))?;
-    let mut before: Vec<u64> = vals.iter().map(|x| x.to_bits()).chain([0.25f64.to_bits()]).collect();
-    let mut after: Vec<u64> = o.read()?.iter().chain(c.read()?.iter()).map(|x| x.to_bits()).collect();
-    before.sort();
-    after.sort();
-    if before != after {
-        fails.push("f64 exch: values lost or duplicated".into());
+    let bits = |x: &[f64]| x.iter().map(|v| v.to_bits()).collect::<Vec<u64>>();
+    if !exch_order_ok(0.25f64.to_bits(), &bits(&vals), &bits(&o.read()?), c.read()?[0].to_bits()) {
+        fails.push("f64 exch: no serial order of the swaps gives these old values".into());
     }
     Ok(count + 1)
 }
