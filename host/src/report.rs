@@ -60,9 +60,9 @@ impl ExampleResult {
         if !races_expected && f.racy_addresses > 0 {
             self.check(false, format!("race detector: {} racy address(es)", f.racy_addresses));
         }
-        for d in f.deadlocks {
-            self.details.push(format!("deadlock: {d}"));
-        }
+        // Each report says what it is ("deadlock in kernel …", "livelock in kernel …", "warning in …").
+        self.details.extend(f.deadlocks);
+        self.details.extend(f.warnings);
     }
 
     pub fn to_json(&self) -> String {

@@ -17,9 +17,8 @@
 use super::report::{AccessInfo, Race, ThreadId};
 use crate::Site;
 use crate::atomic::{ScopeKind, SpaceKind};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::rc::Rc;
-use std::sync::Mutex;
 
 /// Sparse vector clock. Keys: a thread's global rank → the release epoch of that thread known;
 /// `BLOCK_KEY | block` → the block-barrier interval of that block known (everything its threads did
@@ -270,7 +269,7 @@ impl Findings {
         }
         let (buffer, index) = match place.space {
             SpaceKind::Shared => ("shared".to_string(), (place.addr - place.shared_base) / place.size.max(1)),
-            SpaceKind::Global => lookup_buffer(place.addr),
+            SpaceKind::Global => super::buffer::describe(place.addr, place.size),
         };
         let info = |a: Acc| AccessInfo {
             thread: a.who,
@@ -289,35 +288,4 @@ impl Findings {
             why,
         });
     }
-}
-
-// ---- buffer names ---------------------------------------------------------------------------------
-
-struct Named {
-    name: String,
-    bytes: usize,
-    elem: usize,
-}
-
-static BUFFERS: Mutex<BTreeMap<usize, Named>> = Mutex::new(BTreeMap::new());
-
-pub(crate) fn register_buffer(name: &str, base: usize, bytes: usize, elem: usize) -> super::BufferName {
-    let mut m = BUFFERS.lock().unwrap_or_else(|e| e.into_inner());
-    m.insert(base, Named { name: name.to_string(), bytes, elem });
-    super::BufferName { base }
-}
-
-pub(crate) fn unregister_buffer(base: usize) {
-    let mut m = BUFFERS.lock().unwrap_or_else(|e| e.into_inner());
-    m.remove(&base);
-}
-
-fn lookup_buffer(addr: usize) -> (String, usize) {
-    let m = BUFFERS.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((&base, n)) = m.range(..=addr).next_back()
-        && addr < base + n.bytes.max(1)
-    {
-        return (n.name.clone(), (addr - base) / n.elem.max(1));
-    }
-    (format!("{addr:#x}"), 0)
 }
