@@ -188,9 +188,12 @@ fn spin_without_progress_is_reported_not_hung() {
     assert!(started.elapsed().as_secs() < 5);
     let EmuError::Livelock(d) = e else { panic!("expected a livelock report, got {e}") };
     assert_eq!(d.kernel, "wait_for_flag");
-    assert_eq!(d.waiting.len(), 1);
-    assert_eq!(d.waiting[0].threads, vec![t(0, 0)]);
-    assert!(d.waiting[0].what.contains("spin polling at") && d.waiting[0].what.contains("producer_consumer.rs"));
+    assert_eq!(d.spinning.len(), 1);
+    assert_eq!(d.spinning[0].threads, vec![t(0, 0)]);
+    assert!(
+        d.spinning[0].what.contains("producer_consumer.rs")
+            && d.spinning[0].what.contains("for `flag`[0] to change from 0")
+    );
 }
 
 #[test]

@@ -29,7 +29,11 @@ mod ptx;
 use ptx as backend;
 
 #[cfg(not(target_arch = "nvptx64"))]
+mod args;
+#[cfg(not(target_arch = "nvptx64"))]
 pub mod emu;
+#[cfg(not(target_arch = "nvptx64"))]
+pub use args::{Arg, IntoArgs, IntoParam, KernelArgs, ViewArg};
 #[cfg(not(target_arch = "nvptx64"))]
 use emu::backend;
 
@@ -80,62 +84,12 @@ fn panic(_: &core::panic::PanicInfo) -> ! {
 pub trait Kernel {
     /// The `.entry` name in the PTX module.
     const NAME: &'static str;
+    /// The parameter names, in declaration order (for reports: a view's parameter names its memory).
+    const PARAMS: &'static [&'static str] = &[];
     /// The parameters, as a tuple of [`KernelParam`]s, in declaration order.
     type Args: KernelArgs;
     /// Runs the kernel body for the calling emulated thread.
     fn run(args: Self::Args);
-}
-
-/// A kernel's parameter tuple: every element a [`KernelParam`]. The emulator reads the device memory
-/// regions the views give access to, and checks each access of the launch against them.
-#[cfg(not(target_arch = "nvptx64"))]
-pub trait KernelArgs: Copy {
-    /// `(address, bytes)` of every view among the arguments.
-    fn regions(&self) -> Vec<(usize, usize)>;
-    /// Whether an argument (an [`Output`] view) requires a 1-D launch.
-    fn needs_1d_launch(&self) -> bool;
-    /// `Err` with the reason if the launch shape breaks what an argument requires (an [`Output`] view
-    /// needs grid and block `y = z = 1`). Every safe launcher calls it before launching.
-    fn check_launch(&self, kernel: &str, grid: Dim3, block: Dim3) -> Result<(), String> {
-        let one_d = |d: Dim3| d.y == 1 && d.z == 1;
-        if self.needs_1d_launch() && !(one_d(grid) && one_d(block)) {
-            return Err(format!(
-                "kernel `{kernel}` writes through an Output view, whose one-writer-per-element rule is defined on \
-                 the 1-D global index: launch it 1-D (grid {grid:?} and block {block:?} must have y = z = 1)"
-            ));
-        }
-        Ok(())
-    }
-}
-
-#[cfg(not(target_arch = "nvptx64"))]
-macro_rules! kernel_args {
-    ($($n:ident : $i:tt),*) => {
-        impl<$($n: KernelParam),*> KernelArgs for ($($n,)*) {
-            fn regions(&self) -> Vec<(usize, usize)> {
-                #[allow(unused_mut)]
-                let mut v = Vec::new();
-                $(v.extend(self.$i.region());)*
-                v
-            }
-            fn needs_1d_launch(&self) -> bool {
-                false $(|| self.$i.needs_1d_launch())*
-            }
-        }
-    };
-}
-#[cfg(not(target_arch = "nvptx64"))]
-mod kernel_args_impls {
-    use super::{KernelArgs, KernelParam};
-    kernel_args!();
-    kernel_args!(A: 0);
-    kernel_args!(A: 0, B: 1);
-    kernel_args!(A: 0, B: 1, C: 2);
-    kernel_args!(A: 0, B: 1, C: 2, D: 3);
-    kernel_args!(A: 0, B: 1, C: 2, D: 3, E: 4);
-    kernel_args!(A: 0, B: 1, C: 2, D: 3, E: 4, F: 5);
-    kernel_args!(A: 0, B: 1, C: 2, D: 3, E: 4, F: 5, G: 6);
-    kernel_args!(A: 0, B: 1, C: 2, D: 3, E: 4, F: 5, G: 6, H: 7);
 }
 
 /// Defines a kernel once for both targets.
@@ -150,6 +104,19 @@ mod kernel_args_impls {
 ///     pub fn takes_usize(n: usize) { let _ = n; }
 /// }
 /// ```
+/// ```compile_fail,E0277
+/// gpu_std::kernel! {
+///     pub fn takes_bool(b: bool) { let _ = b; }
+/// }
+/// ```
+/// ```compile_fail,E0277
+/// gpu_std::kernel! {
+///     pub fn takes_a_host_slice(s: &'static [u32]) { let _ = s; }
+/// }
+/// ```
+///
+/// Launchers check the rest on the host, before the launch: a kernel with an [`Output`] runs 1-D, and
+/// no other view of the launch overlaps the `Output` ([`KernelArgs::check_launch`]).
 #[macro_export]
 macro_rules! kernel {
     ($(#[$m:meta])* pub fn $name:ident($($arg:ident : $ty:ty),* $(,)?) $body:block) => {
@@ -173,6 +140,7 @@ macro_rules! kernel {
         #[cfg(not(target_arch = "nvptx64"))]
         impl $crate::Kernel for $name {
             const NAME: &'static str = stringify!($name);
+            const PARAMS: &'static [&'static str] = &[$(stringify!($arg)),*];
             type Args = ($($ty,)*);
             #[allow(unused_variables, unused_parens)]
             fn run(args: Self::Args) {

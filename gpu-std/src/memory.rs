@@ -47,6 +47,12 @@ pub trait KernelParam: Copy + sealed::Sealed {
     fn needs_1d_launch(&self) -> bool {
         false
     }
+    /// Whether no other view of the same launch may overlap it: true for [`Output`] views, whose
+    /// elements each have one writer.
+    #[doc(hidden)]
+    fn exclusive(&self) -> bool {
+        false
+    }
 }
 macro_rules! scalar_params {
     ($($t:ty),*) => {$(
@@ -322,6 +328,9 @@ impl<T: Pod, O: Owner> KernelParam for Output<T, O> {
         Some((self.ptr as usize, self.len * size_of::<T>()))
     }
     fn needs_1d_launch(&self) -> bool {
+        true
+    }
+    fn exclusive(&self) -> bool {
         true
     }
 }

@@ -350,6 +350,15 @@ pub fn dynamic_shared(_: Site) -> (*mut u8, usize) {
 
 // ---- atomics -------------------------------------------------------------------------------------
 
+/// A shared layout needs more dynamic shared memory than the launch gave: traps with the reason. (Inlined
+/// so that the layout's name, used only by the emulator, never reaches the PTX.)
+#[inline(always)]
+pub fn shared_too_small(_layout: &'static str, _needed: usize, _given: usize) -> ! {
+    trap_with(
+        c"gpu-std: the launch gave less dynamic shared memory than the kernel's shared layout needs (its BYTES)\n",
+    )
+}
+
 /// One-operand `atom` on an address of the state space (see [`dynamic_shared`] for shared memory).
 macro_rules! atom1 {
     ($sc:literal, $sp:literal, $op:literal, $ty:literal, $cls:ident, $p:expr, $a:expr) => {{

@@ -18,7 +18,8 @@
 //!
 //! In the kernel, `Scratch::view()` gives the arrays as [`SharedSlice`]s. It checks at run time that
 //! the launch gave at least `BYTES` (PTX `%dynamic_smem_size`); a launch with less traps on the GPU and
-//! is reported by the emulator, so a mismatch cannot corrupt memory. Elements must be [`Pod`]:
+//! is reported by the emulator ("kernel `k` needs 1152 bytes of dynamic shared memory (Scratch::BYTES)
+//! but the launch gave 0"), so a mismatch cannot corrupt memory. Elements must be [`Pod`]:
 //!
 //! ```compile_fail,E0277
 //! gpu_std::shared_layout! {
@@ -31,7 +32,6 @@
 //! instruction of inline PTX, so a race yields racy values, never undefined behaviour.
 
 use crate::atomic::{Block, SharedSpace, SpaceKind};
-use crate::memory::out_of_bounds;
 use crate::pod::Pod;
 use crate::{backend, site};
 
@@ -68,7 +68,7 @@ macro_rules! shared_layout {
                 #[allow(dead_code)]
                 struct Layout { $($field: [$ty; $len],)+ }
                 const { assert!(::core::mem::align_of::<Layout>() <= $crate::shared::SHARED_BASE_ALIGN) };
-                let base = $crate::shared::dynamic_base(::core::mem::size_of::<Layout>());
+                let base = $crate::shared::dynamic_base(::core::mem::size_of::<Layout>(), stringify!($name));
                 $name {
                     // SAFETY: `Layout` fits in the block's dynamic shared memory (checked by
                     // `dynamic_base`), whose base is aligned for it; each field is its own array there.
@@ -85,14 +85,15 @@ macro_rules! shared_layout {
 }
 
 /// The base of the block's dynamic shared memory (on the GPU a shared-window address, what `ld.shared`
-/// takes; in the emulator a host address), after checking that the launch gave at least `bytes` of it.
+/// takes; in the emulator a host address), after checking that the launch gave at least `bytes` of it,
+/// the size of shared layout `layout`.
 #[doc(hidden)]
 #[inline(always)]
 #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-pub fn dynamic_base(bytes: usize) -> *mut u8 {
+pub fn dynamic_base(bytes: usize, layout: &'static str) -> *mut u8 {
     let (base, size) = backend::dynamic_shared(site());
     if bytes > size {
-        out_of_bounds(bytes, size)
+        backend::shared_too_small(layout, bytes, size)
     }
     base
 }

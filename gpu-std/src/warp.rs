@@ -15,9 +15,14 @@
 //!   `__syncthreads`, not memory unsafety. Lanes that exited are not waited for; a shuffle that reads
 //!   from one gets an unspecified value, which is still a valid value because shuffled types are
 //!   [`Pod`](crate::Pod) scalars.
+//! - *A shuffle whose source lane is outside `mask`* returns an undefined value (again a valid value
+//!   of the type) to the lane that reads it; nothing else is undefined, so a kernel that never uses
+//!   that value is correct.
 //!
-//! The emulator reports every misuse — a lane outside its own mask, a mask naming lanes that exited or
-//! never arrive — with the lanes and source lines involved, whichever function was called.
+//! The emulator reports every misuse — a lane outside its own mask (a trap, as on the GPU), a mask
+//! naming lanes that exited or never arrive (a deadlock) — with the lanes and source lines involved,
+//! whichever function was called. A lane that shuffles from outside the mask receives
+//! `gpu_std::emu::POISON` (`0xDEADBEEF` in each 32-bit word) and the launch's outcome a warning.
 //!
 //! `width` (a power of two, 1..=32) splits the warp into independent segments of `width` lanes, as
 //! CUDA's `__shfl_*_sync(mask, v, b, width)`. The PTX clamp operand is `((32 - width) << 8) | 0x1f`

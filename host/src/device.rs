@@ -43,10 +43,10 @@
 use anyhow::{Result, bail};
 use gpu_std::emu::{self, EmuError, LaunchConfig, Race, UninitRead};
 use gpu_std::memory::Owner;
+pub use gpu_std::{Arg, IntoArgs};
 use gpu_std::{Dim3, Global, GlobalMut, Kernel, KernelArgs, KernelParam, Output, Pod};
 use std::cell::{RefCell, UnsafeCell};
 use std::ffi::c_void;
-use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 
 /// The kernel crate whose PTX module [`Device::open`] loads.
@@ -121,6 +121,8 @@ pub struct Findings {
     pub uninit_reads: Vec<UninitRead>,
     pub uninit_elements: usize,
     pub deadlocks: Vec<String>,
+    /// Values that are undefined on a GPU (a shuffle from a lane outside its mask), one per call site.
+    pub warnings: Vec<String>,
 }
 
 /// Kernel argument tuples, marshalled for `cuLaunchKernel` (a pointer to each argument).
@@ -163,61 +165,6 @@ enum Inner {
     Emu(emu::Options),
 }
 
-/// A kernel argument made from a [`Buffer`]: the view, borrowing the buffer for `'a`.
-#[derive(Clone, Copy, Debug)]
-pub struct Arg<'a, P: KernelParam> {
-    param: P,
-    _buffer: PhantomData<&'a ()>,
-}
-
-/// One element of a launch's argument tuple: a buffer view ([`Arg`]) or a [`Pod`] scalar.
-pub trait IntoParam<'a>: Copy {
-    /// What the kernel receives.
-    type Param: KernelParam;
-    fn into_param(self) -> Self::Param;
-}
-impl<'a, P: KernelParam> IntoParam<'a> for Arg<'a, P> {
-    type Param = P;
-    fn into_param(self) -> P {
-        self.param
-    }
-}
-macro_rules! scalar_args {
-    ($($t:ty),*) => {$(
-        impl<'a> IntoParam<'a> for $t {
-            type Param = $t;
-            fn into_param(self) -> $t {
-                self
-            }
-        }
-    )*};
-}
-scalar_args!(u8, i8, u16, i16, u32, i32, u64, i64, f32, f64);
-
-/// A launch's argument tuple, as the host writes it: views borrowing their buffers, and scalars.
-pub trait LaunchArgs<'a>: Copy {
-    /// The kernel's parameter tuple.
-    type Params: KernelArgs + ParamList;
-    fn into_params(self) -> Self::Params;
-}
-macro_rules! launch_args {
-    ($($n:ident : $i:tt),*) => {
-        impl<'a, $($n: IntoParam<'a>),*> LaunchArgs<'a> for ($($n,)*) {
-            type Params = ($($n::Param,)*);
-            #[allow(clippy::unused_unit)]
-            fn into_params(self) -> Self::Params {
-                ($(self.$i.into_param(),)*)
-            }
-        }
-    };
-}
-launch_args!(A: 0);
-launch_args!(A: 0, B: 1);
-launch_args!(A: 0, B: 1, C: 2);
-launch_args!(A: 0, B: 1, C: 2, D: 3);
-launch_args!(A: 0, B: 1, C: 2, D: 3, E: 4);
-launch_args!(A: 0, B: 1, C: 2, D: 3, E: 4, F: 5);
-
 /// A device buffer of `len` [`Pod`] elements.
 pub struct Buffer<T: Pod> {
     len: usize,
@@ -253,27 +200,24 @@ impl<T: Pod> Buffer<T> {
             }
         }
     }
-    fn arg<P: KernelParam>(&self, param: P) -> Arg<'_, P> {
-        Arg { param, _buffer: PhantomData }
-    }
     /// Read-only view for a kernel argument, borrowing the buffer.
     pub fn view(&self) -> Arg<'_, Global<T>> {
         // SAFETY: the pointer addresses `len` elements owned by this buffer, which the returned
         // argument borrows, so it stays alive for every launch the view is passed to.
-        self.arg(unsafe { Global::from_raw_parts(self.ptr(), self.len) })
+        unsafe { Arg::new(Global::from_raw_parts(self.ptr(), self.len)) }
     }
     /// Writable view (any thread may write any element: for atomics, flags and racy demonstrations),
     /// borrowing the buffer.
     pub fn view_mut(&self) -> Arg<'_, GlobalMut<T>> {
         // SAFETY: as in `view`.
-        self.arg(unsafe { GlobalMut::from_raw_parts(self.ptr(), self.len) })
+        unsafe { Arg::new(GlobalMut::from_raw_parts(self.ptr(), self.len)) }
     }
     /// One-writer-per-element output view, borrowing the buffer exclusively: no other argument of
     /// the launch can view it. `O` says who owns which element (inferred from the kernel).
     pub fn output<O: Owner>(&mut self) -> Arg<'_, Output<T, O>> {
         // SAFETY: as in `view`; the exclusive borrow keeps every other view of this buffer out of the
         // launch.
-        self.arg(unsafe { Output::from_raw_parts(self.ptr(), self.len) })
+        unsafe { Arg::new(Output::from_raw_parts(self.ptr(), self.len)) }
     }
     /// Copies the buffer to the host (after the device finished all work).
     pub fn read(&self) -> Result<Vec<T>> {
@@ -414,12 +358,12 @@ impl Device {
 
     /// Launches `K` and waits for it; every CUDA call and the launch itself are checked. On the
     /// emulator, races are collected (see [`Device::take_findings`]) and deadlocks become errors.
-    pub fn launch<'a, K: Kernel>(&self, cfg: Launch, args: impl LaunchArgs<'a, Params = K::Args>) -> Result<()>
+    pub fn launch<K: Kernel>(&self, cfg: Launch, args: impl IntoArgs<Params = K::Args>) -> Result<()>
     where
         K::Args: ParamList,
     {
-        let args = args.into_params();
-        args.check_launch(K::NAME, cfg.grid, cfg.block).map_err(anyhow::Error::msg)?;
+        let args = args.into_args();
+        args.check_launch(K::NAME, K::PARAMS, cfg.grid, cfg.block).map_err(anyhow::Error::msg)?;
         match &self.inner {
             #[cfg(feature = "cuda")]
             Inner::Gpu(g) => g.launch(K::NAME, cfg, args, 1).map(|_| ()),
@@ -430,6 +374,7 @@ impl Device {
                     f.races.extend(out.races);
                     f.uninit_elements += out.uninit_elements;
                     f.uninit_reads.extend(out.uninit_reads);
+                    f.warnings.extend(out.warnings.iter().map(ToString::to_string));
                     Ok(())
                 }
                 Err(e) => {
@@ -444,18 +389,18 @@ impl Device {
 
     /// Times `reps` launches of `K` with device events after 3 warm-up launches; `reset` runs on the
     /// host before each launch (outside the timed region). GPU only: `None` on the emulator.
-    pub fn time<'a, K: Kernel>(
+    pub fn time<K: Kernel>(
         &self,
         cfg: Launch,
-        args: impl LaunchArgs<'a, Params = K::Args>,
+        args: impl IntoArgs<Params = K::Args>,
         reps: usize,
         reset: &dyn Fn() -> Result<()>,
     ) -> Result<Option<Timing>>
     where
         K::Args: ParamList,
     {
-        let args = args.into_params();
-        args.check_launch(K::NAME, cfg.grid, cfg.block).map_err(anyhow::Error::msg)?;
+        let args = args.into_args();
+        args.check_launch(K::NAME, K::PARAMS, cfg.grid, cfg.block).map_err(anyhow::Error::msg)?;
         match &self.inner {
             #[cfg(feature = "cuda")]
             Inner::Gpu(g) => {

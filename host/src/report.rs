@@ -72,9 +72,9 @@ impl ExampleResult {
             );
             self.details.extend(f.uninit_reads.iter().take(4).map(|u| u.to_string()));
         }
-        for d in f.deadlocks {
-            self.details.push(format!("deadlock: {d}"));
-        }
+        // Each report says what it is ("deadlock in kernel …", "livelock in kernel …", "warning in …").
+        self.details.extend(f.deadlocks);
+        self.details.extend(f.warnings);
     }
 
     /// The run as one line of JSON (written with serde_json: always valid, a NaN or infinite number is

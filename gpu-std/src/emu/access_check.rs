@@ -8,16 +8,42 @@ use crate::Site;
 use crate::atomic::SpaceKind;
 use std::cell::RefCell;
 
+/// The memory one view argument of the running launch reaches.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Region {
+    pub base: usize,
+    pub bytes: usize,
+    /// Position of the kernel parameter the view was passed as.
+    pub position: usize,
+    /// That parameter's name, when the kernel's parameter names are known.
+    pub name: Option<&'static str>,
+}
+
+impl Region {
+    /// `parameter `y`` (or `parameter 2`).
+    pub(crate) fn param(&self) -> String {
+        match self.name {
+            Some(n) => format!("parameter `{n}`"),
+            None => format!("parameter {}", self.position),
+        }
+    }
+}
+
 thread_local! {
-    /// `(address, bytes)` of every view passed to the running launch; `None` while no launch runs.
-    static REGIONS: RefCell<Option<Vec<(usize, usize)>>> = const { RefCell::new(None) };
+    /// Every view passed to the running launch; `None` while no launch runs (or for `launch_fn`).
+    static REGIONS: RefCell<Option<Vec<Region>>> = const { RefCell::new(None) };
+}
+
+/// The view argument of the running launch whose memory holds `addr`, if the launch's views are known.
+pub(crate) fn region_of(addr: usize) -> Option<Region> {
+    REGIONS.with(|r| r.borrow().as_ref()?.iter().find(|g| addr >= g.base && addr < g.base + g.bytes).copied())
 }
 
 /// Sets the regions of a launch for as long as the guard lives.
 pub(crate) struct LaunchRegions;
 
 impl LaunchRegions {
-    pub(crate) fn set(regions: Vec<(usize, usize)>) -> LaunchRegions {
+    pub(crate) fn set(regions: Vec<Region>) -> LaunchRegions {
         REGIONS.with(|r| *r.borrow_mut() = Some(regions));
         LaunchRegions
     }
@@ -40,7 +66,9 @@ pub(crate) fn check(space: SpaceKind, addr: usize, size: usize, site: Site) {
     match space {
         SpaceKind::Global => {
             let inside = REGIONS.with(|r| {
-                r.borrow().as_ref().is_none_or(|rs| rs.iter().any(|&(b, n)| addr >= b && addr + size <= b + n))
+                r.borrow()
+                    .as_ref()
+                    .is_none_or(|rs| rs.iter().any(|g| addr >= g.base && addr + size <= g.base + g.bytes))
             });
             assert!(
                 inside,

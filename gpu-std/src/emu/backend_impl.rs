@@ -4,6 +4,7 @@
 use super::access_check;
 use super::barrier::BarOp;
 use super::collectives::CollKind;
+use super::poll::{Polled, bits_of};
 use super::race::Kind;
 use super::sched::{self, info, suspend, with_state};
 use crate::Dim3;
@@ -52,7 +53,11 @@ pub fn grid_sync(site: Site) {
 }
 
 fn collective(kind: CollKind, mask: u32, val: u32, b: u32, c: u32, site: Site) -> u32 {
-    with_state(|st, me| st.warp_arrive(me, kind, mask, val, b, c, site));
+    if let Err(trap) = with_state(|st, me| st.warp_arrive(me, kind, mask, val, b, c, site)) {
+        // A GPU traps here (the safe functions check the mask): the thread ends, and the launch
+        // reports the reason, which names the call site.
+        std::panic::resume_unwind(Box::new(trap));
+    }
     suspend();
     with_state(|st, me| st.threads[me].result)
 }
@@ -88,12 +93,16 @@ pub fn active_mask() -> u32 {
 /// The emulator checks masks in the collective itself and reports misuse with the lanes involved.
 pub fn check_in_mask(_mask: u32, _what: &'static core::ffi::CStr, _site: Site) {}
 
-pub fn fence(scope: ScopeKind, _site: Site) {
-    with_state(|st, me| st.on_fence(me, scope));
+pub fn fence(scope: ScopeKind, site: Site) {
+    with_state(|st, me| {
+        // Neither progress nor a poll: a spin loop may fence between its polls.
+        st.threads[me].at = Some(site);
+        st.on_fence(me, scope);
+    });
     suspend();
 }
 pub fn nanosleep(_ns: u32, site: Site) {
-    with_state(|st, me| st.poll(me, site));
+    with_state(|st, me| st.poll(me, site, None));
     suspend();
 }
 
@@ -117,16 +126,17 @@ pub unsafe fn load<T: Copy>(p: *const T, access: Access, space: SpaceKind, site:
         Access::Volatile => suspend(),
     }
     let kind = if access == Access::Volatile { Kind::VolatileRead } else { Kind::Read };
+    // SAFETY: caller's contract; one OS thread runs all emulated threads, so no concurrent access.
+    let v = unsafe { p.read_volatile() };
     with_state(|st, me| {
         st.on_access(me, p as usize, size_of::<T>(), space, kind, site);
         if access == Access::Volatile {
-            st.poll(me, site);
+            st.poll(me, site, Some(Polled::of(p, space, v)));
         } else {
-            st.threads[me].spins = 0;
+            st.busy(me, site);
         }
     });
-    // SAFETY: caller's contract; one OS thread runs all emulated threads, so no concurrent access.
-    unsafe { p.read_volatile() }
+    v
 }
 
 /// # Safety
@@ -141,8 +151,7 @@ pub unsafe fn store<T: Copy>(p: *mut T, v: T, access: Access, space: SpaceKind, 
     let kind = if access == Access::Volatile { Kind::VolatileWrite } else { Kind::Write };
     with_state(|st, me| {
         st.on_access(me, p as usize, size_of::<T>(), space, kind, site);
-        st.progress();
-        st.threads[me].spins = 0;
+        st.wrote(me, site, (access == Access::Volatile).then(|| (p as usize, bits_of(v))));
     });
     // SAFETY: as in `load`.
     unsafe { p.write_volatile(v) }
@@ -155,6 +164,25 @@ pub fn dynamic_shared(_site: Site) -> (*mut u8, usize) {
         let blk = &mut st.blocks[b];
         (blk.shared.as_mut_ptr() as *mut u8, st.cfg.shared_bytes)
     })
+}
+
+/// A shared layout needs more dynamic shared memory than the launch gave: the launch ends with
+/// `EmuError::SharedMemoryTooSmall`.
+#[cold]
+pub fn shared_too_small(layout: &'static str, needed: usize, given: usize) -> ! {
+    let reason = with_state(|st, _| {
+        let e = super::errors::EmuError::SharedMemoryTooSmall {
+            kernel: st.kernel.clone(),
+            layout: layout.to_string(),
+            needed,
+            given,
+        };
+        let reason = e.to_string();
+        st.error.get_or_insert(e);
+        reason
+    });
+    // The thread ends here; the scheduler reports the error recorded above.
+    std::panic::resume_unwind(Box::new(reason))
 }
 
 /// Applies one atomic op to a value held as bits, per type.
@@ -225,14 +253,14 @@ fn atom_generic<T: EmuAtomic>(op: AtomOp, space: SpaceKind, scope: ScopeKind, p:
     // emulated thread runs until this one suspends, so the read-modify-write is indivisible.
     let old = unsafe { p.read() };
     let new = T::apply(op, old, a, b);
-    let failed_cas = op == AtomOp::Cas && new == old && !bits_eq(old, b);
     with_state(|st, me| {
         st.on_access(me, p as usize, size_of::<T>(), space, Kind::Atomic(scope), site);
-        if failed_cas {
-            st.poll(me, site);
+        // Memory left as it was (a failed compare, an exchange or add that changes nothing) is a poll;
+        // bits are compared, so that NaN patterns and -0.0 count as they are stored.
+        if bits_of(new) == bits_of(old) {
+            st.poll(me, site, Some(Polled::of(p, space, old)));
         } else {
-            st.progress();
-            st.threads[me].spins = 0;
+            st.wrote(me, site, Some((p as usize, bits_of(new))));
         }
     });
     // SAFETY: as above.
@@ -240,24 +268,17 @@ fn atom_generic<T: EmuAtomic>(op: AtomOp, space: SpaceKind, scope: ScopeKind, p:
     old
 }
 
-fn bits_eq<T: Copy>(x: T, y: T) -> bool {
-    // SAFETY: T is a plain scalar (u32/i32/u64/i64/f32/f64) with no padding.
-    unsafe {
-        std::slice::from_raw_parts(&x as *const T as *const u8, size_of::<T>())
-            == std::slice::from_raw_parts(&y as *const T as *const u8, size_of::<T>())
-    }
-}
-
 #[track_caller]
 fn load_acquire_generic<T: Copy>(space: SpaceKind, scope: ScopeKind, p: *const T, site: Site) -> T {
     access_check::check(space, p as usize, size_of::<T>(), site);
     suspend();
+    // SAFETY: as in `load`.
+    let v = unsafe { p.read_volatile() };
     with_state(|st, me| {
         st.on_access(me, p as usize, size_of::<T>(), space, Kind::AcquireLoad(scope), site);
-        st.poll(me, site);
+        st.poll(me, site, Some(Polled::of(p, space, v)));
     });
-    // SAFETY: as in `load`.
-    unsafe { p.read_volatile() }
+    v
 }
 
 #[track_caller]
@@ -266,8 +287,7 @@ fn store_release_generic<T: Copy>(space: SpaceKind, scope: ScopeKind, p: *mut T,
     suspend();
     with_state(|st, me| {
         st.on_access(me, p as usize, size_of::<T>(), space, Kind::ReleaseStore(scope), site);
-        st.progress();
-        st.threads[me].spins = 0;
+        st.wrote(me, site, Some((p as usize, bits_of(v))));
     });
     // SAFETY: as in `load`.
     unsafe { p.write_volatile(v) }

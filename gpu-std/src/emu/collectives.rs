@@ -1,8 +1,13 @@
 //! Warp collectives: `shfl.sync`, `vote.sync` and `bar.warp.sync`. The lanes named in the mask meet
 //! at one instruction (same call site, kind, mask and clamp); when the last one arrives, every lane
 //! gets its result and runs on. A warp barrier also orders the named lanes' memory accesses.
+//!
+//! A shuffle lane whose source lane is outside the mask gets [`POISON`]: CUDA leaves only that value
+//! undefined, so the launch goes on and the outcome carries a warning (a kernel that never uses the
+//! value is correct). A lane outside its own mask is a trap, as on a GPU.
 
 use super::deadlock::fmt_dim;
+use super::report::Warning;
 use super::sched::{State, Status};
 use crate::Site;
 use crate::warp::{ShflMode, shfl_source_lane};
@@ -41,24 +46,36 @@ pub(super) struct Coll {
     c: u32,
 }
 
+/// What a shuffle lane receives, per 32-bit word, when its source lane is outside the mask (a 64-bit
+/// value is shuffled as two words: `0xDEADBEEF_DEADBEEF`). On a GPU the value is undefined.
+pub const POISON: u32 = 0xDEAD_BEEF;
+
 impl State {
-    /// A lane arrives at a warp collective. Returns false if the launch failed.
+    /// A lane arrives at a warp collective. `Err` (with the reason) if the calling lane is not in its
+    /// own mask: a GPU traps there, and the calling thread ends.
     #[allow(clippy::too_many_arguments)] // the operands of one shfl.sync/vote.sync, plus who and where
-    pub fn warp_arrive(&mut self, t: usize, kind: CollKind, mask: u32, val: u32, b_arg: u32, c_arg: u32, site: Site) {
+    pub fn warp_arrive(
+        &mut self,
+        t: usize,
+        kind: CollKind,
+        mask: u32,
+        val: u32,
+        b_arg: u32,
+        c_arg: u32,
+        site: Site,
+    ) -> Result<(), String> {
+        self.threads[t].at = Some(site);
         let th = &self.threads[t];
         let (b, rank) = (th.block, th.rank);
         let (w, lane) = ((rank / 32) as usize, rank % 32);
         let blk = &self.blocks[b];
         let idx = blk.idx;
         if mask & (1 << lane) == 0 {
-            self.block_thread(t, Status::Warp(site, kind, mask));
-            self.fail(format!(
-                "{} at {}: lane {lane} of warp {w} in block {} is not in its own mask {mask:#010x}",
+            return Err(format!(
+                "{} at {}: lane {lane} of warp {w} is not in its own mask {mask:#010x} (a GPU traps here)",
                 kind.name(),
                 Self::site_str(site),
-                fmt_dim(idx)
             ));
-            return;
         }
         // Lanes named by the mask that do not exist or have exited can never arrive.
         // (Lanes that exited are not an error yet: the collective simply never completes, and the
@@ -76,7 +93,7 @@ impl State {
                 fmt_dim(idx),
                 lanes_in_warp
             ));
-            return;
+            return Ok(());
         }
         let colls = &mut self.blocks[b].warps[w];
         // Lanes meet at the same collective: same instruction (call site), kind, mask and clamp. Lanes
@@ -95,12 +112,11 @@ impl State {
         self.block_thread(t, Status::Warp(site, kind, mask));
         let coll = &self.blocks[b].warps[w][pos];
         if coll.arrived != mask {
-            return;
+            return Ok(());
         }
         let coll = self.blocks[b].warps[w].swap_remove(pos);
         let first = self.blocks[b].first + w * 32;
         let mut results = [0u32; 32];
-        let mut err = None;
         for l in 0..32u32 {
             if mask & (1 << l) == 0 {
                 continue;
@@ -112,12 +128,8 @@ impl State {
                     match shfl_source_lane(mode, l, coll.bs[li], width) {
                         Some(j) if mask & (1 << j) != 0 => coll.vals[j as usize],
                         Some(j) => {
-                            err.get_or_insert(format!(
-                                "{} at {}: lane {l} reads lane {j}, which is not in the mask {mask:#010x} (undefined value)",
-                                coll.kind.name(),
-                                Self::site_str(coll.site)
-                            ));
-                            0
+                            self.undefined_shuffle(first + li, &coll, j);
+                            POISON
                         }
                         None => coll.vals[li],
                     }
@@ -130,10 +142,6 @@ impl State {
                 CollKind::SyncWarp => 0,
             };
         }
-        if let Some(e) = err {
-            self.fail(e);
-            return;
-        }
         if coll.kind == CollKind::SyncWarp {
             // A warp barrier orders the named lanes' accesses.
             self.warp_barrier_clocks(first, mask);
@@ -145,5 +153,24 @@ impl State {
             }
         }
         self.progress();
+        Ok(())
+    }
+
+    /// Thread `t` of a shuffle reads lane `src`, which is outside the mask: a warning per call site.
+    fn undefined_shuffle(&mut self, t: usize, coll: &Coll, src: u32) {
+        let site = Self::site_str(coll.site);
+        if let Some(w) = self.warnings.iter_mut().find(|w| w.site == site) {
+            w.count += 1;
+            return;
+        }
+        let thread = self.tid(t);
+        let message = format!(
+            "{} at {site}: {thread} (lane {}) reads lane {src}, which is not in the mask {:#010x}; its value is \
+             undefined on a GPU, and the emulator gives it {POISON:#x}",
+            coll.kind.name(),
+            self.threads[t].rank % 32,
+            coll.mask,
+        );
+        self.warnings.push(Warning { kernel: self.kernel.clone(), site, thread, message, count: 1 });
     }
 }

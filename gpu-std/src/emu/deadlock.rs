@@ -1,8 +1,10 @@
-//! Deadlock and livelock reports: what every unfinished thread waits for (a block barrier, a warp
-//! collective, the grid barrier) and which threads it waits for, or, for a spin loop without
-//! progress, where each spinning thread polls. A launch fails at most once; the first report stands.
+//! Reports of launches that cannot finish: for a deadlock, what every unfinished thread waits for (a
+//! block barrier, a warp collective, the grid barrier) and which threads it waits for; for a livelock,
+//! where each spinning thread polls and the value it waits to change; at the time limit, what every
+//! unfinished thread was doing. A launch fails at most once; the first report stands.
 
-use super::report::{Deadlock, EmuError, ThreadId, WaitGroup};
+use super::errors::{Deadlock, EmuError, Livelock, WaitGroup};
+use super::report::ThreadId;
 use super::sched::{State, Status};
 use crate::Dim3;
 use crate::Site;
@@ -104,29 +106,57 @@ impl State {
         }
     }
 
-    pub(super) fn livelock_report(&self) -> Deadlock {
-        let mut groups: BTreeMap<String, Vec<ThreadId>> = BTreeMap::new();
+    /// What unfinished thread `t` is doing, in a report: what it waits for if it spins, where it last
+    /// was if it runs, else its status.
+    fn doing(&self, t: usize) -> String {
+        let th = &self.threads[t];
+        match th.status {
+            Status::Runnable if th.spins > 0 => self.spin_what(t),
+            Status::Runnable => match th.at {
+                Some(site) => format!("run (last seen at {})", Self::site_str(site)),
+                None => "have not started".into(),
+            },
+            s => self.status_str(s),
+        }
+    }
+
+    /// Unfinished threads grouped by what they do, threads and groups in order of block and thread; `spinning` picks the
+    /// runnable threads in a run of polls (`Some(true)`), the others (`Some(false)`), or all (`None`).
+    fn grouped(&self, spinning: Option<bool>) -> Vec<WaitGroup> {
+        let mut groups: Vec<WaitGroup> = Vec::new();
         for (t, th) in self.threads.iter().enumerate() {
-            if matches!(th.status, Status::Runnable) {
-                let what = match th.last_poll {
-                    Some(s) => format!("spin polling at {}", Self::site_str(s)),
-                    None => "are runnable".into(),
-                };
-                groups.entry(what).or_default().push(self.tid(t));
-            } else if !matches!(th.status, Status::Exited) {
-                groups.entry(self.status_str(th.status)).or_default().push(self.tid(t));
+            if matches!(th.status, Status::Exited) {
+                continue;
+            }
+            let spins = matches!(th.status, Status::Runnable) && th.spins > 0;
+            if spinning.is_some_and(|s| s != spins) {
+                continue;
+            }
+            let what = self.doing(t);
+            match groups.iter_mut().find(|g| g.what == what) {
+                Some(g) => g.threads.push(self.tid(t)),
+                None => groups.push(WaitGroup { what, threads: vec![self.tid(t)] }),
             }
         }
-        Deadlock {
-            kernel: self.kernel.clone(),
-            summary: format!(
-                "spin loop without progress: {} polls and no thread wrote memory (a flag nobody sets, or a lock \
-                 nobody releases)",
-                self.polls
-            ),
-            waiting: groups.into_iter().map(|(what, threads)| WaitGroup { what, threads }).collect(),
-            missing: vec![],
+        for g in &mut groups {
+            g.threads.sort();
         }
+        groups.sort_by_key(|g| g.threads[0]);
+        groups
+    }
+
+    pub(super) fn livelock_report(&self) -> Livelock {
+        Livelock {
+            kernel: self.kernel.clone(),
+            polls: self.polls,
+            spinning: self.grouped(Some(true)),
+            blocked: self.grouped(Some(false)),
+        }
+    }
+
+    /// What every unfinished thread was doing, for the time-limit report.
+    pub(super) fn unfinished_threads(&self) -> Vec<WaitGroup> {
+        self.grouped(None)
     }
 }
 

@@ -1,11 +1,10 @@
 //! What the detectors found in one launch — races (once per address, and per block for shared memory)
-//! and reads of uninitialised shared memory (once per element and block) — and the names of host
-//! buffers, so that reports say `buffer[index]` instead of an address.
+//! and reads of uninitialised shared memory (once per element and block), with the place of each
+//! (`buffer[index]`, named through [`super::buffer`]).
 
 use super::report::{Race, UninitRead};
 use crate::atomic::SpaceKind;
-use std::collections::{BTreeMap, HashSet};
-use std::sync::Mutex;
+use std::collections::HashSet;
 
 /// Where an access landed, for reports.
 pub(crate) struct Place {
@@ -21,7 +20,7 @@ impl Place {
     pub fn buffer_index(&self) -> (String, usize) {
         match self.space {
             SpaceKind::Shared => ("shared".to_string(), (self.addr - self.shared_base) / self.size.max(1)),
-            SpaceKind::Global => lookup_buffer(self.addr),
+            SpaceKind::Global => super::buffer::describe(self.addr, self.size),
         }
     }
 }
@@ -80,35 +79,4 @@ impl Findings {
         self.uninit_elements += 1;
         self.uninit_reads.len() < self.max
     }
-}
-
-// ---- buffer names ---------------------------------------------------------------------------------
-
-struct Named {
-    name: String,
-    bytes: usize,
-    elem: usize,
-}
-
-static BUFFERS: Mutex<BTreeMap<usize, Named>> = Mutex::new(BTreeMap::new());
-
-pub(crate) fn register_buffer(name: &str, base: usize, bytes: usize, elem: usize) -> super::BufferName {
-    let mut m = BUFFERS.lock().unwrap_or_else(|e| e.into_inner());
-    m.insert(base, Named { name: name.to_string(), bytes, elem });
-    super::BufferName { base }
-}
-
-pub(crate) fn unregister_buffer(base: usize) {
-    let mut m = BUFFERS.lock().unwrap_or_else(|e| e.into_inner());
-    m.remove(&base);
-}
-
-fn lookup_buffer(addr: usize) -> (String, usize) {
-    let m = BUFFERS.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((&base, n)) = m.range(..=addr).next_back()
-        && addr < base + n.bytes.max(1)
-    {
-        return (n.name.clone(), (addr - base) / n.elem.max(1));
-    }
-    (format!("{addr:#x}"), 0)
 }

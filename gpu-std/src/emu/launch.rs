@@ -1,22 +1,24 @@
 //! Launching a kernel: the launch is checked against the limits of a GPU, its blocks are split into
 //! waves of resident blocks (a cooperative launch is one wave), and every thread of a wave becomes a
-//! stackful coroutine on a recycled stack. A panic inside a kernel is captured with its location and
-//! reported for the thread that raised it.
+//! stackful coroutine on a recycled stack (see `stack`). A panic inside a kernel is captured with its
+//! location and reported for the thread that raised it.
 
 use super::barrier::Bar;
 use super::clock::ThreadClock;
+use super::errors::EmuError;
 use super::findings::Findings;
-use super::report::{EmuError, Outcome};
+use super::report::Outcome;
 use super::sched::{
     CTX, EBlock, EThread, Emu, IN_KERNEL, LAST_PANIC, Rng, State, Status, YIELDER, active, schedule, with_state,
 };
+use super::stack::{self, Co, Guard};
 use super::{LaunchConfig, Options};
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, Yielder};
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::time::Instant;
 
-const STACK_BYTES: usize = 256 * 1024;
 /// Threads per wave of a normal launch (bounded memory for coroutine stacks).
 const WAVE_THREADS: u64 = 8192;
 /// Largest dynamic shared memory per block accepted (the H100/H200 opt-in maximum, 227 KiB).
@@ -28,6 +30,7 @@ fn install_panic_capture() {
         let prev = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
             if IN_KERNEL.with(|k| k.get()) {
+                let _inside = stack::InEmulator::enter();
                 let msg = if let Some(s) = info.payload().downcast_ref::<&str>() {
                     s.to_string()
                 } else if let Some(s) = info.payload().downcast_ref::<String>() {
@@ -64,6 +67,9 @@ fn validate(name: &str, cfg: &LaunchConfig, opts: &Options) -> Result<(), EmuErr
     }
     if g.volume() * b.volume() > u32::MAX as u64 {
         return bad("more than 2^32 threads".into());
+    }
+    if opts.stack_bytes < 16 * 1024 {
+        return bad(format!("stack_bytes {} is below the 16 KiB minimum", opts.stack_bytes));
     }
     if opts.max_resident_blocks == 0 {
         return bad("max_resident_blocks must be >= 1".into());
@@ -112,6 +118,8 @@ pub(crate) fn run_launch(name: &str, cfg: &LaunchConfig, opts: &Options, body: &
             global_shadow: Default::default(),
             findings: Findings::new(name, opts.max_race_reports),
             polls: 0,
+            writers: HashMap::new(),
+            warnings: Vec::new(),
             steps: 0,
             yielders: Vec::new(),
             wave_live: 0,
@@ -119,12 +127,15 @@ pub(crate) fn run_launch(name: &str, cfg: &LaunchConfig, opts: &Options, body: &
     });
     let start = Instant::now();
     let mut stacks: Vec<DefaultStack> = Vec::new();
+    // The kernel name lives in the boxed state, which outlives the waves.
+    stack::start_launch(&emu.st.borrow().kernel);
     let result = (|| {
         for wave in order.chunks(wave_blocks as usize) {
             run_wave(&emu, wave, body, &mut stacks, start)?;
         }
         Ok(())
     })();
+    stack::finish_launch();
     let st = emu.st.into_inner();
     let (shadow_bytes, touched_addresses) = st.shadow_stats();
     result.map(|()| Outcome {
@@ -136,6 +147,7 @@ pub(crate) fn run_launch(name: &str, cfg: &LaunchConfig, opts: &Options, body: &
         touched_addresses,
         steps: st.steps,
         threads: total_blocks * block_threads,
+        warnings: st.warnings,
     })
 }
 
@@ -167,8 +179,9 @@ fn run_wave(
                     gepoch: st.grid_epoch,
                     clock: ThreadClock::default(),
                     result: 0,
-                    last_poll: None,
+                    at: None,
                     spins: 0,
+                    polled: None,
                 });
             }
             st.blocks.push(EBlock {
@@ -192,18 +205,25 @@ fn run_wave(
         st.wave_live = total as u32;
         st.grid_arrived = 0;
         st.grid_site = None;
+        // Addresses of shared memory and thread numbers are reused by the next wave.
+        st.writers.clear();
         (bdim, cfg.grid)
     };
-    let total = emu.st.borrow().threads.len();
+    let (total, stack_bytes) = {
+        let st = emu.st.borrow();
+        (st.threads.len(), st.opts.stack_bytes)
+    };
     let body_ptr: *const dyn Fn() = body;
-    let mut cos: Vec<Option<Coroutine<(), (), ()>>> = Vec::with_capacity(total);
+    let mut cos: Vec<Option<Co>> = Vec::with_capacity(total);
+    let mut guards: Vec<Guard> = Vec::with_capacity(total);
     for t in 0..total {
         let stack = match stacks.pop() {
             Some(s) => s,
-            None => DefaultStack::new(STACK_BYTES).map_err(|e| {
-                EmuError::InvalidLaunch(format!("cannot allocate a coroutine stack for thread {t}: {e}"))
+            None => stack::allocate(stack_bytes).map_err(|e| {
+                EmuError::InvalidLaunch(format!("cannot allocate a {stack_bytes}-byte stack for thread {t}: {e}"))
             })?,
         };
+        let limit = stack::limit_of(&stack);
         // SAFETY: the closure borrows `body` and `emu`, which outlive every coroutine: all of them are
         // completed or dropped before this function returns.
         let co = unsafe {
@@ -214,10 +234,11 @@ fn run_wave(
                 with_state(|st, me| st.thread_exit(me));
             })
         };
+        guards.push(Guard::new(&co, limit));
         cos.push(Some(co));
     }
     CTX.with(|c| c.set(emu as *const Emu));
-    let outcome = schedule(emu, &mut cos, bdim, gdim, start);
+    let outcome = schedule(emu, &mut cos, &guards, bdim, gdim, start);
     // Completed coroutines give their stacks back; suspended ones (after an error) are unwound on drop.
     for co in cos.into_iter().flatten() {
         if co.done() {

@@ -22,32 +22,51 @@
 //! - **Uninitialised shared memory**: a read of shared memory that no thread of the block has written
 //!   in the launch is reported (`Outcome::uninit_reads`).
 //! - **Deadlock detector**: a barrier that some threads of the block never reach (they exited, or wait
-//!   at another barrier), a warp collective whose mask names lanes that never arrive, a grid barrier
-//!   outside a cooperative launch, and spin loops that make no progress end in an error that names the
-//!   waiting and the missing threads. Nothing hangs: a launch also stops at [`Options::time_limit`].
+//!   at another barrier), a warp collective whose mask names lanes that never arrive, and a grid
+//!   barrier outside a cooperative launch end in [`EmuError::Deadlock`], which names the waiting and
+//!   the missing threads.
+//! - **Livelock detector**: when every runnable thread spins — polls memory with volatile/acquire
+//!   loads or read-modify-writes that change nothing (a failed compare-and-swap), or sleeps — and no
+//!   thread writes, the launch ends in [`EmuError::Livelock`], which says where each thread spins and
+//!   the value it waits to change. Nothing hangs: a launch also stops at [`Options::time_limit`], with
+//!   what every unfinished thread was doing.
+//! - **Robustness**: a kernel panic ([`EmuError::KernelPanic`]) and a stack overflow
+//!   ([`EmuError::StackOverflow`], see [`Options::stack_bytes`]) end the launch, not the process, with
+//!   a report naming the thread (the one exception, an overflow inside the emulator's own code, is
+//!   described in `stack`); a shuffle that reads a lane outside its mask gets [`POISON`] and a
+//!   warning in [`Outcome::warnings`], since only that value is undefined on a GPU.
+//!
+//! Host memory for launches is a [`Buffer`]: it names itself in reports and lends views that borrow it.
 
 mod access_check;
 mod backend_impl;
 mod barrier;
+mod buffer;
 mod clock;
 mod collectives;
 mod deadlock;
+mod errors;
 mod findings;
 mod launch;
+mod poll;
 mod race;
 mod report;
 mod sched;
 mod shadow;
+mod stack;
 mod tracking;
 
-pub use report::{AccessInfo, Deadlock, EmuError, Outcome, Race, ThreadId, UninitRead, WaitGroup};
+pub use buffer::{Buffer, BufferName, buffer, register_buffer};
+pub use collectives::POISON;
+pub use errors::{Deadlock, EmuError, Livelock, WaitGroup};
+pub use report::{AccessInfo, Outcome, Race, ThreadId, UninitRead, Warning};
 
 /// The emulator side of every primitive (the counterpart of the PTX layer).
 pub(crate) mod backend {
     pub use super::backend_impl::*;
 }
 
-use crate::{Dim3, Kernel, KernelArgs};
+use crate::{Dim3, IntoArgs, Kernel, KernelArgs};
 use std::time::Duration;
 
 /// Grid, block and dynamic shared memory of a launch, as in `kernel<<<grid, block, shared>>>`.
@@ -74,7 +93,8 @@ impl LaunchConfig {
     }
 }
 
-/// Emulator settings. `Default` gives seed 1, race detection on, 16 resident blocks, a 60 s bound.
+/// Emulator settings. `Default` gives seed 1, race detection on, 16 resident blocks, 256 KiB stacks, a
+/// 60 s bound.
 #[derive(Clone, Debug)]
 pub struct Options {
     /// Seed of the scheduler: the same seed replays the same interleaving.
@@ -87,9 +107,13 @@ pub struct Options {
     /// At a plain memory access, switch to another thread with probability `1/preempt_one_in`
     /// (0: never). Makes lost updates of racy read-modify-writes actually happen.
     pub preempt_one_in: u32,
-    /// Polls (volatile/acquire/atomic loads, failed compare-and-swaps, sleeps) with no write anywhere
-    /// before the launch is declared stuck in a spin loop.
+    /// Polls (volatile/acquire loads, read-modify-writes that leave memory unchanged such as a failed
+    /// compare-and-swap, sleeps) with no write anywhere, while every runnable thread polls, before the
+    /// launch is reported as a livelock.
     pub poll_limit: u64,
+    /// Stack of each emulated thread, in bytes (at least 16 KiB). A thread that needs more ends the
+    /// launch with [`EmuError::StackOverflow`].
+    pub stack_bytes: usize,
     /// Wall-clock bound for one launch.
     pub time_limit: Duration,
     /// Distinct racy addresses reported in full (all are counted).
@@ -103,19 +127,36 @@ impl Default for Options {
             detect_races: true,
             max_resident_blocks: 16,
             preempt_one_in: 4,
-            poll_limit: 2_000_000,
+            poll_limit: 200_000,
+            stack_bytes: 256 * 1024,
             time_limit: Duration::from_secs(60),
             max_race_reports: 16,
         }
     }
 }
 
-/// Runs kernel `K` on the emulator with `args` and returns what the detectors found. Every access of
-/// global memory is checked against the views among `args` (a view kept from an earlier launch is
-/// reported, never followed).
-pub fn launch<K: Kernel>(cfg: &LaunchConfig, opts: &Options, args: K::Args) -> Result<Outcome, EmuError> {
-    args.check_launch(K::NAME, cfg.grid, cfg.block).map_err(EmuError::InvalidLaunch)?;
-    let _regions = access_check::LaunchRegions::set(args.regions());
+/// Runs kernel `K` on the emulator with `args` and returns what the detectors found. `args` is the
+/// kernel's parameter tuple, whose views may be [`Buffer`] views that borrow their buffers
+/// (`(a, x.view(), y.view_mut())`) or raw views. Every access of global memory is checked against the
+/// views among `args` (a view kept from an earlier launch is reported, never followed).
+pub fn launch<K: Kernel>(
+    cfg: &LaunchConfig,
+    opts: &Options,
+    args: impl IntoArgs<Params = K::Args>,
+) -> Result<Outcome, EmuError> {
+    let args = args.into_args();
+    args.check_launch(K::NAME, K::PARAMS, cfg.grid, cfg.block).map_err(EmuError::InvalidLaunch)?;
+    let regions = args
+        .views()
+        .into_iter()
+        .map(|v| access_check::Region {
+            base: v.base,
+            bytes: v.bytes,
+            position: v.position,
+            name: K::PARAMS.get(v.position).copied(),
+        })
+        .collect();
+    let _regions = access_check::LaunchRegions::set(regions);
     launch::run_launch(K::NAME, cfg, opts, &move || K::run(args))
 }
 
@@ -126,22 +167,4 @@ pub fn launch<K: Kernel>(cfg: &LaunchConfig, opts: &Options, args: K::Args) -> R
 /// unlike [`launch`], the emulator is not told which views the body may use, so it cannot check them.
 pub unsafe fn launch_fn(name: &str, cfg: &LaunchConfig, opts: &Options, body: &dyn Fn()) -> Result<Outcome, EmuError> {
     launch::run_launch(name, cfg, opts, body)
-}
-
-/// Names a host allocation so that race reports can say `buffer[index]` instead of an address.
-/// The name is forgotten when the returned guard drops.
-pub fn register_buffer<T>(name: &str, data: *const T, len: usize) -> BufferName {
-    findings::register_buffer(name, data as usize, len * std::mem::size_of::<T>(), std::mem::size_of::<T>())
-}
-
-/// Keeps a buffer's name registered; see [`register_buffer`].
-#[derive(Debug)]
-pub struct BufferName {
-    base: usize,
-}
-
-impl Drop for BufferName {
-    fn drop(&mut self) {
-        findings::unregister_buffer(self.base)
-    }
 }

@@ -1,4 +1,5 @@
-//! What the emulator reports: races found in a finished launch, and errors that end a launch.
+//! What a launch that ran to completion reports: the races found, and warnings about values that are
+//! undefined on a GPU. (Errors that end a launch are in `errors`.)
 
 use crate::Dim3;
 use crate::atomic::SpaceKind;
@@ -57,8 +58,9 @@ impl fmt::Display for AccessInfo {
 pub struct Race {
     pub kernel: String,
     pub space: SpaceKind,
-    /// The registered buffer name (global memory), or `shared` (the block's shared memory), or the
-    /// address in hex when the buffer is unknown.
+    /// Global memory: the buffer's name (a [`Buffer`](crate::emu::Buffer) or a registered name), else
+    /// the kernel parameter and base address of the view that holds it (`parameter `y` at 0x7f…`), the
+    /// index then counting from that base. Shared memory: `shared`.
     pub buffer: String,
     /// Element index within the buffer (for shared memory: the byte offset divided by the access size).
     pub index: usize,
@@ -147,94 +149,32 @@ pub struct Outcome {
     pub steps: u64,
     /// Threads that ran.
     pub threads: u64,
+    /// Operations whose result is undefined on a GPU but which do not make the kernel wrong unless it
+    /// uses the value (a shuffle reading a lane outside its mask), one per call site.
+    pub warnings: Vec<Warning>,
 }
 
-/// Threads waiting at one place, or missing from it.
+/// An operation whose result is undefined on a GPU. The emulator gives it a poisoned value
+/// ([`POISON`](crate::emu::POISON)) and runs on: a kernel that never uses the value is correct.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct WaitGroup {
-    /// What they do: `wait at block barrier <site>`, `exited`, `wait in shfl.sync at <site> (mask ...)`.
-    pub what: String,
-    pub threads: Vec<ThreadId>,
-}
-
-/// No thread can make progress, or a synchronisation primitive was used in a way that can never
-/// complete.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Deadlock {
+pub struct Warning {
     pub kernel: String,
-    /// One line: what is wrong.
-    pub summary: String,
-    /// Threads that wait.
-    pub waiting: Vec<WaitGroup>,
-    /// Threads the waiters wait for (exited, or waiting elsewhere).
-    pub missing: Vec<WaitGroup>,
+    /// `file:line:column` of the operation.
+    pub site: String,
+    /// The first thread that got an undefined value there.
+    pub thread: ThreadId,
+    /// What happened, for that first thread.
+    pub message: String,
+    /// How many times it happened at this site (every lane, every launch of the site).
+    pub count: u64,
 }
 
-fn thread_list(f: &mut fmt::Formatter<'_>, ts: &[ThreadId]) -> fmt::Result {
-    const SHOW: usize = 8;
-    for (k, t) in ts.iter().take(SHOW).enumerate() {
-        if k > 0 {
-            write!(f, ", ")?;
-        }
-        write!(f, "{t}")?;
-    }
-    if ts.len() > SHOW {
-        write!(f, ", … ({} threads)", ts.len())?;
-    }
-    Ok(())
-}
-
-impl fmt::Display for Deadlock {
+impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "deadlock in kernel `{}`: {}", self.kernel, self.summary)?;
-        for g in &self.waiting {
-            write!(f, "\n  waiting: {} threads {}: ", g.threads.len(), g.what)?;
-            thread_list(f, &g.threads)?;
-        }
-        for g in &self.missing {
-            write!(f, "\n  missing: {} threads {}: ", g.threads.len(), g.what)?;
-            thread_list(f, &g.threads)?;
+        write!(f, "warning in kernel `{}`: {}", self.kernel, self.message)?;
+        if self.count > 1 {
+            write!(f, " ({} times at this site)", self.count)?;
         }
         Ok(())
     }
 }
-
-/// Why an emulated launch did not complete.
-#[derive(Clone, Debug, PartialEq)]
-pub enum EmuError {
-    /// Bad launch shape (zero extent, too many threads per block, ...).
-    InvalidLaunch(String),
-    /// A cooperative launch with more blocks than can be co-resident.
-    CooperativeTooLarge { kernel: String, blocks: u64, limit: u32 },
-    /// Barrier divergence, collective misuse, or no runnable thread.
-    Deadlock(Deadlock),
-    /// Threads spin (poll) without any thread writing memory.
-    Livelock(Deadlock),
-    /// A kernel thread panicked (e.g. an out-of-bounds view access).
-    KernelPanic { kernel: String, thread: ThreadId, message: String },
-    /// The launch exceeded `Options::time_limit`.
-    TimeLimit { kernel: String, seconds: f64, steps: u64 },
-}
-
-impl fmt::Display for EmuError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            EmuError::InvalidLaunch(m) => write!(f, "invalid launch: {m}"),
-            EmuError::CooperativeTooLarge { kernel, blocks, limit } => write!(
-                f,
-                "cooperative launch of `{kernel}` with {blocks} blocks exceeds the {limit} blocks that can be \
-                 resident at once; a grid barrier could never complete (reduce the grid)"
-            ),
-            EmuError::Deadlock(d) => write!(f, "{d}"),
-            EmuError::Livelock(d) => write!(f, "{d}"),
-            EmuError::KernelPanic { kernel, thread, message } => {
-                write!(f, "kernel `{kernel}` failed in {thread}: {message}")
-            }
-            EmuError::TimeLimit { kernel, seconds, steps } => {
-                write!(f, "kernel `{kernel}` did not finish within {seconds:.1} s ({steps} scheduler steps); stopped")
-            }
-        }
-    }
-}
-
-impl std::error::Error for EmuError {}

@@ -1,20 +1,24 @@
 //! The scheduler: the launch state, the thread-local context through which a running GPU thread
 //! reaches it, and the loop that picks, with a seeded generator, which runnable thread runs next —
-//! until every thread of the wave has exited, or the launch fails (a detector's report, a panic, no
-//! thread able to make progress, a spin loop without progress, the time limit).
+//! until every thread of the wave has exited, or the launch fails (a detector's report, a panic, a
+//! stack overflow, no thread able to make progress, a spin loop without progress, the time limit).
 
 use super::barrier::Bar;
 use super::clock::ThreadClock;
 use super::collectives::{Coll, CollKind};
+use super::errors::EmuError;
 use super::findings::Findings;
-use super::report::{EmuError, ThreadId};
+use super::poll::{Polled, Writer};
+use super::report::{ThreadId, Warning};
 use super::shadow::Shadow;
+use super::stack::{self, Co, Guard};
 use super::tracking::BlockShadow;
 use super::{LaunchConfig, Options};
 use crate::Dim3;
 use crate::Site;
-use corosensei::{Coroutine, CoroutineResult, Yielder};
+use corosensei::{CoroutineResult, Yielder};
 use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::Instant;
 
@@ -55,9 +59,12 @@ pub(crate) struct EThread {
     pub gepoch: u32,
     pub clock: ThreadClock,
     pub result: u32,
-    pub last_poll: Option<Site>,
+    /// The last source line at which the thread entered the emulator (a primitive or an access).
+    pub at: Option<Site>,
     /// Consecutive polls by this thread with nothing else in between (0: it is doing other work).
     pub spins: u64,
+    /// The last memory the thread polled since it last did other work: where, and what it saw.
+    pub polled: Option<(Site, Polled)>,
 }
 
 pub(crate) struct EBlock {
@@ -89,7 +96,11 @@ pub(crate) struct State {
     pub error: Option<EmuError>,
     pub global_shadow: Shadow,
     pub findings: Findings,
+    /// Polls since the last write, completed barrier or exit.
     pub polls: u64,
+    /// The last thread to change each address with an atomic, volatile or release write (this wave).
+    pub writers: HashMap<usize, Writer>,
+    pub warnings: Vec<Warning>,
     pub steps: u64,
     pub(super) yielders: Vec<*const Yielder<(), ()>>,
     pub wave_live: u32,
@@ -125,13 +136,17 @@ pub(crate) fn active() -> bool {
 
 pub(crate) fn info() -> Info {
     assert!(active(), "GPU primitive called outside a kernel launch (use gpu_std::emu::launch)");
+    stack::check();
     INFO.with(|i| i.get())
 }
 
-/// Runs `f` on the launch state. Never suspends while borrowed.
+/// Runs `f` on the launch state. Never suspends while borrowed. Unwinds the calling thread first if
+/// its stack is nearly exhausted (see `stack`).
 pub(crate) fn with_state<R>(f: impl FnOnce(&mut State, usize) -> R) -> R {
     let emu = CTX.with(|c| c.get());
     assert!(!emu.is_null(), "GPU primitive called outside a kernel launch (use gpu_std::emu::launch)");
+    stack::check();
+    let _inside = stack::InEmulator::enter();
     let me = INFO.with(|i| i.get().index);
     // SAFETY: CTX points to the Emu owned by `run_launch`, alive for the whole launch, and only this
     // OS thread touches it.
@@ -149,13 +164,14 @@ pub(crate) fn suspend() {
 
 pub(super) fn schedule(
     emu: &Emu,
-    cos: &mut [Option<Coroutine<(), (), ()>>],
+    cos: &mut [Option<Co>],
+    guards: &[Guard],
     bdim: Dim3,
     gdim: Dim3,
     start: Instant,
 ) -> Result<(), EmuError> {
     loop {
-        let next = {
+        let (next, who) = {
             let st = &mut *emu.st.borrow_mut();
             if let Some(e) = st.error.take() {
                 return Err(e);
@@ -174,15 +190,11 @@ pub(super) fn schedule(
                         kernel: st.kernel.clone(),
                         seconds: el.as_secs_f64(),
                         steps: st.steps,
+                        threads: st.unfinished_threads(),
                     });
                 }
             }
-            // Stuck: many polls with no write anywhere, and every runnable thread is spinning (a thread
-            // that computes with plain loads may still be about to write).
-            if st.polls > st.opts.poll_limit
-                && st.steps.is_multiple_of(1024)
-                && st.runnable.iter().all(|&t| st.threads[t].spins > 0)
-            {
+            if st.steps.is_multiple_of(1024) && st.livelocked() {
                 return Err(EmuError::Livelock(st.livelock_report()));
             }
             let n = st.runnable.len();
@@ -192,15 +204,30 @@ pub(super) fn schedule(
             let b = &st.blocks[th.block];
             INFO.with(|i| i.set(Info { tid: th.tid, bid: b.idx, bdim, gdim, lane: th.rank % 32, index: t }));
             YIELDER.with(|y| y.set(st.yielders[t]));
-            t
+            (t, [b.idx.x, b.idx.y, b.idx.z, th.tid.x, th.tid.y, th.tid.z])
         };
         let co = cos[next].as_mut().expect("runnable thread has a coroutine");
+        stack::running(Some((guards[next], who)));
         IN_KERNEL.with(|k| k.set(true));
         let r = catch_unwind(AssertUnwindSafe(|| co.resume(())));
         IN_KERNEL.with(|k| k.set(false));
+        stack::running(None);
+        let overflow = || {
+            let st = emu.st.borrow();
+            EmuError::StackOverflow {
+                kernel: st.kernel.clone(),
+                thread: st.tid(next),
+                stack_bytes: st.opts.stack_bytes,
+            }
+        };
         match r {
             Ok(CoroutineResult::Yield(())) => {}
-            Ok(CoroutineResult::Return(())) => {}
+            Ok(CoroutineResult::Return(())) => {
+                if stack::take_overflow() {
+                    return Err(overflow());
+                }
+            }
+            Err(payload) if payload.is::<stack::Overflow>() => return Err(overflow()),
             Err(payload) => {
                 let message = LAST_PANIC.with(|p| p.borrow_mut().take()).unwrap_or_else(|| {
                     payload
@@ -213,12 +240,7 @@ pub(super) fn schedule(
                 if let Some(e) = st.error.clone() {
                     return Err(e);
                 }
-                let th = &st.threads[next];
-                return Err(EmuError::KernelPanic {
-                    kernel: st.kernel.clone(),
-                    thread: ThreadId::new(st.blocks[th.block].idx, th.tid),
-                    message,
-                });
+                return Err(EmuError::KernelPanic { kernel: st.kernel.clone(), thread: st.tid(next), message });
             }
         }
     }
@@ -235,7 +257,11 @@ impl State {
             self.pos[t] = self.runnable.len();
             self.runnable.push(t);
         }
-        self.threads[t].status = Status::Runnable;
+        let th = &mut self.threads[t];
+        th.status = Status::Runnable;
+        // Released from a barrier or collective: not spinning.
+        th.spins = 0;
+        th.polled = None;
     }
 
     pub(super) fn block_thread(&mut self, t: usize, status: Status) {
@@ -249,18 +275,5 @@ impl State {
             self.pos[t] = usize::MAX;
         }
         self.threads[t].status = status;
-    }
-
-    /// Marks a forward step: a write, a completed barrier, an exit. Resets the spin detector.
-    pub fn progress(&mut self) {
-        self.polls = 0;
-    }
-
-    /// A poll by thread `t` at `site`: a volatile/acquire load, a failed compare-and-swap, a sleep.
-    pub fn poll(&mut self, t: usize, site: Site) {
-        self.polls += 1;
-        let th = &mut self.threads[t];
-        th.spins += 1;
-        th.last_poll = Some(site);
     }
 }

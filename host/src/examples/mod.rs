@@ -1,6 +1,6 @@
 //! One module per example, named like its kernel file: inputs, launch, CPU reference, checks.
 
-use crate::device::{Device, Launch, LaunchArgs, ParamList};
+use crate::device::{Device, IntoArgs, Launch, ParamList};
 use crate::report::ExampleResult;
 use anyhow::{Result, bail};
 use gpu_std::Kernel;
@@ -286,12 +286,12 @@ pub fn flagged(dev: &Device, r: &mut ExampleResult, what: &str, racy_expected: b
 
 /// On a GPU with `p.reps > 0`: times `K` (see [`Device::time`]) and records the median time and
 /// `bytes` (that must move) / time in `r`. `reset` restores the inputs before each timed launch.
-pub fn measure<'a, K: Kernel>(
+pub fn measure<K: Kernel>(
     dev: &Device,
     p: &RunParams,
     r: &mut ExampleResult,
     cfg: Launch,
-    args: impl LaunchArgs<'a, Params = K::Args>,
+    args: impl IntoArgs<Params = K::Args>,
     bytes: usize,
     reset: &dyn Fn() -> Result<()>,
 ) -> Result<()>

@@ -2,38 +2,11 @@
 //! without its barriers, which the race detector must name.
 
 use gpu_std::emu::{self, LaunchConfig, Options, Outcome};
-use gpu_std::memory::Owner;
 use gpu_std::thread::{global_index_x, thread_idx};
-use gpu_std::{Global, GlobalMut, Kernel, Output, PerBlock, Pod, SharedSlice, kernel, shared_layout};
+use gpu_std::{Global, IntoArgs, Kernel, Output, PerBlock, SharedSlice, kernel, shared_layout};
 use user_kernels::{BLOCK, SHARED_BYTES, block_sum, saxpy};
 
-/// A host buffer that kernels read and write, named in race reports.
-struct Buf<T: Pod> {
-    data: Vec<T>,
-    _name: emu::BufferName,
-}
-
-impl<T: Pod> Buf<T> {
-    fn new(name: &str, data: Vec<T>) -> Self {
-        let _name = emu::register_buffer(name, data.as_ptr(), data.len());
-        Buf { data, _name }
-    }
-    fn view(&self) -> Global<T> {
-        // SAFETY: the Vec outlives the launch, keeps its allocation, and the host does not touch it
-        // while the launch runs.
-        unsafe { Global::from_raw_parts(self.data.as_ptr(), self.data.len()) }
-    }
-    fn view_mut(&mut self) -> GlobalMut<T> {
-        // SAFETY: as in `view`.
-        unsafe { GlobalMut::from_raw_parts(self.data.as_mut_ptr(), self.data.len()) }
-    }
-    fn output<O: Owner>(&mut self) -> Output<T, O> {
-        // SAFETY: as in `view`, and the launch gets no other view of this Vec.
-        unsafe { Output::from_raw_parts(self.data.as_mut_ptr(), self.data.len()) }
-    }
-}
-
-fn launch<K: Kernel>(cfg: LaunchConfig, seed: u64, args: K::Args) -> Outcome {
+fn launch<K: Kernel>(cfg: LaunchConfig, seed: u64, args: impl IntoArgs<Params = K::Args>) -> Outcome {
     let opts = Options { schedule_seed: seed, ..Options::default() };
     emu::launch::<K>(&cfg, &opts, args).unwrap_or_else(|e| panic!("launch of {} failed: {e}", K::NAME))
 }
@@ -52,32 +25,32 @@ fn wave(n: usize, phase: f32) -> Vec<f32> {
 fn saxpy_matches_the_cpu_and_has_no_races() {
     for (n, block) in [(1, 32), (257, 64), (1000, 128)] {
         let a = 1.75f32;
-        let x = Buf::new("x", wave(n, 0.0));
+        let x = emu::buffer("x", wave(n, 0.0));
         let y0 = wave(n, 1.0);
-        let mut y = Buf::new("y", y0.clone());
+        let y = emu::buffer("y", y0.clone());
         let blocks = (n as u32).div_ceil(block);
         let cfg = LaunchConfig::linear(blocks, block, 0);
         let o = emu::launch::<saxpy>(&cfg, &Options::default(), (a, x.view(), y.view_mut())).expect("saxpy launch");
         assert_eq!(o.racy_addresses, 0, "{:?}", o.races);
         assert_eq!(o.threads, u64::from(blocks * block));
         // The emulator computes in f32 exactly as the CPU does: the results are bit-identical.
-        let want: Vec<f32> = x.data.iter().zip(&y0).map(|(&xi, &yi)| a * xi + yi).collect();
-        assert_eq!(y.data, want, "n = {n}");
+        let want: Vec<f32> = x.to_vec().iter().zip(&y0).map(|(&xi, &yi)| a * xi + yi).collect();
+        assert_eq!(y.to_vec(), want, "n = {n}");
     }
 }
 
 #[test]
 fn block_sum_matches_the_cpu_and_has_no_races() {
     for n in [1, 255, 256, 257, 1000] {
-        let input = Buf::new("input", (0..n as u32).map(|i| i * 7 % 1000).collect());
+        let input = emu::buffer("input", (0..n as u32).map(|i| i * 7 % 1000).collect());
         let blocks = (n as u32).div_ceil(BLOCK);
-        let mut sums = Buf::new("sums", vec![u32::MAX; blocks as usize]);
+        let mut sums = emu::buffer("sums", vec![u32::MAX; blocks as usize]);
         for seed in 1..=3 {
             let cfg = LaunchConfig::linear(blocks, BLOCK, SHARED_BYTES);
             let o = launch::<block_sum>(cfg, seed, (input.view(), sums.output()));
             assert_race_free(&o);
-            let want: Vec<u32> = input.data.chunks(BLOCK as usize).map(|c| c.iter().sum()).collect();
-            assert_eq!(sums.data, want, "n = {n}, schedule seed {seed}");
+            let want: Vec<u32> = input.to_vec().chunks(BLOCK as usize).map(|c| c.iter().sum()).collect();
+            assert_eq!(sums.to_vec(), want, "n = {n}, schedule seed {seed}");
         }
     }
 }
@@ -115,8 +88,8 @@ kernel! {
 
 #[test]
 fn block_sum_without_barriers_is_reported() {
-    let input = Buf::new("input", vec![1u32; 2 * BLOCK as usize]);
-    let mut sums = Buf::new("sums", vec![0u32; 2]);
+    let input = emu::buffer("input", vec![1u32; 2 * BLOCK as usize]);
+    let mut sums = emu::buffer("sums", vec![0u32; 2]);
     let cfg = LaunchConfig::linear(2, BLOCK, Slots::BYTES);
     let o = launch::<block_sum_no_sync>(cfg, 1, (input.view(), sums.output()));
     assert!(o.racy_addresses > 0, "the missing barriers must be reported as races");

@@ -1,0 +1,161 @@
+//! A launch's arguments on the host: the kernel's parameter tuple ([`KernelArgs`]), the checks every
+//! launcher makes before launching ([`KernelArgs::check_launch`]), and the argument tuples launchers
+//! accept ([`IntoArgs`]): the parameters themselves, or views that *borrow* the buffer they point into
+//! ([`Arg`]), so that a launch can never be given a freed buffer.
+//!
+//! A buffer type hands out its views as `Arg`s tied to a borrow of itself: `view()` and `view_mut()`
+//! borrow it shared, `output()` exclusively (an [`Output`](crate::Output) must be the only view of its elements).
+//! Both the emulator's [`Buffer`](crate::emu::Buffer) and the host runner's device buffers work this way.
+
+use crate::Dim3;
+use crate::memory::KernelParam;
+use core::marker::PhantomData;
+
+/// One view among a launch's arguments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ViewArg {
+    /// Position of the argument in the kernel's parameter list.
+    pub position: usize,
+    /// First byte the view reaches.
+    pub base: usize,
+    /// Bytes the view reaches.
+    pub bytes: usize,
+    /// Whether it is an [`Output`](crate::Output) view (one writer per element; no other view may overlap it).
+    pub output: bool,
+}
+
+/// A kernel's parameter tuple: every element a [`KernelParam`]. The emulator reads the device memory
+/// regions the views give access to, and checks each access of the launch against them.
+pub trait KernelArgs: Copy + IntoArgs<Params = Self> {
+    /// Every view among the arguments, in parameter order.
+    fn views(&self) -> Vec<ViewArg>;
+    /// Whether an argument (an [`Output`](crate::Output) view) requires a 1-D launch.
+    fn needs_1d_launch(&self) -> bool;
+    /// `Err` with the reason if the launch breaks what an argument requires: an [`Output`](crate::Output) view needs
+    /// grid and block `y = z = 1`, and no other view of the launch may overlap an `Output` (two
+    /// threads could then write one element). `params` are the kernel's parameter names
+    /// ([`Kernel::PARAMS`](crate::Kernel::PARAMS)), for the message. Every safe launcher calls it.
+    fn check_launch(&self, kernel: &str, params: &[&str], grid: Dim3, block: Dim3) -> Result<(), String> {
+        let one_d = |d: Dim3| d.y == 1 && d.z == 1;
+        if self.needs_1d_launch() && !(one_d(grid) && one_d(block)) {
+            return Err(format!(
+                "kernel `{kernel}` writes through an Output view, whose one-writer-per-element rule is defined on \
+                 the 1-D global index: launch it 1-D (grid {grid:?} and block {block:?} must have y = z = 1)"
+            ));
+        }
+        let views = self.views();
+        for out in views.iter().filter(|v| v.output && v.bytes > 0) {
+            let overlap = views.iter().find(|v| {
+                v.position != out.position
+                    && v.bytes > 0
+                    && v.base < out.base + out.bytes
+                    && out.base < v.base + v.bytes
+            });
+            if let Some(other) = overlap {
+                return Err(format!(
+                    "kernel `{kernel}`: {} (an Output view of {} bytes at {:#x}) overlaps {}; an Output must be \
+                     the only view of its elements in a launch, or two threads could write one element",
+                    param_name(params, out.position),
+                    out.bytes,
+                    out.base,
+                    param_name(params, other.position),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `parameter `name`` if the name is known, else `parameter k`.
+pub(crate) fn param_name(params: &[&str], position: usize) -> String {
+    match params.get(position) {
+        Some(name) => format!("parameter `{name}`"),
+        None => format!("parameter {position}"),
+    }
+}
+
+/// A kernel argument that is a view into a buffer and borrows that buffer for `'a`: the buffer cannot
+/// be freed (or, for an [`Output`](crate::Output), viewed again) while the argument exists.
+#[derive(Clone, Copy, Debug)]
+pub struct Arg<'a, P: KernelParam> {
+    param: P,
+    _buffer: PhantomData<&'a ()>,
+}
+
+impl<'a, P: KernelParam> Arg<'a, P> {
+    /// Wraps a view that borrows its buffer for `'a`.
+    ///
+    /// # Safety
+    /// The memory `param` reaches must stay valid for `'a`, and the caller must tie `'a` to a borrow
+    /// of the buffer that owns it: a shared borrow for [`Global`](crate::Global) and
+    /// [`GlobalMut`](crate::GlobalMut) views, an exclusive one for an [`Output`](crate::Output).
+    pub unsafe fn new(param: P) -> Self {
+        Arg { param, _buffer: PhantomData }
+    }
+    /// The view itself.
+    pub fn param(self) -> P {
+        self.param
+    }
+}
+
+/// One argument of a launch as the caller writes it: a parameter itself (a scalar or a view), or an
+/// [`Arg`] holding a view.
+pub trait IntoParam: Copy {
+    /// What the kernel receives.
+    type Param: KernelParam;
+    fn into_param(self) -> Self::Param;
+}
+impl<P: KernelParam> IntoParam for P {
+    type Param = P;
+    fn into_param(self) -> P {
+        self
+    }
+}
+impl<P: KernelParam> IntoParam for Arg<'_, P> {
+    type Param = P;
+    fn into_param(self) -> P {
+        self.param
+    }
+}
+
+/// A launch's argument tuple as the caller writes it: each element an [`IntoParam`]. Launchers take
+/// `impl IntoArgs<Params = K::Args>`.
+pub trait IntoArgs: Copy {
+    /// The kernel's parameter tuple.
+    type Params: KernelArgs;
+    fn into_args(self) -> Self::Params;
+}
+
+macro_rules! kernel_args {
+    ($($p:ident $a:ident : $i:tt),*) => {
+        impl<$($p: KernelParam),*> KernelArgs for ($($p,)*) {
+            fn views(&self) -> Vec<ViewArg> {
+                #[allow(unused_mut)]
+                let mut v = Vec::new();
+                $(if let Some((base, bytes)) = self.$i.region() {
+                    v.push(ViewArg { position: $i, base, bytes, output: self.$i.exclusive() });
+                })*
+                v
+            }
+            fn needs_1d_launch(&self) -> bool {
+                false $(|| self.$i.needs_1d_launch())*
+            }
+        }
+        impl<$($a: IntoParam),*> IntoArgs for ($($a,)*) {
+            type Params = ($($a::Param,)*);
+            #[allow(clippy::unused_unit)]
+            fn into_args(self) -> Self::Params {
+                ($(self.$i.into_param(),)*)
+            }
+        }
+    };
+}
+kernel_args!();
+kernel_args!(PA A: 0);
+kernel_args!(PA A: 0, PB B: 1);
+kernel_args!(PA A: 0, PB B: 1, PC C: 2);
+kernel_args!(PA A: 0, PB B: 1, PC C: 2, PD D: 3);
+kernel_args!(PA A: 0, PB B: 1, PC C: 2, PD D: 3, PE E: 4);
+kernel_args!(PA A: 0, PB B: 1, PC C: 2, PD D: 3, PE E: 4, PF F: 5);
+kernel_args!(PA A: 0, PB B: 1, PC C: 2, PD D: 3, PE E: 4, PF F: 5, PG G: 6);
+kernel_args!(PA A: 0, PB B: 1, PC C: 2, PD D: 3, PE E: 4, PF F: 5, PG G: 6, PH H: 7);

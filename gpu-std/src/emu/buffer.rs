@@ -1,0 +1,200 @@
+//! Host memory for emulator launches, and the names reports give it.
+//!
+//! [`Buffer`] owns the elements, names itself in reports (by a given name, or by the line that made
+//! it), and hands out kernel arguments that borrow it ([`Arg`]): `view()` and `view_mut()` share the
+//! buffer, `output()` borrows it exclusively. Between launches the host reads it with `to_vec()` or
+//! `as_slice()`.
+//!
+//! The borrows are checked by the compiler. A view cannot outlive its buffer:
+//!
+//! ```compile_fail,E0597
+//! gpu_std::kernel! { pub fn fill(out: gpu_std::GlobalMut<u32>) { out.set(0, 1); } }
+//! use gpu_std::emu::{self, LaunchConfig, Options};
+//! let view = {
+//!     let b = emu::buffer("b", vec![0u32; 4]);
+//!     b.view_mut() // error: `b` does not live long enough
+//! };
+//! emu::launch::<fill>(&LaunchConfig::linear(1, 1, 0), &Options::default(), (view,)).unwrap();
+//! ```
+//!
+//! and an `Output` cannot share a launch with another view of its buffer:
+//!
+//! ```compile_fail,E0502
+//! gpu_std::kernel! {
+//!     pub fn copy(src: gpu_std::Global<u32>, out: gpu_std::Output<u32>) {
+//!         if let Some(o) = out.mine() { o.set(src.get(o.index())); }
+//!     }
+//! }
+//! use gpu_std::emu::{self, LaunchConfig, Options};
+//! let mut b = emu::buffer("b", vec![0u32; 32]);
+//! // error: cannot borrow `b` as mutable because it is also borrowed as immutable
+//! emu::launch::<copy>(&LaunchConfig::linear(1, 32, 0), &Options::default(), (b.view(), b.output())).unwrap();
+//! ```
+//!
+//! Reports name global memory by buffer and element: a registered name (a `Buffer`, or
+//! [`register_buffer`] for memory the caller owns), else the kernel parameter whose view holds the
+//! address, with the view's base address (`parameter `y` at 0x7f…`[5]).
+
+use super::access_check;
+use crate::memory::Owner;
+use crate::{Arg, Global, GlobalMut, Output, Pod};
+use std::cell::UnsafeCell;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::Mutex;
+
+// ---- names ----------------------------------------------------------------------------------------
+
+struct Named {
+    name: String,
+    bytes: usize,
+    elem: usize,
+}
+
+static BUFFERS: Mutex<BTreeMap<usize, Named>> = Mutex::new(BTreeMap::new());
+
+/// Names a host allocation so that reports can say `buffer[index]` instead of an address. The name is
+/// forgotten when the returned guard drops. ([`Buffer`] does this itself.)
+pub fn register_buffer<T>(name: &str, data: *const T, len: usize) -> BufferName {
+    let (base, bytes) = (data as usize, len * size_of::<T>());
+    if bytes == 0 {
+        return BufferName { base: None };
+    }
+    let mut m = BUFFERS.lock().unwrap_or_else(|e| e.into_inner());
+    m.insert(base, Named { name: name.to_string(), bytes, elem: size_of::<T>() });
+    BufferName { base: Some(base) }
+}
+
+/// Keeps a buffer's name registered; see [`register_buffer`].
+#[derive(Debug)]
+pub struct BufferName {
+    base: Option<usize>,
+}
+
+impl Drop for BufferName {
+    fn drop(&mut self) {
+        if let Some(base) = self.base {
+            BUFFERS.lock().unwrap_or_else(|e| e.into_inner()).remove(&base);
+        }
+    }
+}
+
+/// The buffer holding global address `addr` and the index of the `size`-byte element there: a
+/// registered buffer by name; else the running launch's view argument that holds it, named by its
+/// parameter and base address; else the address itself, index 0.
+pub(crate) fn describe(addr: usize, size: usize) -> (String, usize) {
+    {
+        let m = BUFFERS.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((&base, n)) = m.range(..=addr).next_back()
+            && addr < base + n.bytes
+        {
+            return (n.name.clone(), (addr - base) / n.elem.max(1));
+        }
+    }
+    match access_check::region_of(addr) {
+        Some(r) => (format!("{} at {:#x}", r.param(), r.base), (addr - r.base) / size.max(1)),
+        None => (format!("{addr:#x}"), 0),
+    }
+}
+
+// ---- buffers --------------------------------------------------------------------------------------
+
+/// Host memory for emulator launches: `len` elements, named in race and livelock reports.
+///
+/// ```
+/// use gpu_std::emu::{self, Buffer};
+/// let x = emu::buffer("x", vec![1.0f32; 4]); // reports say `x`[i]
+/// let mut y = Buffer::new(vec![0.0f32; 4]); // reports say `buffer at <this file>:<line>`[i]
+/// assert_eq!(x.name(), "x");
+/// assert!(y.name().starts_with("buffer at "));
+/// y.as_mut_slice()[0] = 2.0;
+/// assert_eq!(y.to_vec(), [2.0, 0.0, 0.0, 0.0]);
+/// ```
+pub struct Buffer<T: Pod> {
+    data: Box<[UnsafeCell<T>]>,
+    name: String,
+    _registered: BufferName,
+}
+
+/// A [`Buffer`] named `name` in reports, holding `data`.
+pub fn buffer<T: Pod>(name: &str, data: Vec<T>) -> Buffer<T> {
+    Buffer::named(name, data)
+}
+
+impl<T: Pod> Buffer<T> {
+    /// A buffer holding `data`, named in reports by the line that made it (`buffer at src/x.rs:12:9`).
+    #[track_caller]
+    pub fn new(data: Vec<T>) -> Self {
+        let at = std::panic::Location::caller();
+        Buffer::named(&format!("buffer at {}:{}:{}", at.file(), at.line(), at.column()), data)
+    }
+
+    /// A buffer holding `data`, named `name` in reports.
+    pub fn named(name: &str, data: Vec<T>) -> Self {
+        let data: Box<[UnsafeCell<T>]> = data.into_iter().map(UnsafeCell::new).collect();
+        let registered = register_buffer(name, data.as_ptr() as *const T, data.len());
+        Buffer { data, name: name.to_string(), _registered: registered }
+    }
+
+    /// The name reports use.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.data.len()
+    }
+    /// Whether the buffer has no elements.
+    pub fn is_empty(&self) -> bool {
+        self.data.is_empty()
+    }
+
+    fn ptr(&self) -> *mut T {
+        // `UnsafeCell<T>` has the layout of `T`; kernels write through this pointer, which is why the
+        // elements live in `UnsafeCell`s.
+        if self.data.is_empty() { std::ptr::NonNull::dangling().as_ptr() } else { self.data[0].get() }
+    }
+
+    /// A read-only view for a kernel argument, borrowing the buffer.
+    pub fn view(&self) -> Arg<'_, Global<T>> {
+        // SAFETY: `len` elements owned by this buffer, which the argument borrows for its lifetime.
+        unsafe { Arg::new(Global::from_raw_parts(self.ptr(), self.len())) }
+    }
+    /// A writable view (any thread may write any element: atomics, flags, racy demonstrations),
+    /// borrowing the buffer.
+    pub fn view_mut(&self) -> Arg<'_, GlobalMut<T>> {
+        // SAFETY: as in `view`; the elements are `UnsafeCell`s, so writes through a shared borrow are
+        // allowed.
+        unsafe { Arg::new(GlobalMut::from_raw_parts(self.ptr(), self.len())) }
+    }
+    /// A one-writer-per-element output view, borrowing the buffer exclusively: no other argument of
+    /// the launch can view it. `O` (who owns which element) is inferred from the kernel.
+    pub fn output<O: Owner>(&mut self) -> Arg<'_, Output<T, O>> {
+        // SAFETY: as in `view`, under an exclusive borrow.
+        unsafe { Arg::new(Output::from_raw_parts(self.ptr(), self.len())) }
+    }
+
+    /// A copy of the elements.
+    pub fn to_vec(&self) -> Vec<T> {
+        // SAFETY: launches are synchronous and a `Buffer` is not `Sync`, so no kernel writes while the
+        // host reads.
+        self.data.iter().map(|c| unsafe { *c.get() }).collect()
+    }
+    /// The elements. Takes `&mut self` so that no view of the buffer (which could be written through
+    /// by a launch) exists while the slice does.
+    pub fn as_slice(&mut self) -> &[T] {
+        self.as_mut_slice()
+    }
+    /// The elements, writable by the host between launches.
+    pub fn as_mut_slice(&mut self) -> &mut [T] {
+        let len = self.len();
+        // SAFETY: `UnsafeCell<T>` has the layout of `T`; the exclusive borrow excludes every view.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr(), len) }
+    }
+}
+
+impl<T: Pod> fmt::Debug for Buffer<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Buffer").field("name", &self.name).field("data", &self.to_vec()).finish()
+    }
+}
