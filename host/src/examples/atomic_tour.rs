@@ -12,9 +12,11 @@ use gpu_kernels::atomic_tour::*;
 use gpu_std::{Global, GlobalMut, Kernel, Output, Pod};
 use rand::{Rng, SeedableRng, rngs::StdRng};
 
-/// Largest n: the float sums must stay exact (`float` holds every integer up to 2^24, and its operands
-/// add at most 8 per thread).
-pub const MAX_N: usize = 1 << 21;
+/// Largest n: every thread of the launch contends for one cell per operation, including the
+/// compare-and-swap loops, whose retries grow with the square of the contending threads (2^20
+/// threads would take minutes); and the float sums must stay exact (`float` holds every integer up
+/// to 2^24, and its operands add at most 8 per thread). The same cap as `primitives`.
+pub const MAX_N: usize = super::primitives::MAX_ATOMIC_THREADS;
 
 /// Launches a tour kernel with the cells at `inits`; returns the cells and the old values
 /// (operation `k`, thread `i` at `k * threads + i`), poisoned before the launch.
@@ -161,7 +163,10 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
     let n = p.n;
     check_n("atomic_tour", n, 8 * U32_OPS)?;
     if n > MAX_N {
-        bail!("atomic_tour: n = {n} is too large (at most {MAX_N}: the float sums must stay exact)");
+        bail!(
+            "atomic_tour: n = {n} is too large (at most {MAX_N} threads contend for one cell: compare-and-swap \
+             loops retry quadratically in the contenders)"
+        );
     }
     let mut rng = StdRng::seed_from_u64(p.seed);
     let cfg = cover(n, BLOCK, u32::MAX / BLOCK, 0);
