@@ -1,23 +1,18 @@
 //! Host side of `histogram_global` (§5.5.1): seeded random bytes, one global `atomicAdd` per byte,
 //! every one of the 256 bins checked exactly.
 
+use super::histogram_privatised::{first_bins, random_bytes};
 use super::{RunParams, check_n, finish};
 use crate::device::{Device, cover};
 use crate::report::ExampleResult;
 use crate::verify::exact;
 use anyhow::Result;
 use gpu_kernels::histogram_global::{BLOCK, NUM_BINS, histogram_global};
-use rand::{Rng, SeedableRng, rngs::StdRng};
 
 pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
     let n = p.n;
     check_n("histogram_global", n, 1)?;
-    let mut rng = StdRng::seed_from_u64(p.seed);
-    let data: Vec<u8> = (0..n).map(|_| rng.r#gen::<u8>()).collect();
-    let mut want = vec![0u32; NUM_BINS];
-    for &b in &data {
-        want[b as usize] += 1;
-    }
+    let (data, want) = random_bytes(p.seed, n);
     let d = dev.upload("data", &data)?;
     // The bins accumulate: they start at zero, as the chapter's host zeroes them.
     let hist = dev.filled("hist", NUM_BINS, 0u32)?;
@@ -31,8 +26,7 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
     r.check(m.is_none(), format!("all {NUM_BINS} bins exact{}", super::mismatch(m)));
     let total: u64 = got.iter().map(|&c| c as u64).sum();
     r.check(total == n as u64, format!("bins sum to {total} (n = {n})"));
-    r.show
-        .push(format!("First 10 bins: {}", (0..10).map(|i| format!("[{i}]={}", got[i])).collect::<Vec<_>>().join(" ")));
+    r.show.push(first_bins(&got));
     super::measure::<histogram_global>(dev, p, &mut r, cfg, args, n, &|| hist.write(&[0; NUM_BINS]))?;
     Ok(finish(dev, r, false))
 }

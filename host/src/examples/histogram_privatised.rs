@@ -9,15 +9,27 @@ use anyhow::Result;
 use gpu_kernels::histogram_privatised::{BLOCK, MAX_GRID, NUM_BINS, SHARED_BYTES, histogram_privatised};
 use rand::{Rng, SeedableRng, rngs::StdRng};
 
+/// `n` seeded random bytes and their 256-bin histogram counted on the CPU (shared by the histogram
+/// examples).
+pub(crate) fn random_bytes(seed: u64, n: usize) -> (Vec<u8>, Vec<u32>) {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let data: Vec<u8> = (0..n).map(|_| rng.r#gen::<u8>()).collect();
+    let mut bins = vec![0u32; NUM_BINS];
+    for &b in &data {
+        bins[b as usize] += 1;
+    }
+    (data, bins)
+}
+
+/// `First 10 bins: [0]=… [1]=…`, as the chapter's host prints them.
+pub(crate) fn first_bins(bins: &[u32]) -> String {
+    format!("First 10 bins: {}", (0..10).map(|i| format!("[{i}]={}", bins[i])).collect::<Vec<_>>().join(" "))
+}
+
 pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
     let n = p.n;
     check_n("histogram_privatised", n, 1)?;
-    let mut rng = StdRng::seed_from_u64(p.seed);
-    let data: Vec<u8> = (0..n).map(|_| rng.r#gen::<u8>()).collect();
-    let mut want = vec![0u32; NUM_BINS];
-    for &b in &data {
-        want[b as usize] += 1;
-    }
+    let (data, want) = random_bytes(p.seed, n);
     let d = dev.upload("data", &data)?;
     let hist = dev.filled("hist", NUM_BINS, 0u32)?;
     let cfg = cover(n, BLOCK, dev.grid_cap(MAX_GRID), SHARED_BYTES);
@@ -31,8 +43,7 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
     r.check(mismatch.is_none(), format!("{correct}/{NUM_BINS} bins correct{}", super::mismatch(mismatch)));
     let total: u64 = got.iter().map(|&c| c as u64).sum();
     r.check(total == n as u64, format!("bins sum to {total} (n = {n})"));
-    r.show
-        .push(format!("First 10 bins: {}", (0..10).map(|i| format!("[{i}]={}", got[i])).collect::<Vec<_>>().join(" ")));
+    r.show.push(first_bins(&got));
     super::measure::<histogram_privatised>(dev, p, &mut r, cfg, args, n, &|| hist.write(&[0; NUM_BINS]))?;
     Ok(finish(dev, r, false))
 }
