@@ -92,10 +92,6 @@ impl<'a, P: KernelParam> Arg<'a, P> {
     pub unsafe fn new(param: P) -> Self {
         Arg { param, _buffer: PhantomData }
     }
-    /// The view itself.
-    pub fn param(self) -> P {
-        self.param
-    }
 }
 
 /// One argument of a launch as the caller writes it: a parameter itself (a scalar or a view), or an
@@ -103,17 +99,22 @@ impl<'a, P: KernelParam> Arg<'a, P> {
 pub trait IntoParam: Copy {
     /// What the kernel receives.
     type Param: KernelParam;
-    fn into_param(self) -> Self::Param;
+    /// The parameter, without the borrow an [`Arg`] holds.
+    ///
+    /// # Safety
+    /// Use the result only while `self` is alive (for a launch that completes before the call that
+    /// received `self` returns): a view taken out of its [`Arg`] no longer keeps its buffer alive.
+    unsafe fn into_param(self) -> Self::Param;
 }
 impl<P: KernelParam> IntoParam for P {
     type Param = P;
-    fn into_param(self) -> P {
+    unsafe fn into_param(self) -> P {
         self
     }
 }
 impl<P: KernelParam> IntoParam for Arg<'_, P> {
     type Param = P;
-    fn into_param(self) -> P {
+    unsafe fn into_param(self) -> P {
         self.param
     }
 }
@@ -123,7 +124,12 @@ impl<P: KernelParam> IntoParam for Arg<'_, P> {
 pub trait IntoArgs: Copy {
     /// The kernel's parameter tuple.
     type Params: KernelArgs;
-    fn into_args(self) -> Self::Params;
+    /// The parameters, without the borrows the [`Arg`]s hold.
+    ///
+    /// # Safety
+    /// As [`IntoParam::into_param`]: use the result only while `self` is alive, for a launch that
+    /// completes before the launcher returns.
+    unsafe fn into_args(self) -> Self::Params;
 }
 
 macro_rules! kernel_args {
@@ -144,8 +150,10 @@ macro_rules! kernel_args {
         impl<$($a: IntoParam),*> IntoArgs for ($($a,)*) {
             type Params = ($($a::Param,)*);
             #[allow(clippy::unused_unit)]
-            fn into_args(self) -> Self::Params {
-                ($(self.$i.into_param(),)*)
+            unsafe fn into_args(self) -> Self::Params {
+                // SAFETY: the caller's contract covers every element.
+                #[allow(unused_unsafe)]
+                unsafe { ($(self.$i.into_param(),)*) }
             }
         }
     };

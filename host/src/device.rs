@@ -39,6 +39,18 @@
 //! // error: cannot borrow `data` as mutable because it is also borrowed as immutable
 //! dev.launch::<warp_reduce>(cover(64, BLOCK, 1, 0), (data.view(), data.output())).unwrap();
 //! ```
+//!
+//! Nor can safe code take the view out of its [`Arg`], which would drop the borrow:
+//!
+//! ```compile_fail,E0133
+//! use gpu_std::IntoParam;
+//! use host::device::{Device, DeviceChoice};
+//! let (dev, _) = Device::open(DeviceChoice::Emu, Default::default()).unwrap();
+//! let buffer = dev.upload("input", &[1.0f32; 64]).unwrap();
+//! let view = buffer.view().into_param(); // error: call to unsafe function
+//! drop(buffer);
+//! # let _ = view;
+//! ```
 
 use anyhow::{Result, bail};
 use gpu_std::emu::{self, EmuError, LaunchConfig, Race, UninitRead};
@@ -362,7 +374,9 @@ impl Device {
     where
         K::Args: ParamList,
     {
-        let args = args.into_args();
+        // SAFETY: the launch below is synchronous: it completes before this function returns, while
+        // `args`, and with it every borrow of a buffer, is still alive.
+        let args = unsafe { args.into_args() };
         args.check_launch(K::NAME, K::PARAMS, cfg.grid, cfg.block).map_err(anyhow::Error::msg)?;
         match &self.inner {
             #[cfg(feature = "cuda")]
@@ -399,7 +413,9 @@ impl Device {
     where
         K::Args: ParamList,
     {
-        let args = args.into_args();
+        // SAFETY: the launch below is synchronous: it completes before this function returns, while
+        // `args`, and with it every borrow of a buffer, is still alive.
+        let args = unsafe { args.into_args() };
         args.check_launch(K::NAME, K::PARAMS, cfg.grid, cfg.block).map_err(anyhow::Error::msg)?;
         match &self.inner {
             #[cfg(feature = "cuda")]

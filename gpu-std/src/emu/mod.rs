@@ -144,7 +144,9 @@ pub fn launch<K: Kernel>(
     opts: &Options,
     args: impl IntoArgs<Params = K::Args>,
 ) -> Result<Outcome, EmuError> {
-    let args = args.into_args();
+    // SAFETY: the launch below runs to completion before this function returns, while `args`, and
+    // with it every borrow of a buffer, is still alive.
+    let args = unsafe { args.into_args() };
     args.check_launch(K::NAME, K::PARAMS, cfg.grid, cfg.block).map_err(EmuError::InvalidLaunch)?;
     let regions = args
         .views()
