@@ -138,6 +138,19 @@ fn block_scope_fence_publishing_across_blocks_is_flagged() {
     }
 }
 
+/// Exactly one race on `flag`[0], between thread 0 of block 0 and thread 0 of block 1, with these
+/// access kinds (sorted) and an explanation that contains `why`.
+fn assert_flag_race(o: &Outcome, kinds: [&str; 2], why: &str) {
+    let flag: Vec<_> = o.races.iter().filter(|r| r.buffer == "flag").collect();
+    assert_eq!(flag.len(), 1, "{}", reports(o));
+    let r = flag[0];
+    assert_eq!((r.index, pair(r)), (0, [t(0, 0), t(1, 0)]), "{r}");
+    let mut got = [r.first.kind, r.second.kind];
+    got.sort();
+    assert_eq!(got, kinds, "{r}");
+    assert!(r.why.contains(why), "{r}");
+}
+
 #[test]
 fn block_scope_release_acquire_across_blocks_is_flagged() {
     for s in SEEDS {
@@ -154,14 +167,11 @@ fn block_scope_release_acquire_across_blocks_is_flagged() {
         );
         // The flag itself: a block-scoped release store and acquire load in different blocks are not
         // morally strong, so they race too.
-        let flag: Vec<_> = o.races.iter().filter(|r| r.buffer == "flag").collect();
-        assert_eq!(flag.len(), 1, "{}", reports(&o));
-        let r = flag[0];
-        assert_eq!((r.index, pair(r)), (0, [t(0, 0), t(1, 0)]), "{r}");
-        let mut kinds = [r.first.kind, r.second.kind];
-        kinds.sort();
-        assert_eq!(kinds, ["acquire load (block)", "release store (block)"], "{r}");
-        assert!(r.why.contains("block-scoped release store (st.release.cta)"), "{r}");
+        assert_flag_race(
+            &o,
+            ["acquire load (block)", "release store (block)"],
+            "block-scoped release store (st.release.cta)",
+        );
     }
 }
 
@@ -179,14 +189,7 @@ fn block_scope_atomic_flag_across_blocks_is_flagged() {
                 "needs device scope: Device-scope atomics on it (atom.gpu)",
             ],
         );
-        let flag: Vec<_> = o.races.iter().filter(|r| r.buffer == "flag").collect();
-        assert_eq!(flag.len(), 1, "{}", reports(&o));
-        let r = flag[0];
-        assert_eq!((r.index, pair(r)), (0, [t(0, 0), t(1, 0)]), "{r}");
-        let mut kinds = [r.first.kind, r.second.kind];
-        kinds.sort();
-        assert_eq!(kinds, ["atomic (block)", "volatile read"], "{r}");
-        assert!(r.why.contains("block-scoped atomic (.cta)"), "{r}");
+        assert_flag_race(&o, ["atomic (block)", "volatile read"], "block-scoped atomic (.cta)");
     }
 }
 
