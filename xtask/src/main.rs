@@ -1,5 +1,6 @@
 //! Project tasks, run as `cargo xtask <command>`: build the kernels to PTX with rustc's NVPTX backend,
-//! check the PTX with `ptxas`, run the examples, run every test, and bundle a GPU build.
+//! check the PTX with `ptxas`, run the examples, run every test, bundle a GPU build, and plot the
+//! benchmark results.
 //!
 //! The same executable also serves as the PTX linker of the kernel build (see `ptx_link`).
 
@@ -9,6 +10,7 @@ mod bundle;
 mod cuda;
 mod flows;
 mod json;
+mod plot;
 mod ptx_link;
 mod ptxas;
 mod toolchain;
@@ -53,6 +55,10 @@ commands:
       feature, and put them with run-gpu.sh into .gpu-bundle/ for a GPU machine without Rust. Links
       against CUDA_LIBRARY_PATH, else this machine's NVIDIA driver; without either it says how to get
       a linkable libcuda.so (xtask/scripts/fetch-libcuda.sh).
+  plot [--csv PATH] [--svg PATH] [--markdown PATH]
+      Read the results of bench/bench.cu (default bench/results.csv) and write a chart of GB/s per
+      workload and implementation, with each workload's read limit (default bench/results.svg), and
+      the same numbers as a Markdown table (default bench/results.md).
   help
       Show this text.
 
@@ -176,6 +182,7 @@ fn dispatch(args: &[String]) -> Result<()> {
             let opts = parse_options(command, rest, &["--allow-skip"])?;
             flows::test(&root, opts.allow_skip)
         }
+        "plot" => plot::plot(&root, rest),
         "bundle" => {
             parse_options(command, rest, &[])?;
             bundle::bundle(&root)
