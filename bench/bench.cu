@@ -4,7 +4,7 @@
 //
 // Build and run (on a machine with the CUDA toolkit):
 //   nvcc -O3 -std=c++17 -arch=sm_90 -o bench bench/bench.cu -lcuda
-//   ./bench target/ptx/gpu_kernels.ptx --csv bench/results.csv [--reps 50] [--hist-blocks-per-sm 2]
+//   ./bench target/ptx/gpu_kernels.ptx --csv bench/results.csv [--reps 50] [--hist-blocks-per-sm 1]
 //
 // For each workload one table is printed, with a row per implementation:
 //   time ms  median of --reps (default 50) launches, each timed with CUDA events, after 5 warm-ups;
@@ -122,13 +122,15 @@ __global__ void cub_warp_reduce(const float* in, float* out, size_t n) {
 }
 
 // ---- reduce_fast / reduce_deterministic (nvcc twin of gpu_kernels::reduce_fast) --------------------
-// The vectors of the input are cut into `chunks` contiguous ranges; block b sums chunks b, b + gridDim.x,
-// ... (two 16-byte loads in flight per thread) and writes one partial per chunk; the last block to draw
-// a ticket adds the partials, the head and the tail in a fixed order. The bits depend on the input and
-// `chunks` only. The fast tier launches chunks = grid = one block per resident slot; the deterministic
-// tier launches chunks = clamp(ceil(n / 16384), 1, 512) on at most that many blocks.
-static const int RF_BLOCK = 512, RF_SHARED = 256, RF_MAX_DET_CHUNKS = 512;
-static const size_t RF_MIN_CHUNK_ELEMS = 16384;
+// The vectors of the input are cut into tiles of 4 x 512 vectors; tile k belongs to virtual block
+// k mod vblocks. Block b sums virtual blocks b, b + gridDim.x, ...: each thread loads its four vectors of
+// a tile (t, t + B, t + 2B, t + 3B) before adding any, into four accumulators; then a block tree gives
+// one partial per virtual block. The last block to draw a ticket adds the partials, the head and the
+// tail in a fixed order. The bits depend on the input and `vblocks` only. The fast tier launches
+// vblocks = grid = one block per resident slot; the deterministic tier launches
+// vblocks = clamp(ceil(n / 2048), 1, 512) on at most that many blocks.
+static const int RF_BLOCK = 512, RF_SHARED = 256, RF_UNROLL = 4, RF_MAX_DET_VBLOCKS = 512;
+static const size_t RF_MIN_VBLOCK_ELEMS = 2048;
 
 template <typename T> __device__ __forceinline__ T add(T a, T b) { return a + b; }
 template <> __device__ __forceinline__ int add<int>(int a, int b) { return (int)((unsigned)a + (unsigned)b); }  // wraps
@@ -166,9 +168,9 @@ template <typename T> __device__ __forceinline__ T block_sum(T v, T* warp_sums) 
 
 template <typename T>
 __global__ void __launch_bounds__(RF_BLOCK)
-nv_reduce_fast(const T* in, size_t n, unsigned chunks, T* partials, unsigned* ticket, T* out) {
+nv_reduce_fast(const T* in, size_t n, unsigned vblocks, T* partials, unsigned* ticket, T* out) {
     using V = typename Vec<T>::V;
-    constexpr size_t L = 16 / sizeof(T), B = RF_BLOCK;
+    constexpr size_t L = 16 / sizeof(T), B = RF_BLOCK, U = RF_UNROLL, TILE = U * B;
     extern __shared__ __align__(16) unsigned char rf_shared[];
     T* warp_sums = reinterpret_cast<T*>(rf_shared);
     // head: elements before the first 16-byte boundary; nv: whole vectors after it; tail: the rest.
@@ -178,18 +180,23 @@ nv_reduce_fast(const T* in, size_t n, unsigned chunks, T* partials, unsigned* ti
     const size_t nv = (n - head) / L, tail = n - head - nv * L;
     const V* vin = reinterpret_cast<const V*>(in + head);  // plain 16-byte loads (ld.global.v4 / .v2)
 
-    for (unsigned c = blockIdx.x; c < chunks; c += gridDim.x) {
-        const size_t lo = (size_t)c * nv / chunks, hi = ((size_t)c + 1) * nv / chunks;
-        T acc0 = T(0), acc1 = T(0);
-        size_t i = lo + threadIdx.x;
-        while (i + B < hi) {
-            const V v0 = vin[i], v1 = vin[i + B];
-            acc0 = add(acc0, Vec<T>::vsum(v0));
-            acc1 = add(acc1, Vec<T>::vsum(v1));
-            i += 2 * B;
+    for (unsigned c = blockIdx.x; c < vblocks; c += gridDim.x) {
+        T acc[U];
+#pragma unroll
+        for (size_t u = 0; u < U; u++) acc[u] = T(0);
+        size_t i = (size_t)c * TILE + threadIdx.x;
+        while (i + (U - 1) * B < nv) {  // all four of this thread's vectors of the tile exist
+            V v[U];
+#pragma unroll
+            for (size_t u = 0; u < U; u++) v[u] = vin[i + u * B];
+#pragma unroll
+            for (size_t u = 0; u < U; u++) acc[u] = add(acc[u], Vec<T>::vsum(v[u]));
+            i += (size_t)vblocks * TILE;
         }
-        if (i < hi) acc0 = add(acc0, Vec<T>::vsum(vin[i]));
-        const T s = block_sum(add(acc0, acc1), warp_sums);
+#pragma unroll
+        for (size_t u = 0; u < U; u++)
+            if (i + u * B < nv) acc[u] = add(acc[u], Vec<T>::vsum(vin[i + u * B]));
+        const T s = block_sum(add(add(acc[0], acc[1]), add(acc[2], acc[3])), warp_sums);
         if (threadIdx.x == 0) partials[c] = s;
     }
     // Publish the partials (fence, then the ticket), draw a ticket; the last block's thread 0 fences
@@ -202,7 +209,7 @@ nv_reduce_fast(const T* in, size_t n, unsigned chunks, T* partials, unsigned* ti
     }
     if (__syncthreads_or(last)) {
         T s = T(0);
-        for (size_t k = threadIdx.x; k < chunks; k += B) s = add(s, partials[k]);
+        for (size_t k = threadIdx.x; k < vblocks; k += B) s = add(s, partials[k]);
         s = block_sum(s, warp_sums);
         if (threadIdx.x == 0) {
             for (size_t j = 0; j < head; j++) s = add(s, in[j]);
@@ -238,16 +245,16 @@ __global__ void __launch_bounds__(HF_BLOCK) nv_histogram_fast(const unsigned cha
     size_t head = mis ? 16 - mis : 0;
     if (head > n) head = n;
     const size_t nv = (n - head) / 16, tail = n - head - nv * 16;
-    const uint4* vp = reinterpret_cast<const uint4*>(data + head);  // plain 16-byte loads
+    const uint4* vp = reinterpret_cast<const uint4*>(data + head);  // 16-byte loads, read-only cache (ld.global.nc)
     const size_t stride = (size_t)gridDim.x * blockDim.x;
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     while (i + stride < nv) {
-        const uint4 a = vp[i], b = vp[i + stride];
+        const uint4 a = __ldg(vp + i), b = __ldg(vp + i + stride);
         hf_count_vec(hf_counts, lane, a);
         hf_count_vec(hf_counts, lane, b);
         i += 2 * stride;
     }
-    if (i < nv) hf_count_vec(hf_counts, lane, vp[i]);
+    if (i < nv) hf_count_vec(hf_counts, lane, __ldg(vp + i));
     // The bytes before the first and after the last 16-byte boundary (fewer than 32): block 0 counts them.
     if (blockIdx.x == 0 && threadIdx.x < head + tail) {
         const size_t t = threadIdx.x;
@@ -532,11 +539,11 @@ static void bench_reduce(CUmodule mod, int log2n, uint64_t seed) {
     const int bps = rust_blocks_per_sm(rs_fast, RF_BLOCK, RF_SHARED, entry.c_str());
     int nv_bps = 0;
     CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nv_bps, nv_reduce_fast<T>, RF_BLOCK, RF_SHARED));
-    const unsigned grid_fast = g_sms * bps, chunks_fast = grid_fast;
-    const size_t min_chunks = (n + RF_MIN_CHUNK_ELEMS - 1) / RF_MIN_CHUNK_ELEMS;
-    const unsigned chunks_det = (unsigned)std::min<size_t>(std::max<size_t>(min_chunks, 1), RF_MAX_DET_CHUNKS);
-    const unsigned grid_det = std::min(chunks_det, grid_fast);
-    const size_t cap = std::max(chunks_fast, chunks_det);
+    const unsigned grid_fast = g_sms * bps, vblocks_fast = grid_fast;
+    const size_t min_vblocks = (n + RF_MIN_VBLOCK_ELEMS - 1) / RF_MIN_VBLOCK_ELEMS;
+    const unsigned vblocks_det = (unsigned)std::min<size_t>(std::max<size_t>(min_vblocks, 1), RF_MAX_DET_VBLOCKS);
+    const unsigned grid_det = std::min(vblocks_det, grid_fast);
+    const size_t cap = std::max(vblocks_fast, vblocks_det);
     T* partials;
     unsigned* tickets;  // [0]: Rust, [1]: nvcc; zeroed once here, every launch leaves its ticket 0
     CK(cudaMalloc(&partials, cap * sizeof(T)));
@@ -544,14 +551,14 @@ static void bench_reduce(CUmodule mod, int log2n, uint64_t seed) {
     CK(cudaMemset(tickets, 0, 2 * sizeof(unsigned)));
     CK(cudaDeviceSynchronize());
 
-    auto rs_launch = [&](unsigned grid, unsigned chunks) {
+    auto rs_launch = [&](unsigned grid, unsigned vblocks) {
         View vin{in, n}, vpart{partials, cap}, vticket{tickets, 1}, vout{out, 1};
-        uint32_t ch = chunks;
+        uint32_t ch = vblocks;
         void* args[] = {&vin, &ch, &vpart, &vticket, &vout};
         CU(cuLaunchKernel(rs_fast, grid, 1, 1, RF_BLOCK, 1, 1, RF_SHARED, 0, args, nullptr));
     };
-    auto nv_launch = [&](unsigned grid, unsigned chunks) {
-        nv_reduce_fast<T><<<grid, RF_BLOCK, RF_SHARED>>>(in, n, chunks, partials, tickets + 1, out);
+    auto nv_launch = [&](unsigned grid, unsigned vblocks) {
+        nv_reduce_fast<T><<<grid, RF_BLOCK, RF_SHARED>>>(in, n, vblocks, partials, tickets + 1, out);
         CK(cudaGetLastError());
     };
     auto check_fast = [&](int which) {
@@ -565,9 +572,9 @@ static void bench_reduce(CUmodule mod, int log2n, uint64_t seed) {
     };
 
     Table t = open_table(wl, n, (double)bytes);
-    printf("(fast tier: grid = chunks = %d SMs x %d blocks = %u; deterministic tier: %u chunks on %u blocks; "
+    printf("(fast tier: grid = vblocks = %d SMs x %d blocks = %u; deterministic tier: %u virtual blocks on %u blocks; "
            "%d threads, %d shared bytes; nvcc build occupancy %d blocks/SM)\n",
-           g_sms, bps, grid_fast, chunks_det, grid_det, RF_BLOCK, RF_SHARED, nv_bps);
+           g_sms, bps, grid_fast, vblocks_det, grid_det, RF_BLOCK, RF_SHARED, nv_bps);
     add_proxy(t, in, bytes);
 
     void* tmp = nullptr;
@@ -585,8 +592,8 @@ static void bench_reduce(CUmodule mod, int log2n, uint64_t seed) {
             CK(cudaGetLastError());
         }, check_sum);
     }
-    measure(t, "nvcc reduce_fast", "", poison, [&] { nv_launch(grid_fast, chunks_fast); }, check_fast(1));
-    measure(t, "nvcc reduce_deterministic", "", poison, [&] { nv_launch(grid_det, chunks_det); }, check_fast(1));
+    measure(t, "nvcc reduce_fast", "", poison, [&] { nv_launch(grid_fast, vblocks_fast); }, check_fast(1));
+    measure(t, "nvcc reduce_deterministic", "", poison, [&] { nv_launch(grid_det, vblocks_det); }, check_fast(1));
     const T nv_det = read_out();
 
     if constexpr (std::is_same<T, float>::value) {
@@ -598,25 +605,25 @@ static void bench_reduce(CUmodule mod, int log2n, uint64_t seed) {
             CU(cuLaunchKernel(rs_reduce, grid_ch, 1, 1, BLOCK, 1, 1, 32 * sizeof(float), 0, args, nullptr));
         }, check_sum);
     }
-    measure(t, "Rust reduce_fast_" + tn, "nvcc reduce_fast", poison, [&] { rs_launch(grid_fast, chunks_fast); }, check_fast(0));
-    measure(t, "Rust reduce_deterministic_" + tn, "nvcc reduce_deterministic", poison, [&] { rs_launch(grid_det, chunks_det); },
+    measure(t, "Rust reduce_fast_" + tn, "nvcc reduce_fast", poison, [&] { rs_launch(grid_fast, vblocks_fast); }, check_fast(0));
+    measure(t, "Rust reduce_deterministic_" + tn, "nvcc reduce_deterministic", poison, [&] { rs_launch(grid_det, vblocks_det); },
             check_fast(0));
 
     // The deterministic tier's bits depend on the chunk count only, not on the grid.
     const T det = read_out();
     for (unsigned g : {1u, 7u, 64u}) {
         poison();
-        rs_launch(g, chunks_det);
+        rs_launch(g, vblocks_det);
         CK(cudaDeviceSynchronize());
         const T other = read_out();
         if (memcmp(&other, &det, sizeof(T)) != 0) {
             char msg[200];
-            snprintf(msg, sizeof msg, "%u chunks on grid %u give %.17g, on grid %u %.17g (bits differ)", chunks_det, g, (double)other,
+            snprintf(msg, sizeof msg, "%u virtual blocks on grid %u give %.17g, on grid %u %.17g (bits differ)", vblocks_det, g, (double)other,
                      grid_det, (double)det);
             check_failed(wl, "Rust reduce_deterministic_" + tn, "determinism", msg);
         }
     }
-    printf("deterministic: bit-identical over grids 1, 7, 64, %u (%u chunks)", grid_det, chunks_det);
+    printf("deterministic: bit-identical over grids 1, 7, 64, %u (%u virtual blocks)", grid_det, vblocks_det);
     printf("; nvcc reduce_deterministic gives %s bits\n", memcmp(&nv_det, &det, sizeof(T)) == 0 ? "the same" : "different");
 
     close_table(t);
@@ -793,14 +800,14 @@ static void bench_warp_reduce(CUmodule mod, uint64_t seed) {
 
 // ---- main ----------------------------------------------------------------------------------------
 static void usage(const char* argv0) {
-    fprintf(stderr, "usage: %s gpu_kernels.ptx [--csv bench/results.csv] [--reps 50] [--hist-blocks-per-sm 2]\n", argv0);
+    fprintf(stderr, "usage: %s gpu_kernels.ptx [--csv bench/results.csv] [--reps 50] [--hist-blocks-per-sm 1]\n", argv0);
     exit(2);
 }
 
 int main(int argc, char** argv) {
     const char* ptx = nullptr;
     std::string csv = "bench/results.csv";
-    int hist_bpsm = 2;
+    int hist_bpsm = 1;
     for (int i = 1; i < argc; i++) {
         const std::string a = argv[i];
         if ((a == "--csv" || a == "--reps" || a == "--hist-blocks-per-sm") && i + 1 < argc) {
