@@ -1,21 +1,36 @@
-// Same-run comparison on one GPU: the Rust kernels (rustc's NVPTX backend, loaded from
-// target/ptx/gpu_kernels.ptx through the driver API), the same algorithms compiled by nvcc, and CUB.
-// Every implementation runs on the same device buffers; each result is checked against the others
-// before it is timed. Times: CUDA events around one launch, 5 warm-up launches, median of REPS.
+// Performance benchmark on one GPU: the Rust kernels (rustc's NVPTX backend, loaded from
+// target/ptx/gpu_kernels.ptx through the driver API), the same algorithms compiled by nvcc, CUB, and a
+// read-limit proxy, all on the same device buffers.
 //
 // Build and run (on a machine with the CUDA toolkit):
 //   nvcc -O3 -std=c++17 -arch=sm_90 -o bench bench/bench.cu -lcuda
-//   ./bench target/ptx/gpu_kernels.ptx
+//   ./bench target/ptx/gpu_kernels.ptx --csv bench/results.csv [--reps 50] [--hist-blocks-per-sm 1]
+//
+// For each workload one table is printed, with a row per implementation:
+//   time ms  median of --reps (default 50) launches, each timed with CUDA events, after 5 warm-ups;
+//            a launch includes the memset of the output where the kernel needs a zeroed output;
+//   GB/s     the bytes the workload reads (and writes, for warp_reduce) over the median time;
+//   %limit   this row's GB/s over the read-limit proxy's GB/s, x 100;
+//   vs CUB   CUB's time over this row's time (above 1: faster than CUB).
+// Every implementation's result is checked before it is timed, and again after its timed launches;
+// a mismatch stops the run with the workload and the implementation named. All rows are written to
+// the CSV file; a summary line per workload closes the run (the fastest Rust tier against CUB and
+// against the nvcc build of the same algorithm).
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <cub/cub.cuh>
 #include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <random>
 #include <string>
+#include <thread>
+#include <type_traits>
 #include <vector>
 
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
@@ -23,10 +38,49 @@
 #define CU(x) do { CUresult r_ = (x); if (r_ != CUDA_SUCCESS) { const char* s_ = nullptr; cuGetErrorName(r_, &s_); \
     fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, s_ ? s_ : "?"); exit(1); } } while (0)
 
-static const int REPS = 50;
-static const int BLOCK = 256;
+static const int WARMUP = 5;
+static int g_reps = 50;
+static int g_sms = 0;
 
-// ---- nvcc versions of the same algorithms --------------------------------------------------------
+// gpu_kernels::Global<T> / GlobalMut<T> / Output<T, _>: #[repr(C)] {ptr, len}, passed by value (16 bytes).
+struct View { const void* ptr; size_t len; };
+
+// ==== device code ==================================================================================
+
+// ---- read-limit proxy ----------------------------------------------------------------------------
+// Reads the workload's input bytes as 16-byte read-only vectors (ld.global.nc.v4) in a grid-stride loop
+// and xors them into a register. It computes nothing and so is not checked: it only measures how fast
+// these bytes can be read. The xor is written out only if it equals a sentinel passed at run time (a
+// practically impossible match, which the compiler cannot rule out), so no load can be removed.
+static const int PROXY_BLOCK = 256, PROXY_BLOCKS_PER_SM = 8;
+static const unsigned PROXY_SENTINEL = 0x9e3779b9u;
+__device__ __forceinline__ unsigned xor4(uint4 v) { return (v.x ^ v.y) ^ (v.z ^ v.w); }
+// One vector load per iteration.
+__global__ void __launch_bounds__(PROXY_BLOCK) proxy_read1(const uint4* p, size_t nv, unsigned sentinel, unsigned* sink) {
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    unsigned acc = 0;
+#pragma unroll 1
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < nv; i += stride) acc ^= xor4(__ldg(p + i));
+    if (acc == sentinel) *sink = acc;
+}
+// Two independent vector loads per iteration.
+__global__ void __launch_bounds__(PROXY_BLOCK) proxy_read2(const uint4* p, size_t nv, unsigned sentinel, unsigned* sink) {
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    unsigned a0 = 0, a1 = 0;
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+#pragma unroll 1
+    for (; i + stride < nv; i += 2 * stride) {
+        const uint4 v0 = __ldg(p + i), v1 = __ldg(p + i + stride);
+        a0 ^= xor4(v0);
+        a1 ^= xor4(v1);
+    }
+    if (i < nv) a0 ^= xor4(__ldg(p + i));
+    const unsigned acc = a0 ^ a1;
+    if (acc == sentinel) *sink = acc;
+}
+
+// ---- chapter kernels (nvcc twins of reduce_sum, histogram_privatised, warp_reduce) ----------------
+static const int BLOCK = 256;
 __device__ __forceinline__ float warp_sum(float v) {
     for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
     return v;
@@ -67,157 +121,744 @@ __global__ void cub_warp_reduce(const float* in, float* out, size_t n) {
     if ((threadIdx.x & 31) == 0) out[i / 32] = s;
 }
 
-// ---- timing --------------------------------------------------------------------------------------
-static double median_ms(const std::function<void()>& reset, const std::function<void()>& launch) {
-    cudaEvent_t a, b;
-    CK(cudaEventCreate(&a));
-    CK(cudaEventCreate(&b));
-    std::vector<float> t;
-    for (int k = 0; k < REPS + 5; k++) {
-        reset();
-        CK(cudaEventRecord(a));
-        launch();
-        CK(cudaGetLastError());
-        CK(cudaEventRecord(b));
-        CK(cudaEventSynchronize(b));
-        float ms;
-        CK(cudaEventElapsedTime(&ms, a, b));
-        if (k >= 5) t.push_back(ms);
-    }
-    std::sort(t.begin(), t.end());
-    CK(cudaEventDestroy(a));
-    CK(cudaEventDestroy(b));
-    return t[t.size() / 2];
+// ---- reduce_fast / reduce_deterministic (nvcc twin of gpu_kernels::reduce_fast) --------------------
+// The vectors of the input are cut into tiles of 4 x 512 vectors; tile k belongs to virtual block
+// k mod vblocks. Block b sums virtual blocks b, b + gridDim.x, ...: each thread loads its four vectors of
+// a tile (t, t + B, t + 2B, t + 3B) before adding any, into four accumulators; then a block tree gives
+// one partial per virtual block. The last block to draw a ticket adds the partials, the head and the
+// tail in a fixed order. The bits depend on the input and `vblocks` only. The fast tier launches
+// vblocks = grid = one block per resident slot; the deterministic tier launches
+// vblocks = clamp(ceil(n / 2048), 1, 512) on at most that many blocks.
+static const int RF_BLOCK = 512, RF_SHARED = 256, RF_UNROLL = 4, RF_MAX_DET_VBLOCKS = 512;
+static const size_t RF_MIN_VBLOCK_ELEMS = 2048;
+
+template <typename T> __device__ __forceinline__ T add(T a, T b) { return a + b; }
+template <> __device__ __forceinline__ int add<int>(int a, int b) { return (int)((unsigned)a + (unsigned)b); }  // wraps
+
+// V: the 16-byte vector of T; vsum: its lanes added in a fixed order.
+template <typename T> struct Vec;
+template <> struct Vec<float> {
+    using V = float4;
+    __device__ static __forceinline__ float vsum(float4 v) { return (v.x + v.y) + (v.z + v.w); }
+};
+template <> struct Vec<double> {
+    using V = double2;
+    __device__ static __forceinline__ double vsum(double2 v) { return v.x + v.y; }
+};
+template <> struct Vec<int> {
+    using V = int4;
+    __device__ static __forceinline__ int vsum(int4 v) { return add(add(v.x, v.y), add(v.z, v.w)); }
+};
+
+template <typename T> __device__ __forceinline__ T warp_xor_sum(T v) {
+    for (int o = 16; o > 0; o >>= 1) v = add(v, __shfl_xor_sync(0xffffffffu, v, o));
+    return v;
+}
+// The block's sum, valid in thread 0; every thread must call it; warp_sums may be reused on return.
+template <typename T> __device__ __forceinline__ T block_sum(T v, T* warp_sums) {
+    const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+    v = warp_xor_sum(v);
+    if (lane == 0) warp_sums[warp] = v;
+    __syncthreads();
+    T total = T(0);
+    if (warp == 0) total = warp_xor_sum(lane < nwarps ? warp_sums[lane] : T(0));
+    __syncthreads();
+    return total;
 }
 
-struct View { const void* ptr; size_t len; };  // gpu_kernels::Global<T> / GlobalMut<T>: #[repr(C)] {ptr, len}
+template <typename T>
+__global__ void __launch_bounds__(RF_BLOCK)
+nv_reduce_fast(const T* in, size_t n, unsigned vblocks, T* partials, unsigned* ticket, T* out) {
+    using V = typename Vec<T>::V;
+    constexpr size_t L = 16 / sizeof(T), B = RF_BLOCK, U = RF_UNROLL, TILE = U * B;
+    extern __shared__ __align__(16) unsigned char rf_shared[];
+    T* warp_sums = reinterpret_cast<T*>(rf_shared);
+    // head: elements before the first 16-byte boundary; nv: whole vectors after it; tail: the rest.
+    const size_t mis = (size_t)((uintptr_t)in % 16);
+    size_t head = mis ? (16 - mis) / sizeof(T) : 0;
+    if (head > n) head = n;
+    const size_t nv = (n - head) / L, tail = n - head - nv * L;
+    const V* vin = reinterpret_cast<const V*>(in + head);  // plain 16-byte loads (ld.global.v4 / .v2)
 
-struct Row { std::string algo, impl; double ms, gbps; };
-static std::vector<Row> rows;
-static void row(const char* algo, const char* impl, double ms, double bytes) {
-    rows.push_back({algo, impl, ms, bytes / (ms * 1e6)});
+    for (unsigned c = blockIdx.x; c < vblocks; c += gridDim.x) {
+        T acc[U];
+#pragma unroll
+        for (size_t u = 0; u < U; u++) acc[u] = T(0);
+        size_t i = (size_t)c * TILE + threadIdx.x;
+        while (i + (U - 1) * B < nv) {  // all four of this thread's vectors of the tile exist
+            V v[U];
+#pragma unroll
+            for (size_t u = 0; u < U; u++) v[u] = vin[i + u * B];
+#pragma unroll
+            for (size_t u = 0; u < U; u++) acc[u] = add(acc[u], Vec<T>::vsum(v[u]));
+            i += (size_t)vblocks * TILE;
+        }
+#pragma unroll
+        for (size_t u = 0; u < U; u++)
+            if (i + u * B < nv) acc[u] = add(acc[u], Vec<T>::vsum(vin[i + u * B]));
+        const T s = block_sum(add(add(acc[0], acc[1]), add(acc[2], acc[3])), warp_sums);
+        if (threadIdx.x == 0) partials[c] = s;
+    }
+    // Publish the partials (fence, then the ticket), draw a ticket; the last block's thread 0 fences
+    // after its add, and the barrier passes what it acquired on to its block.
+    int last = 0;
+    if (threadIdx.x == 0) {
+        __threadfence();
+        last = atomicAdd(ticket, 1u) == gridDim.x - 1;
+        if (last) __threadfence();
+    }
+    if (__syncthreads_or(last)) {
+        T s = T(0);
+        for (size_t k = threadIdx.x; k < vblocks; k += B) s = add(s, partials[k]);
+        s = block_sum(s, warp_sums);
+        if (threadIdx.x == 0) {
+            for (size_t j = 0; j < head; j++) s = add(s, in[j]);
+            for (size_t j = 0; j < tail; j++) s = add(s, in[head + nv * L + j]);
+            *out = s;
+            atomicExch(ticket, 0u);  // every block has drawn its ticket: ready for the next launch
+        }
+    }
+}
+
+// ---- histogram_fast (nvcc twin of gpu_kernels::histogram_fast) -------------------------------------
+// One column of 256 shared bins per lane, counts[bin * 32 + lane]: lane l only touches bank l, so warp
+// updates have no bank conflicts and no same-address contention on any input. 16-byte loads, two in
+// flight per thread, grid-stride. Each warp then folds the 32 columns of its bins with a butterfly and
+// adds the non-zero totals to the global bins.
+static const int HF_BLOCK = 1024, HF_SHARED = 256 * 32 * 4;
+__device__ __forceinline__ void hf_count_word(unsigned* counts, unsigned lane, unsigned w) {
+#pragma unroll
+    for (int k = 0; k < 4; k++) atomicAdd(&counts[((w >> (8 * k)) & 0xffu) * 32 + lane], 1u);
+}
+__device__ __forceinline__ void hf_count_vec(unsigned* counts, unsigned lane, uint4 v) {
+    hf_count_word(counts, lane, v.x);
+    hf_count_word(counts, lane, v.y);
+    hf_count_word(counts, lane, v.z);
+    hf_count_word(counts, lane, v.w);
+}
+__global__ void __launch_bounds__(HF_BLOCK) nv_histogram_fast(const unsigned char* data, size_t n, unsigned* hist) {
+    extern __shared__ unsigned hf_counts[];  // 256 bins x 32 lanes
+    for (unsigned k = threadIdx.x; k < 256 * 32; k += blockDim.x) hf_counts[k] = 0;
+    __syncthreads();
+    const unsigned lane = threadIdx.x & 31;
+    const size_t mis = (size_t)((uintptr_t)data % 16);
+    size_t head = mis ? 16 - mis : 0;
+    if (head > n) head = n;
+    const size_t nv = (n - head) / 16, tail = n - head - nv * 16;
+    const uint4* vp = reinterpret_cast<const uint4*>(data + head);  // 16-byte loads, read-only cache (ld.global.nc)
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    while (i + stride < nv) {
+        const uint4 a = __ldg(vp + i), b = __ldg(vp + i + stride);
+        hf_count_vec(hf_counts, lane, a);
+        hf_count_vec(hf_counts, lane, b);
+        i += 2 * stride;
+    }
+    if (i < nv) hf_count_vec(hf_counts, lane, __ldg(vp + i));
+    // The bytes before the first and after the last 16-byte boundary (fewer than 32): block 0 counts them.
+    if (blockIdx.x == 0 && threadIdx.x < head + tail) {
+        const size_t t = threadIdx.x;
+        const unsigned b = t < head ? data[t] : data[head + nv * 16 + (t - head)];
+        atomicAdd(&hf_counts[b * 32 + lane], 1u);
+    }
+    __syncthreads();
+    const unsigned nwarps = blockDim.x >> 5;
+    for (unsigned b = threadIdx.x >> 5; b < 256; b += nwarps) {
+        unsigned c = hf_counts[b * 32 + lane];
+        for (int o = 16; o > 0; o >>= 1) c += __shfl_xor_sync(0xffffffffu, c, o);
+        if (lane == 0 && c) atomicAdd(&hist[b], c);
+    }
+}
+
+// ==== host code ====================================================================================
+
+// ---- timing --------------------------------------------------------------------------------------
+static cudaEvent_t g_ev0, g_ev1;
+// Median time of one call of `launch` (everything it enqueues), over g_reps calls after WARMUP.
+static double time_ms(const std::function<void()>& launch) {
+    std::vector<float> t;
+    for (int k = 0; k < WARMUP + g_reps; k++) {
+        CK(cudaEventRecord(g_ev0));
+        launch();
+        CK(cudaGetLastError());
+        CK(cudaEventRecord(g_ev1));
+        CK(cudaEventSynchronize(g_ev1));
+        float ms;
+        CK(cudaEventElapsedTime(&ms, g_ev0, g_ev1));
+        if (k >= WARMUP) t.push_back(ms);
+    }
+    std::sort(t.begin(), t.end());
+    const size_t m = t.size() / 2;
+    return t.size() % 2 ? t[m] : 0.5 * ((double)t[m - 1] + t[m]);
+}
+
+// ---- rows and tables -----------------------------------------------------------------------------
+static const char* PROXY_NAME = "read-limit proxy (vec4 read-only sum)";
+struct Row {
+    std::string workload, impl, twin;  // twin: the nvcc row of the same algorithm (Rust rows)
+    size_t n;
+    double bytes, ms, gbps, pct, ratio;
+};
+struct Table {
+    std::string workload;
+    size_t n;
+    double bytes;
+    std::vector<Row> rows;
+    double proxy_gbps = 0, cub_ms = 0;
+    size_t printed = 0;
+};
+static std::vector<Row> g_rows;
+static std::vector<std::string> g_summary;
+
+static Table open_table(const std::string& workload, size_t n, double bytes) {
+    printf("\n== %s (%.0f bytes) ==\n", workload.c_str(), bytes);
+    fflush(stdout);
+    Table t;
+    t.workload = workload;
+    t.n = n;
+    t.bytes = bytes;
+    return t;
+}
+
+// Prints the rows not printed yet, once the table has its proxy row and its CUB row (every row's
+// %limit and vs CUB are measured against them).
+static void print_rows(Table& t) {
+    if (t.proxy_gbps <= 0 || t.cub_ms <= 0) return;
+    for (; t.printed < t.rows.size(); t.printed++) {
+        Row& r = t.rows[t.printed];
+        r.pct = r.gbps / t.proxy_gbps * 100.0;
+        r.ratio = t.cub_ms / r.ms;
+        if (t.printed == 0) printf("%-38s %9s %9s %7s %7s\n", "implementation", "time ms", "GB/s", "%limit", "vs CUB");
+        printf("%-38s %9.4f %9.1f %7.1f %7.3f\n", r.impl.c_str(), r.ms, r.gbps, r.pct, r.ratio);
+    }
+    fflush(stdout);
+}
+// Adds a row (GB/s from its own bytes) and prints what can be printed.
+static void add_row(Table& t, const std::string& impl, const std::string& twin, double ms, double bytes) {
+    const double gbps = bytes / (ms * 1e6);  // bytes / (ms * 1e-3 s) / 1e9
+    if (impl == PROXY_NAME) t.proxy_gbps = gbps;
+    else if (impl.rfind("CUB ", 0) == 0) t.cub_ms = ms;
+    t.rows.push_back(Row{t.workload, impl, twin, t.n, bytes, ms, gbps, 0.0, 0.0});
+    print_rows(t);
+}
+
+// The proxy row: both variants are timed, the faster is the proxy. bytes must be a multiple of 16.
+static unsigned* g_sink;
+static void add_proxy(Table& t, const void* p, size_t bytes) {
+    if (bytes % 16) { fprintf(stderr, "%s: proxy needs a multiple of 16 bytes\n", t.workload.c_str()); exit(1); }
+    const size_t nv = bytes / 16;
+    const unsigned grid = g_sms * PROXY_BLOCKS_PER_SM;
+    const uint4* v = static_cast<const uint4*>(p);
+    const double m1 = time_ms([&] { proxy_read1<<<grid, PROXY_BLOCK>>>(v, nv, PROXY_SENTINEL, g_sink); CK(cudaGetLastError()); });
+    const double m2 = time_ms([&] { proxy_read2<<<grid, PROXY_BLOCK>>>(v, nv, PROXY_SENTINEL, g_sink); CK(cudaGetLastError()); });
+    printf("(proxy over %zu bytes: 1 load/iteration %.4f ms, 2 loads/iteration %.4f ms; the faster is the proxy)\n", bytes, m1, m2);
+    add_row(t, PROXY_NAME, "", std::min(m1, m2), (double)bytes);
+}
+
+[[noreturn]] static void check_failed(const std::string& workload, const std::string& impl, const char* when, const std::string& what) {
+    fprintf(stderr, "\nCHECK FAILED: workload \"%s\", implementation \"%s\" (%s): %s\n", workload.c_str(), impl.c_str(), when,
+            what.c_str());
+    exit(1);
+}
+
+// One implementation: poison its output, run it once and check the result; time it; check the result
+// of the last timed launch; add the row. verify returns "" when the result is right, else what is wrong.
+static void measure(Table& t, const std::string& impl, const std::string& twin, const std::function<void()>& poison,
+                    const std::function<void()>& launch, const std::function<std::string()>& verify) {
+    poison();
+    CK(cudaDeviceSynchronize());
+    launch();
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+    std::string err = verify();
+    if (!err.empty()) check_failed(t.workload, impl, "before timing", err);
+    const double ms = time_ms(launch);
+    CK(cudaDeviceSynchronize());
+    err = verify();
+    if (!err.empty()) check_failed(t.workload, impl, "after the timed launches", err);
+    add_row(t, impl, twin, ms, t.bytes);
+}
+
+// The summary line of a finished table: the fastest Rust row against CUB and against its nvcc twin.
+static void close_table(Table& t) {
+    print_rows(t);
+    if (t.printed != t.rows.size()) { fprintf(stderr, "%s: no proxy row or no CUB row\n", t.workload.c_str()); exit(1); }
+    const Row* best = nullptr;
+    for (const Row& r : t.rows)
+        if (r.impl.rfind("Rust ", 0) == 0 && (!best || r.ms < best->ms)) best = &r;
+    char line[512];
+    if (!best) {
+        snprintf(line, sizeof line, "%-28s no Rust row", t.workload.c_str());
+    } else {
+        const Row* twin = nullptr;
+        for (const Row& r : t.rows)
+            if (r.impl == best->twin) twin = &r;
+        char tw[160] = "";
+        if (twin) snprintf(tw, sizeof tw, ", %6.3f x %s", twin->ms / best->ms, twin->impl.c_str());
+        snprintf(line, sizeof line, "%-28s best %-30s %8.4f ms: %6.3f x CUB%s", t.workload.c_str(), best->impl.c_str(), best->ms,
+                 best->ratio, tw);
+    }
+    g_summary.push_back(line);
+    g_rows.insert(g_rows.end(), t.rows.begin(), t.rows.end());
+}
+
+static void write_csv(const std::string& path, const cudaDeviceProp& prop) {
+    FILE* f = fopen(path.c_str(), "w");
+    if (!f) { fprintf(stderr, "cannot write %s\n", path.c_str()); exit(1); }
+    fprintf(f, "# device: %s, %d SMs\n", prop.name, prop.multiProcessorCount);
+    fprintf(f, "workload,implementation,n,bytes,time_ms,gbps,pct_of_read_limit,ratio_to_cub\n");
+    for (const Row& r : g_rows)
+        fprintf(f, "%s,%s,%zu,%.0f,%.6f,%.3f,%.3f,%.4f\n", r.workload.c_str(), r.impl.c_str(), r.n, r.bytes, r.ms, r.gbps, r.pct,
+                r.ratio);
+    if (fclose(f) != 0) { fprintf(stderr, "cannot write %s\n", path.c_str()); exit(1); }
+}
+
+// ---- host helpers --------------------------------------------------------------------------------
+static CUfunction get_fn(CUmodule mod, const char* name) {
+    CUfunction f;
+    if (cuModuleGetFunction(&f, mod, name) != CUDA_SUCCESS) {
+        fprintf(stderr, "the PTX module has no kernel entry \"%s\"\n", name);
+        exit(1);
+    }
+    return f;
+}
+static int rust_blocks_per_sm(CUfunction f, int block, size_t shared, const char* name) {
+    int b = 0;
+    CU(cuOccupancyMaxActiveBlocksPerMultiprocessor(&b, f, block, shared));
+    if (b < 1) { fprintf(stderr, "%s: no block of %d threads and %zu shared bytes fits on an SM\n", name, block, shared); exit(1); }
+    return b;
+}
+
+// Runs f(chunk, begin, end) over fixed chunks of [0, n) on up to 16 threads. Chunk boundaries, and so
+// seeded data generated per chunk, do not depend on the number of threads.
+static const size_t HOST_CHUNK = size_t(1) << 20;
+static void parallel_chunks(size_t n, const std::function<void(size_t, size_t, size_t)>& f) {
+    const size_t chunks = (n + HOST_CHUNK - 1) / HOST_CHUNK;
+    const unsigned nt = std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
+    std::atomic<size_t> next{0};
+    std::vector<std::thread> ts;
+    for (unsigned k = 0; k < nt; k++)
+        ts.emplace_back([&] {
+            for (size_t c; (c = next++) < chunks;) f(c, c * HOST_CHUNK, std::min(n, (c + 1) * HOST_CHUNK));
+        });
+    for (auto& t : ts) t.join();
+}
+static std::mt19937_64 chunk_rng(uint64_t seed, size_t chunk) { return std::mt19937_64(seed ^ (0x9e3779b97f4a7c15ull * (chunk + 1))); }
+
+// ---- reduce workloads ----------------------------------------------------------------------------
+template <typename T> struct Ty;
+template <> struct Ty<float> { static constexpr const char* name = "f32"; static constexpr double rtol = 1e-5; };
+template <> struct Ty<double> { static constexpr const char* name = "f64"; static constexpr double rtol = 1e-12; };
+template <> struct Ty<int> { static constexpr const char* name = "i32"; static constexpr double rtol = 0; };
+
+// Seeded inputs: f32 / f64 uniform in [0, 1), i32 uniform in [-1000, 1000].
+static void fill(float* h, size_t n, uint64_t seed) {
+    parallel_chunks(n, [&](size_t c, size_t b, size_t e) {
+        auto g = chunk_rng(seed, c);
+        for (size_t i = b; i < e; i++) h[i] = (float)(g() >> 40) * 0x1p-24f;
+    });
+}
+static void fill(double* h, size_t n, uint64_t seed) {
+    parallel_chunks(n, [&](size_t c, size_t b, size_t e) {
+        auto g = chunk_rng(seed, c);
+        for (size_t i = b; i < e; i++) h[i] = (double)(g() >> 11) * 0x1p-53;
+    });
+}
+static void fill(int* h, size_t n, uint64_t seed) {
+    parallel_chunks(n, [&](size_t c, size_t b, size_t e) {
+        auto g = chunk_rng(seed, c);
+        std::uniform_int_distribution<int> d(-1000, 1000);
+        for (size_t i = b; i < e; i++) h[i] = d(g);
+    });
+}
+// Reference sums: Kahan in long double for floats (per chunk, then over the chunks in order); the
+// wrapping uint32 sum for i32.
+template <typename T> static long double ref_float_sum(const T* h, size_t n) {
+    std::vector<long double> part((n + HOST_CHUNK - 1) / HOST_CHUNK);
+    parallel_chunks(n, [&](size_t c, size_t b, size_t e) {
+        long double s = 0, comp = 0;
+        for (size_t i = b; i < e; i++) { long double y = (long double)h[i] - comp, t = s + y; comp = (t - s) - y; s = t; }
+        part[c] = s;
+    });
+    long double s = 0, comp = 0;
+    for (long double x : part) { long double y = x - comp, t = s + y; comp = (t - s) - y; s = t; }
+    return s;
+}
+static uint32_t ref_int_sum(const int* h, size_t n) {
+    std::vector<uint32_t> part((n + HOST_CHUNK - 1) / HOST_CHUNK);
+    parallel_chunks(n, [&](size_t c, size_t b, size_t e) {
+        uint32_t s = 0;
+        for (size_t i = b; i < e; i++) s += (uint32_t)h[i];
+        part[c] = s;
+    });
+    uint32_t s = 0;
+    for (uint32_t x : part) s += x;
+    return s;
+}
+
+template <typename T>
+static void bench_reduce(CUmodule mod, int log2n, uint64_t seed) {
+    const size_t n = size_t(1) << log2n;
+    const std::string tn = Ty<T>::name;
+    const std::string wl = "reduce " + tn + " 2^" + std::to_string(log2n);
+    const size_t bytes = n * sizeof(T);
+
+    std::vector<T> h(n);
+    fill(h.data(), n, seed);
+    long double ref_f = 0;
+    uint32_t ref_i = 0;
+    if constexpr (std::is_same<T, int>::value) ref_i = ref_int_sum(h.data(), n);
+    else ref_f = ref_float_sum(h.data(), n);
+    T* in;
+    T* out;
+    CK(cudaMalloc(&in, bytes));
+    CK(cudaMalloc(&out, sizeof(T)));
+    CK(cudaMemcpy(in, h.data(), bytes, cudaMemcpyHostToDevice));
+    std::vector<T>().swap(h);
+
+    auto read_out = [&] { T v; CK(cudaMemcpy(&v, out, sizeof(T), cudaMemcpyDeviceToHost)); return v; };
+    auto poison = [&] { CK(cudaMemset(out, 0xff, sizeof(T))); };  // NaN for floats, -1 for i32
+    auto check_sum = [&]() -> std::string {
+        const T got = read_out();
+        char msg[256];
+        if constexpr (std::is_same<T, int>::value) {
+            if ((uint32_t)got == ref_i) return "";
+            snprintf(msg, sizeof msg, "sum %d, expected %d (wrapping)", got, (int)ref_i);
+        } else {
+            const long double err = std::fabs((long double)got - ref_f);
+            if (err <= (long double)Ty<T>::rtol * std::fabs(ref_f)) return "";
+            snprintf(msg, sizeof msg, "sum %.17g, reference %.17Lg (relative error %.3Lg > %.0e)", (double)got, ref_f,
+                     err / std::fabs(ref_f), Ty<T>::rtol);
+        }
+        return msg;
+    };
+
+    // Launch shapes of reduce_fast: the Rust kernel's occupancy sets the grid of both builds.
+    const std::string entry = "reduce_fast_" + tn;
+    CUfunction rs_fast = get_fn(mod, entry.c_str());
+    const int bps = rust_blocks_per_sm(rs_fast, RF_BLOCK, RF_SHARED, entry.c_str());
+    int nv_bps = 0;
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nv_bps, nv_reduce_fast<T>, RF_BLOCK, RF_SHARED));
+    const unsigned grid_fast = g_sms * bps, vblocks_fast = grid_fast;
+    const size_t min_vblocks = (n + RF_MIN_VBLOCK_ELEMS - 1) / RF_MIN_VBLOCK_ELEMS;
+    const unsigned vblocks_det = (unsigned)std::min<size_t>(std::max<size_t>(min_vblocks, 1), RF_MAX_DET_VBLOCKS);
+    const unsigned grid_det = std::min(vblocks_det, grid_fast);
+    const size_t cap = std::max(vblocks_fast, vblocks_det);
+    T* partials;
+    unsigned* tickets;  // [0]: Rust, [1]: nvcc; zeroed once here, every launch leaves its ticket 0
+    CK(cudaMalloc(&partials, cap * sizeof(T)));
+    CK(cudaMalloc(&tickets, 2 * sizeof(unsigned)));
+    CK(cudaMemset(tickets, 0, 2 * sizeof(unsigned)));
+    CK(cudaDeviceSynchronize());
+
+    auto rs_launch = [&](unsigned grid, unsigned vblocks) {
+        View vin{in, n}, vpart{partials, cap}, vticket{tickets, 1}, vout{out, 1};
+        uint32_t ch = vblocks;
+        void* args[] = {&vin, &ch, &vpart, &vticket, &vout};
+        CU(cuLaunchKernel(rs_fast, grid, 1, 1, RF_BLOCK, 1, 1, RF_SHARED, 0, args, nullptr));
+    };
+    auto nv_launch = [&](unsigned grid, unsigned vblocks) {
+        nv_reduce_fast<T><<<grid, RF_BLOCK, RF_SHARED>>>(in, n, vblocks, partials, tickets + 1, out);
+        CK(cudaGetLastError());
+    };
+    auto check_fast = [&](int which) {
+        return [&, which]() -> std::string {
+            std::string e = check_sum();
+            unsigned tk;
+            CK(cudaMemcpy(&tk, tickets + which, sizeof tk, cudaMemcpyDeviceToHost));
+            if (e.empty() && tk != 0) e = "the ticket is " + std::to_string(tk) + " after the launch, not 0";
+            return e;
+        };
+    };
+
+    Table t = open_table(wl, n, (double)bytes);
+    printf("(fast tier: grid = vblocks = %d SMs x %d blocks = %u; deterministic tier: %u virtual blocks on %u blocks; "
+           "%d threads, %d shared bytes; nvcc build occupancy %d blocks/SM)\n",
+           g_sms, bps, grid_fast, vblocks_det, grid_det, RF_BLOCK, RF_SHARED, nv_bps);
+    add_proxy(t, in, bytes);
+
+    void* tmp = nullptr;
+    size_t tmp_bytes = 0;
+    CK(cub::DeviceReduce::Sum(tmp, tmp_bytes, in, out, (int)n));
+    CK(cudaMalloc(&tmp, tmp_bytes));
+    measure(t, "CUB DeviceReduce::Sum", "", poison, [&] { CK(cub::DeviceReduce::Sum(tmp, tmp_bytes, in, out, (int)n)); }, check_sum);
+
+    // The chapter's kernel (f32 only): the output must be zeroed, so the memset is part of each launch.
+    const unsigned grid_ch = (unsigned)std::min<size_t>((n + BLOCK - 1) / BLOCK, 1024);
+    if constexpr (std::is_same<T, float>::value) {
+        measure(t, "nvcc reduce_sum (chapter)", "", poison, [&] {
+            CK(cudaMemsetAsync(out, 0, sizeof(float)));
+            nv_reduce_sum<<<grid_ch, BLOCK>>>(in, out, (int)n);
+            CK(cudaGetLastError());
+        }, check_sum);
+    }
+    measure(t, "nvcc reduce_fast", "", poison, [&] { nv_launch(grid_fast, vblocks_fast); }, check_fast(1));
+    measure(t, "nvcc reduce_deterministic", "", poison, [&] { nv_launch(grid_det, vblocks_det); }, check_fast(1));
+    const T nv_det = read_out();
+
+    if constexpr (std::is_same<T, float>::value) {
+        CUfunction rs_reduce = get_fn(mod, "reduce_sum");
+        measure(t, "Rust reduce_sum (chapter)", "nvcc reduce_sum (chapter)", poison, [&] {
+            View vin{in, n}, vout{out, 1};
+            void* args[] = {&vin, &vout};
+            CK(cudaMemsetAsync(out, 0, sizeof(float)));
+            CU(cuLaunchKernel(rs_reduce, grid_ch, 1, 1, BLOCK, 1, 1, 32 * sizeof(float), 0, args, nullptr));
+        }, check_sum);
+    }
+    measure(t, "Rust reduce_fast_" + tn, "nvcc reduce_fast", poison, [&] { rs_launch(grid_fast, vblocks_fast); }, check_fast(0));
+    measure(t, "Rust reduce_deterministic_" + tn, "nvcc reduce_deterministic", poison, [&] { rs_launch(grid_det, vblocks_det); },
+            check_fast(0));
+
+    // The deterministic tier's bits depend on the chunk count only, not on the grid.
+    const T det = read_out();
+    for (unsigned g : {1u, 7u, 64u}) {
+        poison();
+        rs_launch(g, vblocks_det);
+        CK(cudaDeviceSynchronize());
+        const T other = read_out();
+        if (memcmp(&other, &det, sizeof(T)) != 0) {
+            char msg[200];
+            snprintf(msg, sizeof msg, "%u virtual blocks on grid %u give %.17g, on grid %u %.17g (bits differ)", vblocks_det, g, (double)other,
+                     grid_det, (double)det);
+            check_failed(wl, "Rust reduce_deterministic_" + tn, "determinism", msg);
+        }
+    }
+    printf("deterministic: bit-identical over grids 1, 7, 64, %u (%u virtual blocks)", grid_det, vblocks_det);
+    printf("; nvcc reduce_deterministic gives %s bits\n", memcmp(&nv_det, &det, sizeof(T)) == 0 ? "the same" : "different");
+
+    close_table(t);
+    CK(cudaFree(tmp));
+    CK(cudaFree(partials));
+    CK(cudaFree(tickets));
+    CK(cudaFree(in));
+    CK(cudaFree(out));
+}
+
+// ---- histogram workloads -------------------------------------------------------------------------
+enum class Dist { Uniform, OneBin, Zipf };
+// Seeded bytes: uniform; all 42; or Zipf (s = 1): byte k with probability proportional to 1 / (k + 1),
+// through a 65536-entry table sampled from that distribution and indexed by random 16-bit values.
+static void fill_bytes(std::vector<unsigned char>& h, Dist d, uint64_t seed) {
+    const size_t n = h.size();
+    unsigned char* p = h.data();
+    if (d == Dist::OneBin) { memset(p, 42, n); return; }
+    if (d == Dist::Uniform) {
+        parallel_chunks(n, [&](size_t c, size_t b, size_t e) {
+            auto g = chunk_rng(seed, c);
+            size_t i = b;
+            for (; i + 8 <= e; i += 8) { uint64_t r = g(); memcpy(p + i, &r, 8); }
+            for (; i < e; i++) p[i] = (unsigned char)g();
+        });
+        return;
+    }
+    std::vector<double> w(256);
+    for (int k = 0; k < 256; k++) w[k] = 1.0 / (k + 1);
+    std::discrete_distribution<int> zipf(w.begin(), w.end());
+    std::mt19937_64 tg(seed);
+    std::vector<unsigned char> table(65536);
+    for (auto& x : table) x = (unsigned char)zipf(tg);
+    parallel_chunks(n, [&](size_t c, size_t b, size_t e) {
+        auto g = chunk_rng(seed + 1, c);
+        size_t i = b;
+        for (; i + 4 <= e; i += 4) {
+            const uint64_t r = g();
+            for (int k = 0; k < 4; k++) p[i + k] = table[(r >> (16 * k)) & 0xffff];
+        }
+        for (; i < e; i++) p[i] = table[g() & 0xffff];
+    });
+}
+static std::vector<unsigned> count_bytes(const std::vector<unsigned char>& h) {
+    const size_t n = h.size();
+    std::vector<uint64_t> part(((n + HOST_CHUNK - 1) / HOST_CHUNK) * 256, 0);
+    parallel_chunks(n, [&](size_t c, size_t b, size_t e) { uint64_t* cnt = &part[c * 256]; for (size_t i = b; i < e; i++) cnt[h[i]]++; });
+    std::vector<uint64_t> total(256, 0);
+    for (size_t i = 0; i < part.size(); i++) total[i % 256] += part[i];
+    return std::vector<unsigned>(total.begin(), total.end());
+}
+
+static void bench_histogram(CUmodule mod, int log2n, int hist_bpsm, uint64_t seed) {
+    const size_t n = size_t(1) << log2n;
+    std::vector<unsigned char> h(n);
+    unsigned char* d;
+    unsigned* hist;
+    CK(cudaMalloc(&d, n));
+    CK(cudaMalloc(&hist, 256 * sizeof(unsigned)));
+    CUfunction rs_priv = get_fn(mod, "histogram_privatised");
+    CUfunction rs_fast = get_fn(mod, "histogram_fast");
+    const int occ = rust_blocks_per_sm(rs_fast, HF_BLOCK, HF_SHARED, "histogram_fast");
+    const int bps = std::min(occ, hist_bpsm);
+    const unsigned grid_fast = g_sms * bps;
+    int nv_occ = 0;
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nv_occ, nv_histogram_fast, HF_BLOCK, HF_SHARED));
+    const unsigned grid_ch = 1024;  // the chapter kernel's grid
+
+    void* tmp = nullptr;
+    size_t tmp_bytes = 0;
+    CK(cub::DeviceHistogram::HistogramEven(tmp, tmp_bytes, d, hist, 257, 0, 256, (int)n));
+    CK(cudaMalloc(&tmp, tmp_bytes));
+
+    const struct { Dist d; const char* name; } dists[] = {{Dist::Uniform, "uniform"}, {Dist::OneBin, "one bin"}, {Dist::Zipf, "zipf"}};
+    for (const auto& dist : dists) {
+        fill_bytes(h, dist.d, seed);
+        const std::vector<unsigned> ref = count_bytes(h);
+        CK(cudaMemcpy(d, h.data(), n, cudaMemcpyHostToDevice));
+        const std::string wl = "histogram u8 2^" + std::to_string(log2n) + " " + dist.name;
+
+        auto poison = [&] { CK(cudaMemset(hist, 0xff, 256 * sizeof(unsigned))); };
+        auto check = [&]() -> std::string {
+            std::vector<unsigned> got(256);
+            CK(cudaMemcpy(got.data(), hist, 256 * sizeof(unsigned), cudaMemcpyDeviceToHost));
+            for (int b = 0; b < 256; b++)
+                if (got[b] != ref[b])
+                    return "bin " + std::to_string(b) + ": " + std::to_string(got[b]) + ", expected " + std::to_string(ref[b]);
+            return "";
+        };
+        auto zero = [&] { CK(cudaMemsetAsync(hist, 0, 256 * sizeof(unsigned))); };
+
+        Table t = open_table(wl, n, (double)n);
+        printf("(histogram_fast: grid = %d SMs x min(occupancy %d, %d) = %u, %d threads, %d shared bytes; nvcc build occupancy %d; "
+               "chapter kernels: grid %u of %d threads)\n",
+               g_sms, occ, hist_bpsm, grid_fast, HF_BLOCK, HF_SHARED, nv_occ, grid_ch, BLOCK);
+        add_proxy(t, d, n);
+        // CUB zeroes its own output: nothing else in its timed launch.
+        measure(t, "CUB HistogramEven", "", poison,
+                [&] { CK(cub::DeviceHistogram::HistogramEven(tmp, tmp_bytes, d, hist, 257, 0, 256, (int)n)); }, check);
+        measure(t, "nvcc histogram_privatised (chapter)", "", poison, [&] {
+            zero();
+            nv_histogram<<<grid_ch, BLOCK>>>(d, (int)n, hist);
+            CK(cudaGetLastError());
+        }, check);
+        measure(t, "nvcc histogram_fast", "", poison, [&] {
+            zero();
+            nv_histogram_fast<<<grid_fast, HF_BLOCK, HF_SHARED>>>(d, n, hist);
+            CK(cudaGetLastError());
+        }, check);
+        measure(t, "Rust histogram_privatised (chapter)", "nvcc histogram_privatised (chapter)", poison, [&] {
+            View vd{d, n}, vh{hist, 256};
+            void* args[] = {&vd, &vh};
+            zero();
+            CU(cuLaunchKernel(rs_priv, grid_ch, 1, 1, BLOCK, 1, 1, 256 * sizeof(unsigned), 0, args, nullptr));
+        }, check);
+        measure(t, "Rust histogram_fast", "nvcc histogram_fast", poison, [&] {
+            View vd{d, n}, vh{hist, 256};
+            void* args[] = {&vd, &vh};
+            zero();
+            CU(cuLaunchKernel(rs_fast, grid_fast, 1, 1, HF_BLOCK, 1, 1, HF_SHARED, 0, args, nullptr));
+        }, check);
+        close_table(t);
+    }
+    CK(cudaFree(tmp));
+    CK(cudaFree(d));
+    CK(cudaFree(hist));
+}
+
+// ---- warp_reduce: one sum per warp of 32 floats ----------------------------------------------------
+static void bench_warp_reduce(CUmodule mod, uint64_t seed) {
+    const size_t n = size_t(1) << 26, w = n / 32;
+    std::vector<float> h(n);
+    parallel_chunks(n, [&](size_t c, size_t b, size_t e) {
+        auto g = chunk_rng(seed, c);
+        for (size_t i = b; i < e; i++) h[i] = (float)(g() >> 40) * 0x1p-23f - 1.0f;  // uniform in [-1, 1)
+    });
+    float *in, *out;
+    CK(cudaMalloc(&in, n * sizeof(float)));
+    CK(cudaMalloc(&out, w * sizeof(float)));
+    CK(cudaMemcpy(in, h.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+    CUfunction rs_warp = get_fn(mod, "warp_reduce");
+    const unsigned grid = (unsigned)(n / BLOCK);
+
+    auto poison = [&] { CK(cudaMemset(out, 0xff, w * sizeof(float))); };
+    auto check = [&]() -> std::string {
+        std::vector<float> got(w);
+        CK(cudaMemcpy(got.data(), out, w * sizeof(float), cudaMemcpyDeviceToHost));
+        for (size_t k = 0; k < w; k++) {
+            double ref = 0, mag = 0;
+            for (int j = 0; j < 32; j++) { ref += h[k * 32 + j]; mag += std::fabs(h[k * 32 + j]); }
+            if (!(std::fabs(got[k] - ref) <= 32 * 6e-8 * mag)) {
+                char msg[160];
+                snprintf(msg, sizeof msg, "warp %zu: sum %.9g, reference %.9g", k, got[k], ref);
+                return msg;
+            }
+        }
+        return "";
+    };
+
+    // Bytes: the input read and the per-warp sums written (the proxy reads the input only).
+    Table t = open_table("warp_reduce f32 2^26", n, (double)(n + w) * sizeof(float));
+    add_proxy(t, in, n * sizeof(float));
+    measure(t, "CUB WarpReduce", "", poison, [&] { cub_warp_reduce<<<grid, BLOCK>>>(in, out, n); CK(cudaGetLastError()); }, check);
+    measure(t, "nvcc warp_reduce", "", poison, [&] { nv_warp_reduce<<<grid, BLOCK>>>(in, out, n); CK(cudaGetLastError()); }, check);
+    measure(t, "Rust warp_reduce", "nvcc warp_reduce", poison, [&] {
+        View vin{in, n}, vout{out, w};
+        void* args[] = {&vin, &vout};
+        CU(cuLaunchKernel(rs_warp, grid, 1, 1, BLOCK, 1, 1, 0, 0, args, nullptr));
+    }, check);
+    close_table(t);
+    CK(cudaFree(in));
+    CK(cudaFree(out));
+}
+
+// ---- main ----------------------------------------------------------------------------------------
+static void usage(const char* argv0) {
+    fprintf(stderr, "usage: %s gpu_kernels.ptx [--csv bench/results.csv] [--reps 50] [--hist-blocks-per-sm 1]\n", argv0);
+    exit(2);
 }
 
 int main(int argc, char** argv) {
-    if (argc < 2) { fprintf(stderr, "usage: %s gpu_kernels.ptx\n", argv[0]); return 2; }
+    const char* ptx = nullptr;
+    std::string csv = "bench/results.csv";
+    int hist_bpsm = 1;
+    for (int i = 1; i < argc; i++) {
+        const std::string a = argv[i];
+        if ((a == "--csv" || a == "--reps" || a == "--hist-blocks-per-sm") && i + 1 < argc) {
+            const char* v = argv[++i];
+            if (a == "--csv") csv = v;
+            else if (a == "--reps") g_reps = atoi(v);
+            else hist_bpsm = atoi(v);
+        } else if (a.rfind("--", 0) == 0 || ptx) {
+            usage(argv[0]);
+        } else {
+            ptx = argv[i];
+        }
+    }
+    if (!ptx || g_reps < 1 || hist_bpsm < 1) usage(argv[0]);
+    if (g_reps < 50) fprintf(stderr, "warning: --reps %d: medians of fewer than 50 launches\n", g_reps);
+    {  // fail now, not after the run, if the CSV cannot be written
+        FILE* f = fopen(csv.c_str(), "a");
+        if (!f) { fprintf(stderr, "cannot write %s\n", csv.c_str()); return 1; }
+        fclose(f);
+    }
+
     CK(cudaFree(0));  // creates the primary context, shared with the driver API below
     CUmodule mod;
-    CU(cuModuleLoad(&mod, argv[1]));
-    CUfunction rs_reduce, rs_hist, rs_warp;
-    CU(cuModuleGetFunction(&rs_reduce, mod, "reduce_sum"));
-    CU(cuModuleGetFunction(&rs_hist, mod, "histogram_privatised"));
-    CU(cuModuleGetFunction(&rs_warp, mod, "warp_reduce"));
+    CU(cuModuleLoad(&mod, ptx));
     cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, 0));
-    printf("device: %s, %d SMs; %d timed launches per row, median\n", prop.name, prop.multiProcessorCount, REPS);
-    std::mt19937 rng(42);
+    g_sms = prop.multiProcessorCount;
+    printf("device: %s, %d SMs; each row: median of %d timed launches after %d warm-ups\n", prop.name, g_sms, g_reps, WARMUP);
+    CK(cudaEventCreate(&g_ev0));
+    CK(cudaEventCreate(&g_ev1));
+    CK(cudaMalloc(&g_sink, sizeof(unsigned)));
 
-    // ---- reduce_sum: 2^26 floats ----
-    {
-        const int n = 1 << 26;
-        std::vector<float> h(n);
-        std::uniform_real_distribution<float> u(0.f, 1.f);
-        double ref = 0;
-        for (auto& x : h) { x = u(rng); ref += x; }
-        float *in, *out;
-        CK(cudaMalloc(&in, n * 4));
-        CK(cudaMalloc(&out, 4));
-        CK(cudaMemcpy(in, h.data(), n * 4, cudaMemcpyHostToDevice));
-        int grid = std::min((n + BLOCK - 1) / BLOCK, 1024);
-        View vin{in, (size_t)n}, vout{out, 1};
-        void* args[] = {&vin, &vout};
-        auto zero = [&] { CK(cudaMemsetAsync(out, 0, 4)); };
-        auto rs = [&] { CU(cuLaunchKernel(rs_reduce, grid, 1, 1, BLOCK, 1, 1, 32 * 4, 0, args, nullptr)); };
-        auto nv = [&] { nv_reduce_sum<<<grid, BLOCK>>>(in, out, n); };
-        void* tmp = nullptr; size_t tmp_bytes = 0;
-        CK(cub::DeviceReduce::Sum(tmp, tmp_bytes, in, out, n));
-        CK(cudaMalloc(&tmp, tmp_bytes));
-        auto cb = [&] { CK(cub::DeviceReduce::Sum(tmp, tmp_bytes, in, out, n)); };
-        for (const std::function<void()>& f : std::vector<std::function<void()>>{rs, nv}) {
-            zero(); f(); CK(cudaDeviceSynchronize());
-            float got; CK(cudaMemcpy(&got, out, 4, cudaMemcpyDeviceToHost));
-            if (std::abs(got - ref) > 1e-4 * ref) { fprintf(stderr, "reduce mismatch %f vs %f\n", got, ref); return 1; }
-        }
-        cb(); CK(cudaDeviceSynchronize());
-        float got; CK(cudaMemcpy(&got, out, 4, cudaMemcpyDeviceToHost));
-        if (std::abs(got - ref) > 1e-4 * ref) { fprintf(stderr, "cub reduce mismatch %f vs %f\n", got, ref); return 1; }
-        double bytes = (double)n * 4;
-        row("reduce_sum f32 2^26", "rust (rustc nvptx)", median_ms(zero, rs), bytes);
-        row("reduce_sum f32 2^26", "nvcc, same algorithm", median_ms(zero, nv), bytes);
-        row("reduce_sum f32 2^26", "CUB DeviceReduce::Sum", median_ms([] {}, cb), bytes);
-        CK(cudaFree(tmp)); CK(cudaFree(in)); CK(cudaFree(out));
-    }
-    // ---- histogram: 2^28 bytes, 256 bins ----
-    {
-        const int n = 1 << 28;
-        std::vector<unsigned char> h(n);
-        std::vector<unsigned> ref(256, 0);
-        for (auto& x : h) { x = rng() & 0xff; ref[x]++; }
-        unsigned char* d; unsigned* hist;
-        CK(cudaMalloc(&d, n));
-        CK(cudaMalloc(&hist, 256 * 4));
-        CK(cudaMemcpy(d, h.data(), n, cudaMemcpyHostToDevice));
-        int grid = 1024;
-        View vd{d, (size_t)n}, vh{hist, 256};
-        void* args[] = {&vd, &vh};
-        auto zero = [&] { CK(cudaMemsetAsync(hist, 0, 256 * 4)); };
-        auto rs = [&] { CU(cuLaunchKernel(rs_hist, grid, 1, 1, BLOCK, 1, 1, 256 * 4, 0, args, nullptr)); };
-        auto nv = [&] { nv_histogram<<<grid, BLOCK>>>(d, n, hist); };
-        void* tmp = nullptr; size_t tmp_bytes = 0;
-        CK(cub::DeviceHistogram::HistogramEven(tmp, tmp_bytes, d, hist, 257, 0, 256, n));
-        CK(cudaMalloc(&tmp, tmp_bytes));
-        auto cb = [&] { CK(cub::DeviceHistogram::HistogramEven(tmp, tmp_bytes, d, hist, 257, 0, 256, n)); };
-        for (const std::function<void()>& f : std::vector<std::function<void()>>{rs, nv, cb}) {
-            zero(); f(); CK(cudaDeviceSynchronize());
-            std::vector<unsigned> got(256);
-            CK(cudaMemcpy(got.data(), hist, 256 * 4, cudaMemcpyDeviceToHost));
-            if (got != ref) { fprintf(stderr, "histogram mismatch\n"); return 1; }
-        }
-        double bytes = (double)n;
-        row("histogram u8 2^28", "rust (rustc nvptx)", median_ms(zero, rs), bytes);
-        row("histogram u8 2^28", "nvcc, same algorithm", median_ms(zero, nv), bytes);
-        row("histogram u8 2^28", "CUB HistogramEven", median_ms(zero, cb), bytes);
-        CK(cudaFree(tmp)); CK(cudaFree(d)); CK(cudaFree(hist));
-    }
-    // ---- warp_reduce: 2^26 floats, one sum per warp ----
-    {
-        const size_t n = 1 << 26, w = n / 32;
-        std::vector<float> h(n);
-        std::uniform_real_distribution<float> u(-1.f, 1.f);
-        for (auto& x : h) x = u(rng);
-        float *in, *out;
-        CK(cudaMalloc(&in, n * 4));
-        CK(cudaMalloc(&out, w * 4));
-        CK(cudaMemcpy(in, h.data(), n * 4, cudaMemcpyHostToDevice));
-        unsigned grid = (unsigned)(n / BLOCK);
-        View vin{in, n}, vout{out, w};
-        void* args[] = {&vin, &vout};
-        auto rs = [&] { CU(cuLaunchKernel(rs_warp, grid, 1, 1, BLOCK, 1, 1, 0, 0, args, nullptr)); };
-        auto nv = [&] { nv_warp_reduce<<<grid, BLOCK>>>(in, out, n); };
-        auto cb = [&] { cub_warp_reduce<<<grid, BLOCK>>>(in, out, n); };
-        std::vector<float> first;
-        for (const std::function<void()>& f : std::vector<std::function<void()>>{rs, nv, cb}) {
-            CK(cudaMemset(out, 0xff, w * 4)); f(); CK(cudaDeviceSynchronize());
-            std::vector<float> got(w);
-            CK(cudaMemcpy(got.data(), out, w * 4, cudaMemcpyDeviceToHost));
-            for (size_t k = 0; k < w; k += 997) {
-                double ref = 0, mag = 0;
-                for (int j = 0; j < 32; j++) { ref += h[k * 32 + j]; mag += std::abs(h[k * 32 + j]); }
-                if (!(std::abs(got[k] - ref) <= 32 * 6e-8 * mag)) { fprintf(stderr, "warp sum mismatch at %zu\n", k); return 1; }
-            }
-        }
-        double bytes = (double)(n + w) * 4;
-        row("warp_reduce f32 2^26", "rust (rustc nvptx)", median_ms([] {}, rs), bytes);
-        row("warp_reduce f32 2^26", "nvcc, same algorithm", median_ms([] {}, nv), bytes);
-        row("warp_reduce f32 2^26", "CUB WarpReduce", median_ms([] {}, cb), bytes);
-        CK(cudaFree(in)); CK(cudaFree(out));
-    }
-    printf("%-22s %-24s %10s %9s %12s\n", "algorithm", "implementation", "time ms", "GB/s", "time/rust");
-    for (size_t i = 0; i < rows.size(); i++) {
-        const Row& rust = rows[i - i % 3];
-        printf("%-22s %-24s %10.4f %9.1f %12.3f\n", rows[i].algo.c_str(), rows[i].impl.c_str(), rows[i].ms, rows[i].gbps,
-               rows[i].ms / rust.ms);
-    }
-    printf("(time/rust: this row's median time over the Rust kernel's; above 1 means the Rust kernel is faster)\n");
+    bench_reduce<float>(mod, 26, 101);
+    bench_reduce<float>(mod, 28, 102);
+    bench_reduce<double>(mod, 26, 201);
+    bench_reduce<double>(mod, 28, 202);
+    bench_reduce<int>(mod, 26, 301);
+    bench_reduce<int>(mod, 28, 302);
+    bench_histogram(mod, 28, hist_bpsm, 401);
+    bench_histogram(mod, 30, hist_bpsm, 402);
+    bench_warp_reduce(mod, 501);
+
+    write_csv(csv, prop);
+    printf("\n== summary: the fastest Rust tier per workload (x CUB, x nvcc: their time over the Rust time; above 1: "
+           "Rust faster) ==\n");
+    for (const std::string& s : g_summary) printf("%s\n", s.c_str());
+    printf("\n%zu rows written to %s\n", g_rows.size(), csv.c_str());
+
+    CK(cudaFree(g_sink));
+    CK(cudaEventDestroy(g_ev0));
+    CK(cudaEventDestroy(g_ev1));
+    CU(cuModuleUnload(mod));
     return 0;
 }
