@@ -99,6 +99,12 @@ pub trait Atomic: crate::Pod + sealed::Sealed {
     /// As [`Atomic::atom`].
     #[doc(hidden)]
     unsafe fn store_release(space: SpaceKind, scope: ScopeKind, p: *mut Self, v: Self, site: Site);
+    /// `red.relaxed.<scope>.<space>.add` on `p`: an add whose old value is not returned.
+    ///
+    /// # Safety
+    /// As [`Atomic::atom`].
+    #[doc(hidden)]
+    unsafe fn red_add(space: SpaceKind, scope: ScopeKind, p: *mut Self, v: Self, site: Site);
     #[doc(hidden)]
     fn zero() -> Self;
 }
@@ -185,6 +191,17 @@ impl<T: Atomic, S: Scope, Sp: Space> AtomicRef<T, S, Sp> {
     fn op(self, op: AtomOp, a: T, b: T) -> T {
         // SAFETY: `new`'s contract: the pointer is valid for the view's lifetime and in space `Sp`.
         unsafe { T::atom(op, Sp::KIND, S::KIND, self.ptr, a, b, site()) }
+    }
+    /// `atomicAdd` when the old value is not needed: a reduction (`red`), which the hardware performs
+    /// without sending the old value back, so the thread need not wait for it. Integers wrap; floats
+    /// round as `fetch_add_float`. PTX: `red.relaxed.gpu.global.add.u32`, `red.relaxed.cta.shared.add.u32`,
+    /// `red.relaxed.gpu.global.add.s32`, `red.relaxed.gpu.global.add.u64`, `red.relaxed.gpu.global.add.f32`,
+    /// `red.relaxed.gpu.global.add.f64`.
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub fn add(self, v: T) {
+        // SAFETY: as in `op`.
+        unsafe { T::red_add(Sp::KIND, S::KIND, self.ptr, v, site()) }
     }
     /// `atomicExch`: stores `v`, returns the old value. PTX: `atom.relaxed.gpu.global.exch.b32`,
     /// `atom.relaxed.gpu.global.exch.b64`.

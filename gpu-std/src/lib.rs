@@ -45,6 +45,7 @@ pub mod memory;
 pub mod pod;
 pub mod shared;
 pub mod thread;
+pub mod vector;
 pub mod warp;
 
 pub use atomic::{Block, Device, Scope, System};
@@ -52,6 +53,7 @@ pub use memory::{Global, GlobalMut, KernelParam, Output, PerBlock, PerThread, Pe
 pub use pod::Pod;
 pub use shared::SharedSlice;
 pub use thread::Dim3;
+pub use vector::{Lanes, Split, Vectors};
 
 /// Where in the kernel source a primitive was called: a `Location` on the host (the emulator names it
 /// in its reports), nothing on the GPU.

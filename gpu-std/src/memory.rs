@@ -220,6 +220,11 @@ impl<T: Pod> Global<T> {
     pub const unsafe fn from_raw_parts(ptr: *const T, len: usize) -> Self {
         Global { ptr, len }
     }
+    /// The view's start and length, for splitting it into sub-views.
+    #[inline(always)]
+    pub(crate) fn raw_parts(&self) -> (*const T, usize) {
+        (self.ptr, self.len)
+    }
     view_read_methods!(SpaceKind::Global);
     /// Reads element `i` with acquire semantics at device scope. PTX: `ld.acquire.gpu.global.u32`.
     #[inline(always)]

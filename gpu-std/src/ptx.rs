@@ -250,6 +250,30 @@ pub unsafe fn load<T: Pod>(p: *const T, access: Access, space: SpaceKind, _: Sit
         }
     }
 }
+/// Loads the 16 bytes at `p` as a `V` (`[T; 16 / size_of::<T>()]`): one `ld.global.v4.b32`, or
+/// `ld.global.nc.v4.b32` through the read-only data cache when `nc`.
+///
+/// # Safety
+/// `p` is a valid, 16-byte aligned global address of 16 bytes of `T`s, and `V` is 16 bytes of `Pod`.
+#[inline(always)]
+pub unsafe fn load_vector<T: Pod, V: Copy>(p: *const T, nc: bool, _: Site) -> V {
+    const { assert!(size_of::<V>() == 16) };
+    let (a, b, c, d): (u32, u32, u32, u32);
+    // SAFETY: the caller's contract; the asm reads exactly the 16 bytes at `p`.
+    unsafe {
+        if nc {
+            asm!("ld.global.nc.v4.b32 {{{a}, {b}, {c}, {d}}}, [{p}];", p = in(reg64) p,
+                 a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d,
+                 options(nostack, readonly, pure));
+        } else {
+            asm!("ld.global.v4.b32 {{{a}, {b}, {c}, {d}}}, [{p}];", p = in(reg64) p,
+                 a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d,
+                 options(nostack, readonly, pure));
+        }
+        core::mem::transmute_copy(&[a, b, c, d])
+    }
+}
+
 /// Stores `v` at `p` in `space` with `access`: one `st` instruction.
 ///
 /// # Safety
@@ -376,6 +400,12 @@ macro_rules! cas1 {
         o
     }};
 }
+macro_rules! red1 {
+    ($sc:literal, $sp:literal, $op:literal, $ty:literal, $cls:ident, $p:expr, $a:expr) => {{
+        asm!(concat!("red.relaxed.", $sc, ".", $sp, ".", $op, ".", $ty, " [{p}], {a};"),
+             p = in(reg64) $p, a = in($cls) $a, options(nostack));
+    }};
+}
 macro_rules! ld_acq {
     ($sc:literal, $sp:literal, $ty:literal, $cls:ident, $p:expr) => {{
         let o;
@@ -405,7 +435,7 @@ macro_rules! by_scope {
 }
 
 macro_rules! impl_atomic {
-    ($t:ty, $cls:ident, bits $bits:literal, ld $ldty:literal, zero $zero:expr, [$($op:ident => $name:literal $pty:literal),*]) => {
+    ($t:ty, $cls:ident, bits $bits:literal, ld $ldty:literal, red $redty:literal, zero $zero:expr, [$($op:ident => $name:literal $pty:literal),*]) => {
         impl Atomic for $t {
             #[inline(always)]
             unsafe fn atom(op: AtomOp, space: SpaceKind, scope: ScopeKind, p: *mut Self, a: Self, b: Self, _: Site) -> Self {
@@ -431,6 +461,11 @@ macro_rules! impl_atomic {
                 unsafe { by_scope!(st_rel, space, scope, $ldty, $cls, p, v) }
             }
             #[inline(always)]
+            unsafe fn red_add(space: SpaceKind, scope: ScopeKind, p: *mut Self, v: Self, _: Site) {
+                // SAFETY: as above.
+                unsafe { by_scope!(red1, space, scope, "add", $redty, $cls, p, v) }
+            }
+            #[inline(always)]
             fn zero() -> Self {
                 $zero
             }
@@ -438,13 +473,13 @@ macro_rules! impl_atomic {
     };
 }
 
-impl_atomic!(u32, reg32, bits "b32", ld "u32", zero 0, [Add => "add" "u32", Min => "min" "u32", Max => "max" "u32",
+impl_atomic!(u32, reg32, bits "b32", ld "u32", red "u32", zero 0, [Add => "add" "u32", Min => "min" "u32", Max => "max" "u32",
     Inc => "inc" "u32", Dec => "dec" "u32", And => "and" "b32", Or => "or" "b32", Xor => "xor" "b32"]);
-impl_atomic!(i32, reg32, bits "b32", ld "s32", zero 0, [Add => "add" "s32", Min => "min" "s32", Max => "max" "s32",
+impl_atomic!(i32, reg32, bits "b32", ld "s32", red "s32", zero 0, [Add => "add" "s32", Min => "min" "s32", Max => "max" "s32",
     And => "and" "b32", Or => "or" "b32", Xor => "xor" "b32"]);
-impl_atomic!(u64, reg64, bits "b64", ld "u64", zero 0, [Add => "add" "u64", Min => "min" "u64", Max => "max" "u64",
+impl_atomic!(u64, reg64, bits "b64", ld "u64", red "u64", zero 0, [Add => "add" "u64", Min => "min" "u64", Max => "max" "u64",
     And => "and" "b64", Or => "or" "b64", Xor => "xor" "b64"]);
-impl_atomic!(i64, reg64, bits "b64", ld "s64", zero 0, [Add => "add" "u64", Min => "min" "s64", Max => "max" "s64",
+impl_atomic!(i64, reg64, bits "b64", ld "s64", red "u64", zero 0, [Add => "add" "u64", Min => "min" "s64", Max => "max" "s64",
     And => "and" "b64", Or => "or" "b64", Xor => "xor" "b64"]);
-impl_atomic!(f32, reg32, bits "b32", ld "f32", zero 0.0, [Add => "add" "f32"]);
-impl_atomic!(f64, reg64, bits "b64", ld "f64", zero 0.0, [Add => "add" "f64"]);
+impl_atomic!(f32, reg32, bits "b32", ld "f32", red "f32", zero 0.0, [Add => "add" "f32"]);
+impl_atomic!(f64, reg64, bits "b64", ld "f64", red "f64", zero 0.0, [Add => "add" "f64"]);

@@ -329,6 +329,16 @@ impl Device {
         }
     }
 
+    /// The GPU's number of streaming multiprocessors; on the emulator, the blocks it runs at once
+    /// (`max_resident_blocks`).
+    pub fn sm_count(&self) -> Result<u32> {
+        match &self.inner {
+            #[cfg(feature = "cuda")]
+            Inner::Gpu(g) => Ok(g.sm_count()),
+            Inner::Emu(o) => Ok(o.max_resident_blocks),
+        }
+    }
+
     /// Grid cap for this device: the kernel's cap on a GPU; at most 32 blocks on the emulator, whose
     /// cost grows with the number of threads (the grid-stride loops cover the rest).
     pub fn grid_cap(&self, kernel_cap: u32) -> u32 {

@@ -56,6 +56,10 @@ impl Gpu {
         self.name.clone()
     }
 
+    pub fn sm_count(&self) -> u32 {
+        self.sms
+    }
+
     pub fn upload<T: Pod>(&self, data: &[T]) -> Result<GpuBuffer<T>> {
         let bytes = std::mem::size_of_val(data);
         // SAFETY: filled immediately below (or zero-length).

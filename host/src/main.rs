@@ -4,7 +4,7 @@ use anyhow::Result;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use host::device::DeviceChoice;
 use host::examples::{self, RunParams};
-use host::report::{table_header, table_row};
+use host::report::{table_header, table_row, tier_rows};
 use host::run::{RunRequest, open, run_one, select, sizes};
 use std::io::Write;
 use std::process::ExitCode;
@@ -149,6 +149,9 @@ fn run(req: RunRequest) -> Result<bool> {
                         header_done = true;
                     }
                     println!("{}", table_row(&r));
+                    for t in tier_rows(&r) {
+                        println!("{t}");
+                    }
                     for s in &r.show {
                         println!("    {s}");
                     }

@@ -24,6 +24,17 @@ pub struct ExampleResult {
     pub races: usize,
     pub deadlocks: usize,
     pub race_reports: Vec<String>,
+    /// Optimised tiers run next to the chapter's kernel: each checked, and timed on a GPU.
+    pub tiers: Vec<Tier>,
+}
+
+/// One optimised tier of an example (e.g. `reduce_fast_f32` next to the chapter's `reduce_sum`): its
+/// median time and bytes moved per second, GPU only.
+#[derive(Clone, Debug, Serialize)]
+pub struct Tier {
+    pub name: String,
+    pub time_ms: f64,
+    pub gbps: f64,
 }
 
 impl ExampleResult {
@@ -41,6 +52,7 @@ impl ExampleResult {
             races: 0,
             deadlocks: 0,
             race_reports: vec![],
+            tiers: vec![],
         }
     }
 
@@ -94,6 +106,7 @@ impl ExampleResult {
             details: &self.details,
             show: &self.show,
             race_reports: &self.race_reports,
+            tiers: &self.tiers,
         };
         serde_json::to_string(&row).expect("a row of strings and numbers always serialises")
     }
@@ -117,6 +130,7 @@ struct JsonRow<'a> {
     details: &'a [String],
     show: &'a [String],
     race_reports: &'a [String],
+    tiers: &'a [Tier],
 }
 
 /// The table header.
@@ -143,6 +157,14 @@ pub fn table_row(r: &ExampleResult) -> String {
         gbps,
         races
     )
+}
+
+/// The lines under a row for its optimised tiers: name, time, GB/s.
+pub fn tier_rows(r: &ExampleResult) -> Vec<String> {
+    r.tiers
+        .iter()
+        .map(|t| format!("    tier {:<40} {:>10} {:>9.1}", t.name, format!("{:.4} ms", t.time_ms), t.gbps))
+        .collect()
 }
 
 #[cfg(test)]

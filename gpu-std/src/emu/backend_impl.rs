@@ -139,6 +139,29 @@ pub unsafe fn load<T: Copy>(p: *const T, access: Access, space: SpaceKind, site:
     v
 }
 
+/// One 16-byte vector load of `V` (`[T; LANES]`) from global memory: one scheduling point, recorded
+/// as one read of each element, as the memory model treats a vector access (`nc` changes nothing here:
+/// a write racing with the load is reported like any race).
+///
+/// # Safety
+/// `p` is valid for 16 bytes of reads (checked by the view) and 16-byte aligned.
+#[track_caller]
+pub unsafe fn load_vector<T: Copy, V: Copy>(p: *const T, _nc: bool, site: Site) -> V {
+    let size = size_of::<T>();
+    access_check::check(SpaceKind::Global, p as usize, 16, site);
+    assert!((p as usize).is_multiple_of(16), "a 16-byte vector load needs a 16-byte aligned address");
+    maybe_preempt();
+    // SAFETY: caller's contract; one OS thread runs all emulated threads.
+    let v = unsafe { (p as *const V).read_volatile() };
+    with_state(|st, me| {
+        for k in 0..16 / size {
+            st.on_access(me, p as usize + k * size, size, SpaceKind::Global, Kind::Read, site);
+        }
+        st.busy(me, site);
+    });
+    v
+}
+
 /// # Safety
 /// `p` is valid for writes (checked by the view).
 #[track_caller]
@@ -304,6 +327,11 @@ macro_rules! impl_atomic {
             }
             unsafe fn store_release(space: SpaceKind, scope: ScopeKind, p: *mut Self, v: Self, site: Site) {
                 store_release_generic(space, scope, p, v, site)
+            }
+            unsafe fn red_add(space: SpaceKind, scope: ScopeKind, p: *mut Self, v: Self, site: Site) {
+                // A reduction is an atomic add whose old value is dropped: the same indivisible update,
+                // the same race and ordering rules.
+                atom_generic(AtomOp::Add, space, scope, p, v, v, site);
             }
             fn zero() -> Self {
                 $zero

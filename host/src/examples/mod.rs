@@ -12,11 +12,13 @@ pub mod divergence;
 pub mod divergent_barrier;
 pub mod fp_determinism;
 pub mod grid_sync;
+pub mod histogram_fast;
 pub mod histogram_global;
 pub mod histogram_privatised;
 pub mod lost_update;
 pub mod primitives;
 pub mod producer_consumer;
+pub mod reduce_fast;
 pub mod reduce_sum;
 pub mod running_max;
 pub mod spinlock;
@@ -88,7 +90,7 @@ pub const ALL: &[Example] = &[
         name: "reduce_sum",
         row: Some(4),
         section: "000 reduceSum",
-        about: "grid-stride + warp shuffle + shared warp sums + one atomicAdd per block; 2^20 ones sum to exactly 2^20",
+        about: "grid-stride + warp shuffle + shared warp sums + one atomicAdd per block; 2^20 ones sum to exactly 2^20; tiers reduce_fast f32/f64/i32 and the deterministic sum",
         gpu_sizes: &[1, 7, 31, 33, 255, 257, 1 << 20, (1 << 20) + 1, 1 << 26],
         emu_sizes: EMU_SIZES,
         run: reduce_sum::run,
@@ -115,7 +117,7 @@ pub const ALL: &[Example] = &[
         name: "histogram_privatised",
         row: Some(7),
         section: "000 histogram; ex. 3",
-        about: "256 shared-memory bins per block folded with global atomics",
+        about: "256 shared-memory bins per block folded with global atomics; tier histogram_fast (per-lane bin columns) on uniform, one-bin and Zipf bytes",
         gpu_sizes: &[1, 7, 31, 33, 255, 257, (1 << 20) + 1, 1 << 22, 1 << 28],
         emu_sizes: EMU_SIZES,
         run: histogram_privatised::run,
@@ -303,6 +305,31 @@ where
     {
         r.time_ms = Some(t.median_ms);
         r.gbps = Some(bytes as f64 / (t.median_ms * 1e6));
+    }
+    Ok(())
+}
+
+/// On a GPU with `p.reps > 0`: times `K` like [`measure`] and records it as the optimised tier `name`
+/// of `r`.
+#[allow(clippy::too_many_arguments)]
+pub fn measure_tier<K: Kernel>(
+    dev: &Device,
+    p: &RunParams,
+    r: &mut ExampleResult,
+    name: &str,
+    cfg: Launch,
+    args: impl IntoArgs<Params = K::Args>,
+    bytes: usize,
+    reset: &dyn Fn() -> Result<()>,
+) -> Result<()>
+where
+    K::Args: ParamList,
+{
+    if p.reps > 0
+        && let Some(t) = dev.time::<K>(cfg, args, p.reps, reset)?
+    {
+        let gbps = bytes as f64 / (t.median_ms * 1e6);
+        r.tiers.push(crate::report::Tier { name: name.to_string(), time_ms: t.median_ms, gbps });
     }
     Ok(())
 }

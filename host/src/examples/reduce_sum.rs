@@ -1,5 +1,5 @@
 //! Host side of `reduce_sum`: the seed's case (2^20 ones must give exactly 2^20) and random inputs
-//! against a Kahan-summed f64 reference.
+//! against a Kahan-summed f64 reference; then the optimised tiers (`reduce_fast`).
 
 use super::{RunParams, check_n, finish};
 use crate::device::{Device, cover};
@@ -44,5 +44,6 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
         );
     }
     super::measure::<reduce_sum>(dev, p, &mut r, cfg, args, n * 4, &|| out.write(&[0.0]))?;
+    super::reduce_fast::run_tiers(dev, p, &mut r, &input, seed_case)?;
     Ok(finish(dev, r, false))
 }

@@ -307,6 +307,17 @@ kernel! {
     }
 }
 kernel! {
+    pub fn probe_atomic_ref_add(a: GlobalMut<u32>, b: GlobalMut<i32>, c: GlobalMut<u64>, f: GlobalMut<f32>, d: GlobalMut<f64>) {
+        let x = lane();
+        a.atomic(0).add(x);
+        b.atomic(0).add(x as i32);
+        c.atomic(0).add(x as u64);
+        f.atomic(0).add(x as f32);
+        d.atomic(0).add(x as f64);
+        Cells::view().ints.atomic(x as usize).add(1);
+    }
+}
+kernel! {
     pub fn probe_atomic_ref_fetch_sub(a: GlobalMut<u32>) {
         let x = a.atomic(0).fetch_sub(lane());
         a.set(1, x);
@@ -392,5 +403,20 @@ kernel! {
     pub fn probe_tile_sync(out: GlobalMut<u32>) {
         tiled_partition::<16>().sync();
         out.set(0, 1);
+    }
+}
+
+// ---- vector --------------------------------------------------------------------------------------
+
+kernel! {
+    pub fn probe_vectors_get(a: Global<f32>, out: GlobalMut<f32>) {
+        let v = a.split_vectors().body.get(lane() as usize);
+        out.set(0, v[0] + v[1] + v[2] + v[3]);
+    }
+}
+kernel! {
+    pub fn probe_vectors_get_nc(a: Global<u8>, out: GlobalMut<u32>) {
+        let v = a.split_vectors().body.get_nc(lane() as usize);
+        out.set(0, v.iter().map(|&b| b as u32).sum());
     }
 }

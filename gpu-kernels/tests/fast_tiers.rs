@@ -1,0 +1,198 @@
+//! The optimised tiers on the emulator: `reduce_fast` (every element type, a head before the first
+//! 16-byte boundary, several tiles per virtual block, the deterministic sum on many grids) and
+//! `histogram_fast` (exact bins on uneven, misaligned inputs). Every launch must be race-free.
+
+mod common;
+
+use common::{Buf, launch, seed};
+use gpu_kernels::histogram_fast::{self as hf, histogram_fast};
+use gpu_kernels::reduce_fast::{self, BLOCK, SHARED_BYTES, UNROLL, reduce_fast_f32, reduce_fast_f64, reduce_fast_i32};
+use gpu_std::emu::{LaunchConfig, Outcome};
+use gpu_std::{Global, GlobalMut, Pod};
+
+/// Elements of `T` in one tile of the fast sum.
+fn tile_elems<T>() -> usize {
+    UNROLL * BLOCK as usize * 16 / size_of::<T>()
+}
+
+/// A view of `buf.data[skip..]`: with `skip` not a multiple of 16 bytes, the input has a head.
+fn from<T: Pod>(buf: &Buf<T>, skip: usize) -> Global<T> {
+    // SAFETY: a sub-range of the Vec, which outlives the launch and is not written during it.
+    unsafe { Global::from_raw_parts(buf.data.as_ptr().add(skip), buf.data.len() - skip) }
+}
+
+/// The sum kernel's workspace and result for one launch.
+struct Work<T: Pod> {
+    partials: Buf<T>,
+    ticket: Buf<u32>,
+    out: Buf<T>,
+}
+impl<T: Pod> Work<T> {
+    fn new(vblocks: u32) -> Self {
+        Work {
+            partials: Buf::new("partials", vec![T::default(); vblocks as usize]),
+            ticket: Buf::new("ticket", vec![0]),
+            out: Buf::new("out", vec![T::default()]),
+        }
+    }
+    fn args(&mut self, input: Global<T>, vblocks: u32) -> (Global<T>, u32, GlobalMut<T>, GlobalMut<u32>, GlobalMut<T>) {
+        (input, vblocks, self.partials.view_mut(), self.ticket.view_mut(), self.out.view_mut())
+    }
+}
+
+fn cfg(grid: u32) -> LaunchConfig {
+    LaunchConfig::linear(grid, BLOCK, SHARED_BYTES)
+}
+
+fn clean(o: &Outcome, what: &str) {
+    assert_eq!(o.racy_addresses, 0, "{what}: {:?}", o.races.first().map(ToString::to_string));
+    assert_eq!(o.uninit_elements, 0, "{what}: uninitialised shared memory read");
+}
+
+#[test]
+fn deterministic_sum_has_the_same_bits_on_every_grid() {
+    // Three whole tiles and part of a fourth, after a 1-element head: with 3 virtual blocks, virtual
+    // block 0 owns tiles 0 and 3.
+    let n = 3 * tile_elems::<f32>() + 1001;
+    let input = Buf::new("input", (0..n + 1).map(|i| ((i * 7919) % 1000) as f32 / 997.0).collect::<Vec<_>>());
+    let want: f64 = input.data[1..].iter().map(|&x| x as f64).sum();
+    let vblocks = 3;
+    let mut first: Option<u32> = None;
+    for (grid, s) in [(1, 1), (2, 2), (3, 3), (5, 1), (3, 4)] {
+        let mut w = Work::<f32>::new(vblocks);
+        let o = launch::<reduce_fast_f32>(cfg(grid), &seed(s), w.args(from(&input, 1), vblocks));
+        clean(&o, &format!("grid {grid}"));
+        let got = w.out.data[0];
+        assert!((got as f64 - want).abs() < 1e-5 * want, "grid {grid}: {got} vs {want}");
+        assert_eq!(w.ticket.data[0], 0, "the last block resets the ticket");
+        let bits = *first.get_or_insert(got.to_bits());
+        assert_eq!(got.to_bits(), bits, "grid {grid}, schedule {s}: the bits depend on the grid");
+    }
+    // `deterministic_vblocks` depends on n alone.
+    assert_eq!(reduce_fast::deterministic_vblocks(n), n.div_ceil(reduce_fast::MIN_VBLOCK_ELEMS) as u32);
+    assert_eq!(reduce_fast::deterministic_vblocks(1 << 30), reduce_fast::MAX_DETERMINISTIC_VBLOCKS);
+}
+
+#[test]
+fn the_ticket_lets_one_workspace_serve_launch_after_launch() {
+    let n = tile_elems::<f32>() + 3;
+    let input = Buf::new("input", vec![1.0f32; n]);
+    let mut w = Work::<f32>::new(2);
+    for _ in 0..3 {
+        let o = launch::<reduce_fast_f32>(cfg(2), &seed(1), w.args(from(&input, 0), 2));
+        clean(&o, "repeat");
+        assert_eq!(w.out.data[0], n as f32);
+    }
+}
+
+#[test]
+fn integer_and_double_sums_are_exact_with_a_misaligned_head() {
+    let n = 2 * tile_elems::<i32>() + 777;
+    let ints = Buf::new("ints", (0..n as i64).map(|i| ((i * 31) % 2001 - 1000) as i32).collect::<Vec<_>>());
+    let want = ints.data[3..].iter().fold(0i32, |a, &x| a.wrapping_add(x));
+    let mut w = Work::<i32>::new(3);
+    let o = launch::<reduce_fast_i32>(cfg(3), &seed(2), w.args(from(&ints, 3), 3));
+    clean(&o, "i32");
+    assert_eq!(w.out.data[0], want);
+
+    // Small integers in f64: every partial sum is exact.
+    let n = tile_elems::<f64>() + 5;
+    let wide = Buf::new("wide", (0..n).map(|i| (i % 100) as f64).collect::<Vec<_>>());
+    let want: f64 = wide.data[1..].iter().sum();
+    let mut w = Work::<f64>::new(2);
+    let o = launch::<reduce_fast_f64>(cfg(2), &seed(3), w.args(from(&wide, 1), 2));
+    clean(&o, "f64");
+    assert_eq!(w.out.data[0], want);
+}
+
+#[test]
+fn histogram_fast_counts_every_byte_exactly() {
+    let n = 50_001;
+    let bytes: Vec<u8> = (0..n).map(|i| ((i * 2654435761usize) >> 13) as u8).collect();
+    for (what, data, skip) in [("mixed", bytes, 5), ("one bin", vec![42u8; n], 0)] {
+        let want = {
+            let mut b = vec![0u32; hf::NUM_BINS];
+            data[skip..].iter().for_each(|&x| b[x as usize] += 1);
+            b
+        };
+        let data = Buf::new("data", data);
+        let mut hist = Buf::new("hist", vec![0u32; hf::NUM_BINS]);
+        let cfg = LaunchConfig::linear(2, hf::BLOCK, hf::SHARED_BYTES);
+        let o = launch::<histogram_fast>(cfg, &seed(1), (from(&data, skip), hist.view_mut()));
+        clean(&o, what);
+        assert_eq!(hist.data, want, "{what}");
+    }
+}
+
+mod last_block {
+    //! The last-block pattern of `reduce_fast`, with the acquire fence in the right place and in the
+    //! place a first draft of the kernel had it (after the barrier, in every thread). The second reads
+    //! other blocks' partials without acquiring them: the detector must say so.
+    use gpu_std::block::sync_threads_or;
+    use gpu_std::fence::threadfence;
+    use gpu_std::thread::{block_dim, block_idx, grid_dim, thread_idx};
+    use gpu_std::{GlobalMut, kernel};
+
+    /// Thread 0 of each block publishes `block + 1`; the last block's threads each read all of them.
+    fn body(partials: GlobalMut<u32>, ticket: GlobalMut<u32>, out: GlobalMut<u32>, fence_after_barrier: bool) {
+        let t = thread_idx().x;
+        let mut last = false;
+        if t == 0 {
+            partials.set(block_idx().x as usize, block_idx().x + 1);
+            threadfence();
+            last = ticket.atomic(0).fetch_add(1) == grid_dim().x - 1;
+            if last && !fence_after_barrier {
+                threadfence();
+            }
+        }
+        if sync_threads_or(last) {
+            if fence_after_barrier {
+                threadfence();
+            }
+            let mut s = 0;
+            let mut k = t as usize;
+            while k < partials.len() {
+                s += partials.get(k);
+                k += block_dim().x as usize;
+            }
+            out.atomic(0).fetch_add(s);
+        }
+    }
+    kernel! {
+        pub fn last_block_acquires(partials: GlobalMut<u32>, ticket: GlobalMut<u32>, out: GlobalMut<u32>) {
+            body(partials, ticket, out, false)
+        }
+    }
+    kernel! {
+        pub fn last_block_fence_after_barrier(partials: GlobalMut<u32>, ticket: GlobalMut<u32>, out: GlobalMut<u32>) {
+            body(partials, ticket, out, true)
+        }
+    }
+}
+
+#[test]
+fn the_last_block_must_fence_right_after_drawing_its_ticket() {
+    use last_block::{last_block_acquires, last_block_fence_after_barrier};
+    let blocks = 4u32;
+    let want = (1..=blocks).sum::<u32>();
+    for s in common::SEEDS {
+        let (mut p, mut t, mut o) =
+            (Buf::new("partials", vec![0u32; 4]), Buf::new("ticket", vec![0]), Buf::new("out", vec![0]));
+        let out = launch::<last_block_acquires>(
+            LaunchConfig::linear(blocks, 64, 0),
+            &seed(s),
+            (p.view_mut(), t.view_mut(), o.view_mut()),
+        );
+        clean(&out, "fence right after the ticket");
+        assert_eq!(o.data[0], want);
+
+        let (mut p, mut t, mut o) =
+            (Buf::new("partials", vec![0u32; 4]), Buf::new("ticket", vec![0]), Buf::new("out", vec![0]));
+        let cfg = LaunchConfig::linear(blocks, 64, 0);
+        let out = launch::<last_block_fence_after_barrier>(cfg, &seed(s), (p.view_mut(), t.view_mut(), o.view_mut()));
+        assert!(out.racy_addresses > 0, "schedule {s}: reads of unacquired partials must be reported");
+        let r = &out.races[0];
+        assert_eq!(r.buffer, "partials");
+        assert!(r.why.contains("no fence followed the load"), "{r}");
+    }
+}

@@ -1,0 +1,134 @@
+//! 16-byte vector loads: one instruction moves 16 bytes of a global view into four registers, the
+//! widest load a thread can issue and what a memory-bound kernel needs to reach the memory's bandwidth
+//! (a quarter of the load instructions of 4-byte loads, so more bytes in flight per thread).
+//!
+//! [`Global::split_vectors`] splits a view the way `slice::align_to` splits a slice: a `head` of the
+//! elements before the first 16-byte boundary, a `body` of whole 16-byte groups ([`Vectors`]) and a
+//! `tail` of the elements after them. Buffers from the CUDA driver start on a 256-byte boundary, so on a
+//! GPU the head is empty; a sub-view or a host buffer on the emulator may start anywhere, and a kernel
+//! that reads head, body and tail reads every element exactly once either way.
+//!
+//! ```
+//! use gpu_std::Global;
+//! // Element type f32: 4 lanes per vector.
+//! let data: Vec<f32> = (0..11).map(|x| x as f32).collect();
+//! // SAFETY: `data` outlives the view and is not written while the view exists.
+//! let view = unsafe { Global::from_raw_parts(data.as_ptr(), data.len()) };
+//! let s = view.split_vectors();
+//! assert_eq!(s.head.len() + 4 * s.body.len() + s.tail.len(), 11);
+//! ```
+
+use crate::memory::Global;
+use crate::pod::Pod;
+use crate::site;
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// Element types that 16-byte vectors carry: `LANES = 16 / size_of::<T>()` of them per vector, read
+/// as one [`Lanes::Vector`] (`[T; LANES]`). Sealed: the [`Pod`] scalars.
+pub trait Lanes: Pod + sealed::Sealed {
+    /// Elements per 16-byte vector.
+    const LANES: usize;
+    /// `[Self; LANES]`.
+    type Vector: Copy + Default + core::fmt::Debug + AsRef<[Self]>;
+}
+
+macro_rules! lanes {
+    ($($t:ty => $n:literal),*) => {$(
+        impl sealed::Sealed for $t {}
+        impl Lanes for $t {
+            const LANES: usize = $n;
+            type Vector = [$t; $n];
+        }
+    )*};
+}
+lanes!(u8 => 16, i8 => 16, u16 => 8, i16 => 8, u32 => 4, i32 => 4, f32 => 4, u64 => 2, i64 => 2, f64 => 2);
+
+/// A read-only view of whole 16-byte groups of global memory, 16-byte aligned: vector `i` holds the
+/// elements `LANES * i .. LANES * (i + 1)`. Made by [`Global::split_vectors`].
+#[derive(Clone, Copy, Debug)]
+pub struct Vectors<T: Lanes> {
+    ptr: *const T,
+    len: usize,
+}
+
+/// A global view split at 16-byte boundaries: see the [module docs](self).
+#[derive(Clone, Copy, Debug)]
+pub struct Split<T: Lanes> {
+    /// The elements before the first 16-byte boundary (fewer than `LANES`).
+    pub head: Global<T>,
+    /// The whole 16-byte groups after them.
+    pub body: Vectors<T>,
+    /// The elements after the last whole group (fewer than `LANES`).
+    pub tail: Global<T>,
+}
+
+impl<T: Lanes> Global<T> {
+    /// Splits the view into a head of single elements, a body of 16-byte vectors and a tail of single
+    /// elements (see the [module docs](self)). Costs a few integer instructions, no memory access.
+    #[inline(always)]
+    pub fn split_vectors(&self) -> Split<T> {
+        let (ptr, len) = self.raw_parts();
+        let size = size_of::<T>();
+        // Elements up to the next 16-byte boundary (the address is a multiple of `size`).
+        let head = ((ptr as usize).wrapping_neg() % 16 / size).min(len);
+        let body = (len - head) / T::LANES;
+        let tail = len - head - body * T::LANES;
+        let body_ptr = ptr.wrapping_add(head);
+        let tail_ptr = body_ptr.wrapping_add(body * T::LANES);
+        // SAFETY: the three ranges partition the view's `len` elements, which `self` makes valid for
+        // every launch it is passed to; the body starts on a 16-byte boundary.
+        unsafe {
+            Split {
+                head: Global::from_raw_parts(ptr, head),
+                body: Vectors { ptr: body_ptr, len: body },
+                tail: Global::from_raw_parts(tail_ptr, tail),
+            }
+        }
+    }
+}
+
+impl<T: Lanes> Vectors<T> {
+    /// Number of 16-byte vectors.
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    /// Whether there are none.
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    fn at(&self, i: usize) -> *const T {
+        if i >= self.len {
+            crate::memory::out_of_bounds(i, self.len)
+        }
+        self.ptr.wrapping_add(i * T::LANES)
+    }
+    /// Reads vector `i` with one 16-byte load (bounds-checked like every view access).
+    /// PTX: `ld.global.v4.b32`.
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub fn get(&self, i: usize) -> T::Vector {
+        let p = self.at(i);
+        // SAFETY: in bounds (checked above) and 16-byte aligned (`split_vectors`); any 16 bytes are a
+        // valid `[T; LANES]` of `Pod` scalars.
+        unsafe { crate::backend::load_vector::<T, T::Vector>(p, false, site()) }
+    }
+    /// Reads vector `i` with one 16-byte load through the read-only (non-coherent) data cache, which
+    /// CUDA uses for `const __restrict__` inputs (`__ldg`). No thread may write these bytes during the
+    /// launch: the cache is not kept coherent with writes, so such a load may return the old bytes —
+    /// an unspecified value, never undefined behaviour. (The emulator treats it as a plain load, and
+    /// reports a write racing with it like any race.) PTX: `ld.global.nc.v4.b32`.
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub fn get_nc(&self, i: usize) -> T::Vector {
+        let p = self.at(i);
+        // SAFETY: as in `get`.
+        unsafe { crate::backend::load_vector::<T, T::Vector>(p, true, site()) }
+    }
+}

@@ -1,0 +1,69 @@
+//! The optimised tier of `histogram_privatised` (gpu-kernels' `histogram_fast`): per-lane bin columns
+//! and 16-byte loads, checked exactly (and timed on a GPU) on the example's random bytes, on bytes that
+//! are all equal (one hot bin) and on a skewed, Zipf-like distribution.
+
+use super::RunParams;
+use super::measure_tier;
+use crate::device::{Device, Launch};
+use crate::report::ExampleResult;
+use crate::verify::exact;
+use anyhow::Result;
+use gpu_kernels::histogram_fast::{BLOCK, BLOCKS_PER_SM, NUM_BINS, SHARED_BYTES, histogram_fast};
+use gpu_std::Dim3;
+use rand::distributions::{Distribution, WeightedIndex};
+use rand::{Rng, SeedableRng, rngs::StdRng};
+
+/// Blocks on the emulator, whose cost grows with the number of threads.
+const EMU_GRID: u32 = 2;
+
+/// The launch: `BLOCKS_PER_SM` blocks per SM (at most what fits) on a GPU, a few on the emulator.
+fn launch(dev: &Device) -> Result<Launch> {
+    let resident = dev.max_coresident_blocks::<histogram_fast>(Dim3::x(BLOCK), SHARED_BYTES)?;
+    let grid = if dev.is_gpu() {
+        let sms = dev.sm_count()?;
+        (sms * BLOCKS_PER_SM).min(resident)
+    } else {
+        resident.min(EMU_GRID)
+    };
+    Ok(Launch::linear(grid, BLOCK, SHARED_BYTES))
+}
+
+/// `n` bytes where byte `k` has probability proportional to `1 / (k + 1)` (Zipf, s = 1), seeded.
+pub(crate) fn zipf_bytes(seed: u64, n: usize) -> Vec<u8> {
+    let weights: Vec<f64> = (0..NUM_BINS).map(|k| 1.0 / (k as f64 + 1.0)).collect();
+    let dist = WeightedIndex::new(&weights).expect("positive weights");
+    let mut rng = StdRng::seed_from_u64(seed);
+    // Sample a table once, then index it: n may be 2^30.
+    let table: Vec<u8> = (0..1 << 16).map(|_| dist.sample(&mut rng) as u8).collect();
+    (0..n).map(|_| table[rng.r#gen::<u16>() as usize]).collect()
+}
+
+fn count(data: &[u8]) -> Vec<u32> {
+    let mut bins = vec![0u32; NUM_BINS];
+    for &b in data {
+        bins[b as usize] += 1;
+    }
+    bins
+}
+
+/// Runs the tier on `data` (the example's random bytes, with their CPU count `want`), then on one-bin
+/// and Zipf bytes of the same length; records checks and times in `r`.
+pub(crate) fn run_tiers(dev: &Device, p: &RunParams, r: &mut ExampleResult, data: &[u8], want: &[u32]) -> Result<()> {
+    let cfg = launch(dev)?;
+    let n = data.len();
+    let inputs: [(&str, Vec<u8>); 2] = [("one bin", vec![42u8; n]), ("zipf", zipf_bytes(p.seed, n))];
+    let cases = std::iter::once(("uniform", data, want.to_vec()))
+        .chain(inputs.iter().map(|(name, d)| (*name, d.as_slice(), count(d))));
+    for (name, bytes, want) in cases {
+        let d = dev.upload("data", bytes)?;
+        let hist = dev.filled("hist", NUM_BINS, 0u32)?;
+        let args = (d.view(), hist.view_mut());
+        dev.launch::<histogram_fast>(cfg, args)?;
+        let got = hist.read()?;
+        let m = exact(&got, &want, "bins");
+        r.check(m.is_none(), format!("histogram_fast ({name}): all {NUM_BINS} bins exact{}", super::mismatch(m)));
+        let tier = format!("histogram_fast ({name})");
+        measure_tier::<histogram_fast>(dev, p, r, &tier, cfg, args, n, &|| hist.write(&[0; NUM_BINS]))?;
+    }
+    Ok(())
+}

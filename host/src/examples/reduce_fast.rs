@@ -1,0 +1,213 @@
+//! The optimised tiers of `reduce_sum` (gpu-kernels' `reduce_fast`): `f32`, `f64` and `i32` sums at
+//! the memory's bandwidth, and the deterministic `f32` sum, each checked (and timed on a GPU) next to
+//! the chapter's kernel.
+
+use super::{RunParams, measure_tier};
+use crate::device::{Buffer, Device, Launch, ParamList};
+use crate::report::ExampleResult;
+use crate::verify::{kahan_sum, within};
+use anyhow::Result;
+use gpu_kernels::reduce_fast::{
+    BLOCK, SHARED_BYTES, Summand, UNROLL, deterministic_vblocks, reduce_fast_f32, reduce_fast_f64, reduce_fast_i32,
+};
+use gpu_std::{Dim3, Global, GlobalMut, Kernel, Pod};
+use rand::{Rng, SeedableRng, rngs::StdRng};
+
+/// Grids the deterministic sum is launched with besides the launcher's: its bits must not change.
+const OTHER_GRIDS: &[u32] = &[1, 7, 64];
+/// Blocks per launch on the emulator, whose cost grows with the number of threads.
+const EMU_GRID: u32 = 4;
+
+/// A sum kernel of `reduce_fast`, with its element type.
+trait SumKernel: Kernel<Args = (Global<Self::T>, u32, GlobalMut<Self::T>, GlobalMut<u32>, GlobalMut<Self::T>)>
+where
+    Self::Args: ParamList,
+{
+    type T: Summand + Pod;
+}
+impl SumKernel for reduce_fast_f32 {
+    type T = f32;
+}
+impl SumKernel for reduce_fast_f64 {
+    type T = f64;
+}
+impl SumKernel for reduce_fast_i32 {
+    type T = i32;
+}
+
+/// The input and the kernel's workspace: one partial per virtual block, the ticket (zero between launches),
+/// the result.
+struct Sum<'d, T: Pod> {
+    dev: &'d Device,
+    input: Buffer<T>,
+    partials: Buffer<T>,
+    ticket: Buffer<u32>,
+    out: Buffer<T>,
+}
+
+impl<'d, T: Summand + Pod> Sum<'d, T> {
+    fn new(dev: &'d Device, input: &[T], max_vblocks: u32) -> Result<Self> {
+        Ok(Sum {
+            dev,
+            input: dev.upload("input", input)?,
+            partials: dev.filled("partials", max_vblocks as usize, T::ZERO)?,
+            ticket: dev.filled("ticket", 1, 0u32)?,
+            out: dev.filled("out", 1, T::ZERO)?,
+        })
+    }
+    fn cfg(grid: u32) -> Launch {
+        Launch::linear(grid, BLOCK, SHARED_BYTES)
+    }
+    /// One launch with `vblocks` virtual blocks on `grid` blocks; the result.
+    fn run<K: SumKernel<T = T>>(&self, vblocks: u32, grid: u32) -> Result<T>
+    where
+        K::Args: ParamList,
+    {
+        let args = (self.input.view(), vblocks, self.partials.view_mut(), self.ticket.view_mut(), self.out.view_mut());
+        self.dev.launch::<K>(Self::cfg(grid), args)?;
+        Ok(self.out.read()?[0])
+    }
+    /// Times `K` (GPU) as tier `name`, then checks that the result after the timed launches has the
+    /// bits of `first` (the ticket was reset by every launch).
+    fn time<K: SumKernel<T = T>>(
+        &self,
+        p: &RunParams,
+        r: &mut ExampleResult,
+        name: &str,
+        vblocks: u32,
+        grid: u32,
+        first: T,
+    ) -> Result<()>
+    where
+        K::Args: ParamList,
+    {
+        let args = (self.input.view(), vblocks, self.partials.view_mut(), self.ticket.view_mut(), self.out.view_mut());
+        let bytes = self.input.len() * size_of::<T>();
+        measure_tier::<K>(self.dev, p, r, name, Self::cfg(grid), args, bytes, &|| Ok(()))?;
+        if p.reps > 0 && self.dev.is_gpu() {
+            let again = self.out.read()?[0];
+            r.check(
+                bits(again) == bits(first),
+                format!("{name}: the result after {} timed launches has the same bits ({again:?})", p.reps),
+            );
+        }
+        Ok(())
+    }
+}
+
+fn bits<T: Pod>(v: T) -> u64 {
+    let mut b = [0u8; 8];
+    // SAFETY: `T` is a Pod scalar of at most 8 bytes, without padding.
+    unsafe { std::ptr::copy_nonoverlapping(&v as *const T as *const u8, b.as_mut_ptr(), size_of::<T>()) };
+    u64::from_le_bytes(b)
+}
+
+/// Rounding steps on the longest path from an element to the result, for `n` elements of `lanes`
+/// per vector over `vblocks` virtual blocks: the vector's lanes, the thread's accumulator (one term per
+/// tile of its virtual block), the four accumulators, the warp and block trees, the partials in the last
+/// block, its two trees, the head and tail.
+fn depth(n: usize, lanes: usize, vblocks: u32) -> usize {
+    let tile = UNROLL * BLOCK as usize;
+    let tiles_per_vblock = (n / lanes).div_ceil(tile).div_ceil(vblocks as usize);
+    2 + tiles_per_vblock + 2 + 10 + (vblocks as usize).div_ceil(BLOCK as usize) + 10 + 2 * lanes
+}
+
+/// Blocks of the fast tier of `K`: one per resident slot on a GPU (occupancy x SMs), a few on the
+/// emulator.
+fn resident_grid<K: Kernel>(dev: &Device) -> Result<u32> {
+    let resident = dev.max_coresident_blocks::<K>(Dim3::x(BLOCK), SHARED_BYTES)?;
+    Ok(if dev.is_gpu() { resident } else { resident.min(EMU_GRID) })
+}
+
+/// Runs every tier on `input` (the chapter example's input) and records the checks and times in `r`.
+pub(crate) fn run_tiers(
+    dev: &Device,
+    p: &RunParams,
+    r: &mut ExampleResult,
+    input: &[f32],
+    seed_case: bool,
+) -> Result<()> {
+    let n = input.len();
+    let grid = resident_grid::<reduce_fast_f32>(dev)?;
+    let det_vblocks = deterministic_vblocks(n);
+    let max_vblocks = grid.max(det_vblocks);
+    let sum_abs = kahan_sum(input.iter().map(|&x| (x as f64).abs()));
+    let want = kahan_sum(input.iter().map(|&x| x as f64));
+
+    // f32, fast: one virtual block per block.
+    let s = Sum::new(dev, input, max_vblocks)?;
+    let got = s.run::<reduce_fast_f32>(grid, grid)?;
+    check_f32(r, "reduce_fast_f32", got, want, sum_abs, n, grid, seed_case);
+    s.time::<reduce_fast_f32>(p, r, "reduce_fast_f32", grid, grid, got)?;
+
+    // f32, deterministic: virtual blocks from n alone; the bits must not depend on the grid.
+    let det_grid = det_vblocks.min(grid);
+    let det = s.run::<reduce_fast_f32>(det_vblocks, det_grid)?;
+    check_f32(r, "reduce_deterministic_f32", det, want, sum_abs, n, det_vblocks, seed_case);
+    let mut same = true;
+    for &g in OTHER_GRIDS.iter().filter(|&&g| dev.is_gpu() || g <= 2 * EMU_GRID) {
+        let other = s.run::<reduce_fast_f32>(det_vblocks, g)?;
+        same &= bits(other) == bits(det);
+    }
+    let grids: Vec<String> = std::iter::once(det_grid)
+        .chain(OTHER_GRIDS.iter().copied().filter(|&g| dev.is_gpu() || g <= 2 * EMU_GRID))
+        .map(|g| g.to_string())
+        .collect();
+    r.check(
+        same,
+        format!(
+            "reduce_deterministic_f32: {det_vblocks} virtual blocks give the same bits ({:#010x}) on grids {}",
+            det.to_bits(),
+            grids.join(", ")
+        ),
+    );
+    s.time::<reduce_fast_f32>(p, r, "reduce_deterministic_f32", det_vblocks, det_grid, det)?;
+    drop(s);
+
+    // f64: the same values.
+    let wide: Vec<f64> = input.iter().map(|&x| x as f64).collect();
+    let grid = resident_grid::<reduce_fast_f64>(dev)?;
+    let s = Sum::new(dev, &wide, grid)?;
+    let got = s.run::<reduce_fast_f64>(grid, grid)?;
+    let bound = (depth(n, 2, grid) + 4) as f64 * (f64::EPSILON / 2.0) * sum_abs;
+    r.check(
+        within(got, want, bound) && (!seed_case || got == n as f64),
+        format!("reduce_fast_f64: sum {got} vs Kahan {want:.6} (|err| {:.3e} <= {bound:.3e})", (got - want).abs()),
+    );
+    s.time::<reduce_fast_f64>(p, r, "reduce_fast_f64", grid, grid, got)?;
+    drop(s);
+
+    // i32: seeded integers in [-1000, 1000]; the wrapping sum is exact.
+    let mut rng = StdRng::seed_from_u64(p.seed.wrapping_add(0x132));
+    let ints: Vec<i32> = (0..n).map(|_| rng.gen_range(-1000..=1000)).collect();
+    let want_i = ints.iter().fold(0i32, |a, &x| a.wrapping_add(x));
+    let grid = resident_grid::<reduce_fast_i32>(dev)?;
+    let s = Sum::new(dev, &ints, grid)?;
+    let got = s.run::<reduce_fast_i32>(grid, grid)?;
+    r.check(got == want_i, format!("reduce_fast_i32: sum {got} (exactly {want_i} expected)"));
+    s.time::<reduce_fast_i32>(p, r, "reduce_fast_i32", grid, grid, got)?;
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn check_f32(
+    r: &mut ExampleResult,
+    name: &str,
+    got: f32,
+    want: f64,
+    sum_abs: f64,
+    n: usize,
+    vblocks: u32,
+    seed_case: bool,
+) {
+    if seed_case {
+        r.check(got == n as f32, format!("{name}: sum of {n} ones = {got} (exactly {n} expected)"));
+        return;
+    }
+    let bound = depth(n, 4, vblocks) as f64 * (f32::EPSILON as f64 / 2.0) * sum_abs + 1e-30;
+    let err = (got as f64 - want).abs();
+    r.check(
+        within(got as f64, want, bound),
+        format!("{name}: sum {got} vs Kahan f64 {want:.3} (|err| {err:.3e} <= bound {bound:.3e})"),
+    );
+}
