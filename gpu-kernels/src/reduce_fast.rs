@@ -169,8 +169,10 @@ fn virtual_block_sum<T: Summand>(body: Vectors<T>, c: usize, vblocks: usize) -> 
     let nv = body.len();
     let mut acc = [T::ZERO; UNROLL];
     let mut i = c * TILE + thread_idx().x as usize;
-    // Tiles where all four of this thread's vectors exist: four loads issued before any is used.
-    while i + (UNROLL - 1) * B < nv {
+    // Tiles where all four of this thread's vectors exist: four loads issued before any is used. (The
+    // bound is written so that the compiler can tell all four indices are in range: one check a tile.)
+    let whole = nv.saturating_sub((UNROLL - 1) * B);
+    while i < whole {
         let v: [T::Vector; UNROLL] = core::array::from_fn(|u| body.get(i + u * B));
         for u in 0..UNROLL {
             acc[u] = T::add(acc[u], T::vector_sum(v[u]));

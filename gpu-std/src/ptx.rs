@@ -250,14 +250,29 @@ pub unsafe fn load<T: Pod>(p: *const T, access: Access, space: SpaceKind, _: Sit
         }
     }
 }
-/// Loads the 16 bytes at `p` as a `V` (`[T; 16 / size_of::<T>()]`): one `ld.global.v4.b32`, or
-/// `ld.global.nc.v4.b32` through the read-only data cache when `nc`.
+/// Loads the 16 bytes at `p` as a `V` (`[T; 16 / size_of::<T>()]`): one `ld.global.v4.b32` (for 8-byte
+/// `T`, `ld.global.v2.b64`), or `ld.global.nc.v4.b32` / `ld.global.nc.v2.b64` through the read-only
+/// data cache when `nc`.
 ///
 /// # Safety
 /// `p` is a valid, 16-byte aligned global address of 16 bytes of `T`s, and `V` is 16 bytes of `Pod`.
 #[inline(always)]
 pub unsafe fn load_vector<T: Pod, V: Copy>(p: *const T, nc: bool, _: Site) -> V {
     const { assert!(size_of::<V>() == 16) };
+    if size_of::<T>() == 8 {
+        let (a, b): (u64, u64);
+        // SAFETY: as below; two 8-byte lanes land in 64-bit registers as they are.
+        unsafe {
+            if nc {
+                asm!("ld.global.nc.v2.b64 {{{a}, {b}}}, [{p}];", p = in(reg64) p, a = out(reg64) a, b = out(reg64) b,
+                     options(nostack, readonly, pure));
+            } else {
+                asm!("ld.global.v2.b64 {{{a}, {b}}}, [{p}];", p = in(reg64) p, a = out(reg64) a, b = out(reg64) b,
+                     options(nostack, readonly, pure));
+            }
+            return core::mem::transmute_copy(&[a, b]);
+        }
+    }
     let (a, b, c, d): (u32, u32, u32, u32);
     // SAFETY: the caller's contract; the asm reads exactly the 16 bytes at `p`.
     unsafe {

@@ -110,7 +110,7 @@ impl<T: Lanes> Vectors<T> {
         self.ptr.wrapping_add(i * T::LANES)
     }
     /// Reads vector `i` with one 16-byte load (bounds-checked like every view access).
-    /// PTX: `ld.global.v4.b32`.
+    /// PTX: `ld.global.v4.b32`, `ld.global.v2.b64` (8-byte elements, which land in 64-bit registers).
     #[inline(always)]
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn get(&self, i: usize) -> T::Vector {
@@ -123,7 +123,7 @@ impl<T: Lanes> Vectors<T> {
     /// CUDA uses for `const __restrict__` inputs (`__ldg`). No thread may write these bytes during the
     /// launch: the cache is not kept coherent with writes, so such a load may return the old bytes —
     /// an unspecified value, never undefined behaviour. (The emulator treats it as a plain load, and
-    /// reports a write racing with it like any race.) PTX: `ld.global.nc.v4.b32`.
+    /// reports a write racing with it like any race.) PTX: `ld.global.nc.v4.b32`, `ld.global.nc.v2.b64`.
     #[inline(always)]
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn get_nc(&self, i: usize) -> T::Vector {

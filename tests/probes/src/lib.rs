@@ -409,14 +409,16 @@ kernel! {
 // ---- vector --------------------------------------------------------------------------------------
 
 kernel! {
-    pub fn probe_vectors_get(a: Global<f32>, out: GlobalMut<f32>) {
+    pub fn probe_vectors_get(a: Global<f32>, b: Global<f64>, out: GlobalMut<f32>) {
         let v = a.split_vectors().body.get(lane() as usize);
-        out.set(0, v[0] + v[1] + v[2] + v[3]);
+        let w = b.split_vectors().body.get(lane() as usize);
+        out.set(0, v[0] + v[1] + v[2] + v[3] + (w[0] + w[1]) as f32);
     }
 }
 kernel! {
-    pub fn probe_vectors_get_nc(a: Global<u8>, out: GlobalMut<u32>) {
+    pub fn probe_vectors_get_nc(a: Global<u8>, b: Global<u64>, out: GlobalMut<u32>) {
         let v = a.split_vectors().body.get_nc(lane() as usize);
-        out.set(0, v.iter().map(|&b| b as u32).sum());
+        let w = b.split_vectors().body.get_nc(lane() as usize);
+        out.set(0, v.iter().map(|&b| b as u32).sum::<u32>() + (w[0] ^ w[1]) as u32);
     }
 }
