@@ -1,8 +1,10 @@
 //! Host side of `fp_determinism` (§5.6): one input summed many times by the atomic float reduction and
 //! by the fixed-order tree. The distinct bit patterns of each are counted: the tree must give exactly
 //! one — the CPU's pairwise sum, bit for bit — across runs and across grid sizes; the atomic sum may
-//! give several (on the emulator, different schedule seeds must give different results). Every run of
-//! both is within its error bound of the Kahan-summed f64 reference.
+//! give several (on the emulator, different schedule seeds must give different results). The
+//! deterministic fast sum (`reduce_fast` with virtual blocks fixed by n) must also give exactly one,
+//! on every grid it is launched with. Every run is within its error bound of the Kahan-summed f64
+//! reference.
 
 use super::{RunParams, check_n, finish};
 use crate::device::{Buffer, Device, DeviceChoice, cover};
@@ -77,6 +79,7 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
 
     let runs = if dev.is_gpu() { RUNS_GPU } else { RUNS_EMU };
     let (mut atomic, mut tree) = (Vec::with_capacity(runs), Vec::with_capacity(runs));
+    let (mut fast_det, mut det_grids) = (Vec::with_capacity(runs), BTreeSet::new());
     let mut shapes = BTreeSet::new();
     let mut seeds = Vec::new();
     let x_here = dev.upload("input", &x)?;
@@ -107,6 +110,9 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
         let (t, grids) = tree_sum(d, xb, block)?;
         tree.push(t);
         shapes.insert((block, grids));
+        let (f, grid) = super::reduce_fast::deterministic_sum(d, &x, k)?;
+        fast_det.push(f);
+        det_grids.insert(grid);
         if let Some(o) = &other {
             // Findings of the other seeds' devices count like this device's.
             r.absorb(o.take_findings(), false);
@@ -134,6 +140,16 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
             shapes_text.join("; ")
         ),
     );
+    let det_bound = super::reduce_fast::deterministic_bound(n, abs);
+    let df = distinct(&fast_det);
+    r.check(
+        df == 1 && fast_det.iter().all(|&g| within(g as f64, want, det_bound)),
+        format!(
+            "reduce_deterministic_f32 (the fast tier of reduce_sum): {runs} runs on grids {det_grids:?} give {df} bit \
+             pattern(s), within {det_bound:.3e} (max |err| {:.3e})",
+            max_err(&fast_det)
+        ),
+    );
     if !dev.is_gpu() && n >= VARIES_FROM_N {
         r.check(
             da > 1,
@@ -141,9 +157,10 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
         );
     }
     r.show.push(format!(
-        "atomicAdd sum: {da} distinct bit pattern(s) in {runs} runs{}; fixed-order tree: {dt} in {runs} runs over {} block sizes",
+        "atomicAdd sum: {da} distinct bit pattern(s) in {runs} runs{}; fixed-order tree: {dt} in {runs} runs over {} block sizes; reduce_deterministic_f32: {df} over {} grids",
         if dev.is_gpu() { String::new() } else { format!(" (schedule seeds {seeds:?})") },
-        TREE_BLOCKS.len().min(runs)
+        TREE_BLOCKS.len().min(runs),
+        det_grids.len()
     ));
 
     let out = dev.filled("out", 1, 0.0f32)?;

@@ -119,6 +119,23 @@ fn resident_grid<K: Kernel>(dev: &Device) -> Result<u32> {
     Ok(if dev.is_gpu() { resident } else { resident.min(EMU_GRID) })
 }
 
+/// The deterministic sum of `input` on `dev`, run `k` of several: run `k` uses the `k`-th grid of the
+/// launcher's, 1, 7 and 64 blocks (on the emulator, at most `2 * EMU_GRID`). The bound on its error.
+pub(crate) fn deterministic_sum(dev: &Device, input: &[f32], k: usize) -> Result<(f32, u32)> {
+    let vblocks = deterministic_vblocks(input.len());
+    let grids: Vec<u32> = std::iter::once(vblocks.min(resident_grid::<reduce_fast_f32>(dev)?))
+        .chain(OTHER_GRIDS.iter().copied().filter(|&g| dev.is_gpu() || g <= 2 * EMU_GRID))
+        .collect();
+    let grid = grids[k % grids.len()];
+    let s = Sum::new(dev, input, vblocks)?;
+    Ok((s.run::<reduce_fast_f32>(vblocks, grid)?, grid))
+}
+
+/// The error bound of the deterministic sum of `n` elements whose magnitudes add to `sum_abs`.
+pub(crate) fn deterministic_bound(n: usize, sum_abs: f64) -> f64 {
+    depth(n, 4, deterministic_vblocks(n)) as f64 * (f32::EPSILON as f64 / 2.0) * sum_abs
+}
+
 /// Runs every tier on `input` (the chapter example's input) and records the checks and times in `r`.
 pub(crate) fn run_tiers(
     dev: &Device,
