@@ -5,6 +5,7 @@
 // Build and run (on a machine with the CUDA toolkit):
 //   nvcc -O3 -std=c++17 -arch=sm_90 -o bench bench/bench.cu -lcuda
 //   ./bench target/ptx/gpu_kernels.ptx --csv bench/results.csv [--reps 50] [--hist-blocks-per-sm 1]
+//           [--only WORKLOAD-SUBSTRING]
 //
 // For each workload one table is printed, with a row per implementation:
 //   time ms  median of --reps (default 50) launches, each timed with CUDA events, after 5 warm-ups;
@@ -310,6 +311,10 @@ struct Table {
 static std::vector<Row> g_rows;
 static std::vector<std::string> g_summary;
 
+// --only SUBSTRING: run only the workloads whose name contains it (e.g. "histogram u8 2^28").
+static std::string g_only;
+static bool selected(const std::string& workload) { return g_only.empty() || workload.find(g_only) != std::string::npos; }
+
 static Table open_table(const std::string& workload, size_t n, double bytes) {
     printf("\n== %s (%.0f bytes) ==\n", workload.c_str(), bytes);
     fflush(stdout);
@@ -501,6 +506,7 @@ static void bench_reduce(CUmodule mod, int log2n, uint64_t seed) {
     const size_t n = size_t(1) << log2n;
     const std::string tn = Ty<T>::name;
     const std::string wl = "reduce " + tn + " 2^" + std::to_string(log2n);
+    if (!selected(wl)) return;
     const size_t bytes = n * sizeof(T);
 
     std::vector<T> h(n);
@@ -699,10 +705,11 @@ static void bench_histogram(CUmodule mod, int log2n, int hist_bpsm, uint64_t see
 
     const struct { Dist d; const char* name; } dists[] = {{Dist::Uniform, "uniform"}, {Dist::OneBin, "one bin"}, {Dist::Zipf, "zipf"}};
     for (const auto& dist : dists) {
+        const std::string wl = "histogram u8 2^" + std::to_string(log2n) + " " + dist.name;
+        if (!selected(wl)) continue;
         fill_bytes(h, dist.d, seed);
         const std::vector<unsigned> ref = count_bytes(h);
         CK(cudaMemcpy(d, h.data(), n, cudaMemcpyHostToDevice));
-        const std::string wl = "histogram u8 2^" + std::to_string(log2n) + " " + dist.name;
 
         auto poison = [&] { CK(cudaMemset(hist, 0xff, 256 * sizeof(unsigned))); };
         auto check = [&]() -> std::string {
@@ -754,6 +761,7 @@ static void bench_histogram(CUmodule mod, int log2n, int hist_bpsm, uint64_t see
 
 // ---- warp_reduce: one sum per warp of 32 floats ----------------------------------------------------
 static void bench_warp_reduce(CUmodule mod, uint64_t seed) {
+    if (!selected("warp_reduce f32 2^26")) return;
     const size_t n = size_t(1) << 26, w = n / 32;
     std::vector<float> h(n);
     parallel_chunks(n, [&](size_t c, size_t b, size_t e) {
@@ -800,7 +808,7 @@ static void bench_warp_reduce(CUmodule mod, uint64_t seed) {
 
 // ---- main ----------------------------------------------------------------------------------------
 static void usage(const char* argv0) {
-    fprintf(stderr, "usage: %s gpu_kernels.ptx [--csv bench/results.csv] [--reps 50] [--hist-blocks-per-sm 1]\n", argv0);
+    fprintf(stderr, "usage: %s gpu_kernels.ptx [--csv bench/results.csv] [--reps 50] [--hist-blocks-per-sm 1] [--only WORKLOAD-SUBSTRING]\n", argv0);
     exit(2);
 }
 
@@ -810,9 +818,10 @@ int main(int argc, char** argv) {
     int hist_bpsm = 1;
     for (int i = 1; i < argc; i++) {
         const std::string a = argv[i];
-        if ((a == "--csv" || a == "--reps" || a == "--hist-blocks-per-sm") && i + 1 < argc) {
+        if ((a == "--csv" || a == "--reps" || a == "--hist-blocks-per-sm" || a == "--only") && i + 1 < argc) {
             const char* v = argv[++i];
             if (a == "--csv") csv = v;
+            else if (a == "--only") g_only = v;
             else if (a == "--reps") g_reps = atoi(v);
             else hist_bpsm = atoi(v);
         } else if (a.rfind("--", 0) == 0 || ptx) {

@@ -286,8 +286,27 @@ pub fn flagged(dev: &Device, r: &mut ExampleResult, what: &str, racy_expected: b
     }
 }
 
-/// On a GPU with `p.reps > 0`: times `K` (see [`Device::time`]) and records the median time and
-/// `bytes` (that must move) / time in `r`. `reset` restores the inputs before each timed launch.
+/// On a GPU with `p.reps > 0`: times `K` (see [`Device::time`]) and returns the median time and
+/// `bytes` (that must move) / time. `reset` restores the inputs before each timed launch.
+fn time_and_rate<K: Kernel>(
+    dev: &Device,
+    p: &RunParams,
+    cfg: Launch,
+    args: impl IntoArgs<Params = K::Args>,
+    bytes: usize,
+    reset: &dyn Fn() -> Result<()>,
+) -> Result<Option<(f64, f64)>>
+where
+    K::Args: ParamList,
+{
+    if p.reps == 0 {
+        return Ok(None);
+    }
+    let t = dev.time::<K>(cfg, args, p.reps, reset)?;
+    Ok(t.map(|t| (t.median_ms, bytes as f64 / (t.median_ms * 1e6))))
+}
+
+/// On a GPU with `p.reps > 0`: times `K` and records the median time and GB/s in `r`.
 pub fn measure<K: Kernel>(
     dev: &Device,
     p: &RunParams,
@@ -300,11 +319,8 @@ pub fn measure<K: Kernel>(
 where
     K::Args: ParamList,
 {
-    if p.reps > 0
-        && let Some(t) = dev.time::<K>(cfg, args, p.reps, reset)?
-    {
-        r.time_ms = Some(t.median_ms);
-        r.gbps = Some(bytes as f64 / (t.median_ms * 1e6));
+    if let Some((ms, gbps)) = time_and_rate::<K>(dev, p, cfg, args, bytes, reset)? {
+        (r.time_ms, r.gbps) = (Some(ms), Some(gbps));
     }
     Ok(())
 }
@@ -325,11 +341,8 @@ pub fn measure_tier<K: Kernel>(
 where
     K::Args: ParamList,
 {
-    if p.reps > 0
-        && let Some(t) = dev.time::<K>(cfg, args, p.reps, reset)?
-    {
-        let gbps = bytes as f64 / (t.median_ms * 1e6);
-        r.tiers.push(crate::report::Tier { name: name.to_string(), time_ms: t.median_ms, gbps });
+    if let Some((time_ms, gbps)) = time_and_rate::<K>(dev, p, cfg, args, bytes, reset)? {
+        r.tiers.push(crate::report::Tier { name: name.to_string(), time_ms, gbps });
     }
     Ok(())
 }
