@@ -26,11 +26,13 @@ fn run(input: &[f32], detect: bool, reps: usize) -> (f64, Outcome) {
     let mut last = None;
     for _ in 0..reps {
         let mut out = [0.0f32];
-        // SAFETY: both buffers outlive the launch, and the host does not touch them during it.
-        let args =
-            unsafe { (Global::from_raw_parts(input.as_ptr(), n), GlobalMut::from_raw_parts(out.as_mut_ptr(), 1)) };
         let start = Instant::now();
-        let o = emu::launch::<reduce_sum>(&cfg, &opts, args).unwrap_or_else(|e| panic!("launch failed: {e}"));
+        // SAFETY: both buffers outlive the launch, and the host does not touch them during it.
+        let o = unsafe {
+            let args = (Global::from_raw_parts(input.as_ptr(), n), GlobalMut::from_raw_parts(out.as_mut_ptr(), 1));
+            emu::launch_params::<reduce_sum>(&cfg, &opts, args)
+        }
+        .unwrap_or_else(|e| panic!("launch failed: {e}"));
         times.push(start.elapsed().as_secs_f64());
         assert_eq!(out[0], n as f32, "the sum of {n} ones");
         assert_eq!(o.racy_addresses, 0, "{:?}", o.races.first().map(|r| r.to_string()));

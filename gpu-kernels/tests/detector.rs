@@ -5,8 +5,8 @@
 
 mod common;
 
-use common::{Buf, launch, pair, seed, t};
-use gpu_std::emu::{self, EmuError, LaunchConfig, Options};
+use common::{Buf, launch, launch_raw, pair, seed, t};
+use gpu_std::emu::{EmuError, LaunchConfig, Options};
 use gpu_std::grid::GRID_BARRIER_WORDS;
 use gpu_std::{Global, GlobalMut};
 
@@ -75,10 +75,10 @@ fn grid_sync_needs_a_cooperative_launch_that_fits() {
     use gpu_kernels::grid_sync::*;
     let mut data = Buf::new("data", vec![1.0f32; 64]);
     let mut ws = Buf::new("workspace", vec![0u32; GRID_BARRIER_WORDS]);
-    let e = emu::launch::<multi_phase>(&LaunchConfig::linear(2, 32, 0), &seed(1), (data.view_mut(), ws.view_mut()))
+    let e = launch_raw::<multi_phase>(&LaunchConfig::linear(2, 32, 0), &seed(1), (data.view_mut(), ws.view_mut()))
         .unwrap_err();
     assert!(e.to_string().contains("not cooperative"), "{e}");
-    let e = emu::launch::<multi_phase>(
+    let e = launch_raw::<multi_phase>(
         &LaunchConfig::linear(17, 32, 0).cooperative(),
         &seed(1),
         (data.view_mut(), ws.view_mut()),
@@ -132,7 +132,7 @@ fn divergent_barrier_reports_waiting_and_missing_threads() {
     let mut out = Buf::new("out", vec![0u32; 256]);
     let cfg = LaunchConfig::linear(1, BLOCK, SHARED_BYTES);
     let started = std::time::Instant::now();
-    let e = emu::launch::<divergent_barrier_broken>(&cfg, &seed(1), (out.output(),)).unwrap_err();
+    let e = launch_raw::<divergent_barrier_broken>(&cfg, &seed(1), (out.output(),)).unwrap_err();
     println!("{e}");
     assert!(started.elapsed().as_secs() < 5, "reported within seconds");
     let EmuError::Deadlock(d) = e else { panic!("expected a deadlock report, got {e}") };
@@ -157,7 +157,7 @@ fn shuffle_with_missing_lanes_reports_them() {
     let mut inp = Buf::new("input", vec![1.0f32; 20]);
     let mut out = Buf::new("output", vec![0.0f32; 1]);
     let e =
-        emu::launch::<warp_reduce_early_exit>(&LaunchConfig::linear(1, 32, 0), &seed(3), (inp.view(), out.view_mut()))
+        launch_raw::<warp_reduce_early_exit>(&LaunchConfig::linear(1, 32, 0), &seed(3), (inp.view(), out.view_mut()))
             .unwrap_err();
     println!("{e}");
     let EmuError::Deadlock(d) = e else { panic!("expected a deadlock report, got {e}") };
@@ -171,7 +171,7 @@ fn shuffle_with_missing_lanes_reports_them() {
     );
     // A mask that names lanes a partial warp does not have is refused at once.
     let e =
-        emu::launch::<warp_reduce>(&LaunchConfig::linear(1, 20, 0), &seed(1), (inp.view(), out.output())).unwrap_err();
+        launch_raw::<warp_reduce>(&LaunchConfig::linear(1, 20, 0), &seed(1), (inp.view(), out.output())).unwrap_err();
     assert!(e.to_string().contains("names lanes 0xfff00000 that do not exist"), "{e}");
 }
 
@@ -182,7 +182,7 @@ fn spin_without_progress_is_reported_not_hung() {
     let mut status = Buf::new("status", vec![0u32]);
     let opts = Options { poll_limit: 50_000, ..seed(1) };
     let started = std::time::Instant::now();
-    let e = emu::launch::<wait_for_flag>(&LaunchConfig::linear(1, 32, 0), &opts, (flag.view_mut(), status.view_mut()))
+    let e = launch_raw::<wait_for_flag>(&LaunchConfig::linear(1, 32, 0), &opts, (flag.view_mut(), status.view_mut()))
         .unwrap_err();
     println!("{e}");
     assert!(started.elapsed().as_secs() < 5);
@@ -303,7 +303,7 @@ fn kernel_panics_name_the_thread() {
     let mut v = Buf::new("v", vec![1u32; 8]);
     let mut out = Buf::new("out", vec![0u32; 8]);
     let e =
-        emu::launch::<read_past_end>(&LaunchConfig::linear(1, 8, 0), &seed(1), (v.view(), out.view_mut())).unwrap_err();
+        launch_raw::<read_past_end>(&LaunchConfig::linear(1, 8, 0), &seed(1), (v.view(), out.view_mut())).unwrap_err();
     let EmuError::KernelPanic { kernel, thread, message } = e else { panic!("expected a kernel panic") };
     assert_eq!((kernel.as_str(), thread), ("read_past_end", t(0, 7)));
     assert!(
@@ -326,7 +326,7 @@ fn a_plain_load_spin_ends_at_the_time_limit() {
     let mut flag = Buf::new("flag", vec![0u32]);
     let opts = Options { time_limit: std::time::Duration::from_millis(500), ..seed(1) };
     let started = std::time::Instant::now();
-    let e = emu::launch::<spin_on_plain_flag>(&LaunchConfig::linear(1, 4, 0), &opts, (flag.view_mut(),)).unwrap_err();
+    let e = launch_raw::<spin_on_plain_flag>(&LaunchConfig::linear(1, 4, 0), &opts, (flag.view_mut(),)).unwrap_err();
     assert!(matches!(e, EmuError::TimeLimit { .. }), "{e}");
     assert!(e.to_string().contains("did not finish within"), "{e}");
     assert!(started.elapsed().as_secs() < 5);

@@ -9,7 +9,27 @@
 
 use crate::Dim3;
 use crate::memory::KernelParam;
+use crate::pod::Pod;
+use core::ffi::c_void;
 use core::marker::PhantomData;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The memory a view points into: host memory (the emulator's buffers), or one GPU context's device
+/// memory. A launcher accepts only views into its own memory: a device address dereferenced on the host
+/// (or a host address on a GPU) is refused before the launch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MemorySpace(u64);
+
+impl MemorySpace {
+    /// Host memory: where the emulator's buffers live.
+    pub const HOST: MemorySpace = MemorySpace(0);
+
+    /// A memory space distinct from every other this process made (for a GPU context).
+    pub fn unique() -> MemorySpace {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        MemorySpace(NEXT.fetch_add(1, Ordering::Relaxed))
+    }
+}
 
 /// One view among a launch's arguments.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,9 +46,14 @@ pub struct ViewArg {
 
 /// A kernel's parameter tuple: every element a [`KernelParam`]. The emulator reads the device memory
 /// regions the views give access to, and checks each access of the launch against them.
-pub trait KernelArgs: Copy + IntoArgs<Params = Self> {
+pub trait KernelArgs: Copy {
     /// Every view among the arguments, in parameter order.
     fn views(&self) -> Vec<ViewArg>;
+    /// A pointer to each parameter, in order: the argument array of `cuLaunchKernel`.
+    fn pointers(&mut self) -> Vec<*mut c_void>;
+    /// The size in bytes of each parameter, in order (checked against the kernel's parameters in a
+    /// PTX module before a GPU launch).
+    fn sizes() -> Vec<usize>;
     /// Whether an argument (an [`Output`](crate::Output) view) requires a 1-D launch.
     fn needs_1d_launch(&self) -> bool;
     /// `Err` with the reason if the launch breaks what an argument requires: an [`Output`](crate::Output) view needs
@@ -75,27 +100,39 @@ pub(crate) fn param_name(params: &[&str], position: usize) -> String {
 }
 
 /// A kernel argument that is a view into a buffer and borrows that buffer for `'a`: the buffer cannot
-/// be freed (or, for an [`Output`](crate::Output), viewed again) while the argument exists.
+/// be freed (or, for an [`Output`](crate::Output), viewed again) while the argument exists. It also
+/// knows which memory the buffer is in, so that a launcher can refuse another device's memory.
 #[derive(Clone, Copy, Debug)]
 pub struct Arg<'a, P: KernelParam> {
     param: P,
+    space: MemorySpace,
     _buffer: PhantomData<&'a ()>,
 }
 
 impl<'a, P: KernelParam> Arg<'a, P> {
-    /// Wraps a view that borrows its buffer for `'a`.
+    /// Wraps a view into host memory that borrows its buffer for `'a`.
     ///
     /// # Safety
     /// The memory `param` reaches must stay valid for `'a`, and the caller must tie `'a` to a borrow
     /// of the buffer that owns it: a shared borrow for [`Global`](crate::Global) and
     /// [`GlobalMut`](crate::GlobalMut) views, an exclusive one for an [`Output`](crate::Output).
     pub unsafe fn new(param: P) -> Self {
-        Arg { param, _buffer: PhantomData }
+        // SAFETY: the caller's contract, for host memory.
+        unsafe { Arg::in_space(param, MemorySpace::HOST) }
+    }
+
+    /// Wraps a view into the memory `space` that borrows its buffer for `'a`.
+    ///
+    /// # Safety
+    /// As [`Arg::new`], and `param` must point into `space`.
+    pub unsafe fn in_space(param: P, space: MemorySpace) -> Self {
+        Arg { param, space, _buffer: PhantomData }
     }
 }
 
-/// One argument of a launch as the caller writes it: a parameter itself (a scalar or a view), or an
-/// [`Arg`] holding a view.
+/// One argument of a launch as the caller writes it: a [`Pod`] scalar, or an [`Arg`] holding a view
+/// that borrows its buffer. A bare view is not one: it proves nothing about the memory it points to,
+/// and goes only to the `unsafe` launchers that take the parameter tuple itself.
 pub trait IntoParam: Copy {
     /// What the kernel receives.
     type Param: KernelParam;
@@ -105,17 +142,25 @@ pub trait IntoParam: Copy {
     /// Use the result only while `self` is alive (for a launch that completes before the call that
     /// received `self` returns): a view taken out of its [`Arg`] no longer keeps its buffer alive.
     unsafe fn into_param(self) -> Self::Param;
+    /// The memory a view points into (`None` for a scalar).
+    fn space(&self) -> Option<MemorySpace>;
 }
-impl<P: KernelParam> IntoParam for P {
-    type Param = P;
-    unsafe fn into_param(self) -> P {
+impl<T: Pod + KernelParam> IntoParam for T {
+    type Param = T;
+    unsafe fn into_param(self) -> T {
         self
+    }
+    fn space(&self) -> Option<MemorySpace> {
+        None
     }
 }
 impl<P: KernelParam> IntoParam for Arg<'_, P> {
     type Param = P;
     unsafe fn into_param(self) -> P {
         self.param
+    }
+    fn space(&self) -> Option<MemorySpace> {
+        Some(self.space)
     }
 }
 
@@ -130,6 +175,20 @@ pub trait IntoArgs: Copy {
     /// As [`IntoParam::into_param`]: use the result only while `self` is alive, for a launch that
     /// completes before the launcher returns.
     unsafe fn into_args(self) -> Self::Params;
+    /// The memory each view argument points into, as `(position, space)`.
+    fn spaces(&self) -> Vec<(usize, MemorySpace)>;
+    /// `Err` naming the first argument whose view points outside `space` (the launcher's memory: a GPU
+    /// buffer given to the emulator, a host buffer or another GPU context's given to a GPU).
+    fn check_space(&self, kernel: &str, params: &[&str], space: MemorySpace) -> Result<(), String> {
+        match self.spaces().into_iter().find(|(_, s)| *s != space) {
+            None => Ok(()),
+            Some((position, _)) => Err(format!(
+                "kernel `{kernel}`: {} is a view of another device's memory (a buffer of another device, or \
+                 of a GPU given to the emulator); a launch takes only views of its own device's buffers",
+                param_name(params, position)
+            )),
+        }
+    }
 }
 
 macro_rules! kernel_args {
@@ -146,6 +205,12 @@ macro_rules! kernel_args {
             fn needs_1d_launch(&self) -> bool {
                 false $(|| self.$i.needs_1d_launch())*
             }
+            fn pointers(&mut self) -> Vec<*mut c_void> {
+                vec![$(&mut self.$i as *mut $p as *mut c_void),*]
+            }
+            fn sizes() -> Vec<usize> {
+                vec![$(size_of::<$p>()),*]
+            }
         }
         impl<$($a: IntoParam),*> IntoArgs for ($($a,)*) {
             type Params = ($($a::Param,)*);
@@ -154,6 +219,12 @@ macro_rules! kernel_args {
                 // SAFETY: the caller's contract covers every element.
                 #[allow(unused_unsafe)]
                 unsafe { ($(self.$i.into_param(),)*) }
+            }
+            fn spaces(&self) -> Vec<(usize, MemorySpace)> {
+                #[allow(unused_mut)]
+                let mut v = Vec::new();
+                $(if let Some(s) = self.$i.space() { v.push(($i, s)); })*
+                v
             }
         }
     };

@@ -33,7 +33,7 @@ mod args;
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod emu;
 #[cfg(not(target_arch = "nvptx64"))]
-pub use args::{Arg, IntoArgs, IntoParam, KernelArgs, ViewArg};
+pub use args::{Arg, IntoArgs, IntoParam, KernelArgs, MemorySpace, ViewArg};
 #[cfg(not(target_arch = "nvptx64"))]
 use emu::backend;
 
@@ -82,8 +82,14 @@ fn panic(_: &core::panic::PanicInfo) -> ! {
 
 /// A kernel as the host sees it: its PTX entry name and a function the emulator can call.
 /// Implemented by [`kernel!`] on the host target only.
+///
+/// # Safety
+/// `Args` must be the parameter list of the `.entry` called `NAME` that the kernel crate's PTX module
+/// declares, and `run` its body: launchers pass an `Args` tuple to that entry. Write kernels with
+/// [`kernel!`], which guarantees both; a GPU launcher also checks the count and sizes of the
+/// parameters against the module before each launch.
 #[cfg(not(target_arch = "nvptx64"))]
-pub trait Kernel {
+pub unsafe trait Kernel {
     /// The `.entry` name in the PTX module.
     const NAME: &'static str;
     /// The parameter names, in declaration order (for reports: a view's parameter names its memory).
@@ -139,8 +145,9 @@ macro_rules! kernel {
         #[derive(Clone, Copy, Debug)]
         pub struct $name;
 
+        // SAFETY: `Args` and `run` come from the same definition as the `.entry` above.
         #[cfg(not(target_arch = "nvptx64"))]
-        impl $crate::Kernel for $name {
+        unsafe impl $crate::Kernel for $name {
             const NAME: &'static str = stringify!($name);
             const PARAMS: &'static [&'static str] = &[$(stringify!($arg)),*];
             type Args = ($($ty,)*);

@@ -12,8 +12,11 @@ kernel! {
     }
 }
 
+/// Raw views go through the `unsafe` launcher.
 fn race_on(args: (GlobalMut<u32>,)) -> Outcome {
-    emu::launch::<racy_increment>(&LaunchConfig::linear(1, 4, 0), &Options::default(), args).expect("launch")
+    // SAFETY: the callers' views point to memory that outlives the launch, untouched by the host.
+    unsafe { emu::launch_params::<racy_increment>(&LaunchConfig::linear(1, 4, 0), &Options::default(), args) }
+        .expect("launch")
 }
 
 #[test]
@@ -64,7 +67,9 @@ fn an_output_that_overlaps_another_view_is_refused() {
     // SAFETY (of the views): `v` outlives the launch. The overlap breaks `Output`'s contract, which is
     // what the launch must refuse.
     let (src, out) = unsafe { (GlobalMut::from_raw_parts(base, 16), Output::from_raw_parts(base.add(8), 8)) };
-    let e = emu::launch::<copy>(&LaunchConfig::linear(1, 8, 0), &Options::default(), (src, out)).unwrap_err();
+    // SAFETY: the launch is refused before it starts.
+    let e = unsafe { emu::launch_params::<copy>(&LaunchConfig::linear(1, 8, 0), &Options::default(), (src, out)) }
+        .unwrap_err();
     assert_eq!(
         e,
         EmuError::InvalidLaunch(format!(
@@ -76,7 +81,9 @@ fn an_output_that_overlaps_another_view_is_refused() {
     // Disjoint halves of one allocation are fine.
     // SAFETY: as above, without the overlap.
     let (src, out) = unsafe { (GlobalMut::from_raw_parts(base, 8), Output::from_raw_parts(base.add(8), 8)) };
-    emu::launch::<copy>(&LaunchConfig::linear(1, 8, 0), &Options::default(), (src, out)).expect("disjoint views");
+    // SAFETY: `v` outlives the launch.
+    unsafe { emu::launch_params::<copy>(&LaunchConfig::linear(1, 8, 0), &Options::default(), (src, out)) }
+        .expect("disjoint views");
 }
 
 #[test]

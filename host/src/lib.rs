@@ -2,8 +2,6 @@
 //! checks them against CPU references, and reports.
 pub mod device;
 pub mod examples;
-#[cfg(feature = "cuda")]
-mod gpu;
 pub mod models;
 pub mod report;
 pub mod run;

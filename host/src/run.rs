@@ -76,7 +76,7 @@ pub fn run_one(dev: &Device, ex: &Example, p: &RunParams) -> ExampleResult {
 /// Opens the device for a request (emulator options from the request).
 pub fn open(req: &RunRequest, schedule_seed: u64) -> Result<(Device, Option<String>)> {
     let opts = emu::Options { schedule_seed, ..emu::Options::default() };
-    Device::open(req.device, opts)
+    crate::device::open(req.device, opts)
 }
 
 /// The sizes an example runs at for this request and device.

@@ -25,7 +25,7 @@ pub fn gpu_or_skip(test: &str) -> Option<host::device::Device> {
 /// `skipped: no CUDA device (...)` and returns `None`. Any other failure to open it (e.g. a PTX module
 /// that is missing or that the driver rejects) fails the test.
 pub fn gpu_with_ptx_or_skip(test: &str, ptx: &Path) -> Option<host::device::Device> {
-    match host::device::Device::open_with_ptx(host::device::DeviceChoice::Gpu, Default::default(), ptx) {
+    match host::device::open_with_ptx(host::device::DeviceChoice::Gpu, Default::default(), ptx) {
         Ok((d, _)) => Some(d),
         Err(e) if e.downcast_ref::<host::device::NoGpu>().is_none() => panic!("{test}: cannot open the GPU: {e:#}"),
         Err(e) => {

@@ -1,12 +1,12 @@
 //! Every example against its CPU reference: on the emulator always, on the GPU when one is present.
 
-use host::device::{Device, DeviceChoice};
+use host::device::Device;
 use host::examples::{self, RunParams};
 use host::run::run_one;
 use tests::gpu_or_skip;
 
 fn emu() -> Device {
-    Device::open(DeviceChoice::Emu, Default::default()).expect("emulator").0
+    Device::emulator(Default::default())
 }
 
 /// Examples without a kernel that keeps a chapter bug: the race detector must find nothing in them.
@@ -142,7 +142,7 @@ fn reduce_sum_seed_case_emulator() {
 fn clean_examples_stay_clean_under_other_schedules() {
     for s in [2u64, 3] {
         let opts = gpu_std::emu::Options { schedule_seed: s, ..Default::default() };
-        let dev = Device::open(DeviceChoice::Emu, opts).expect("emulator").0;
+        let dev = Device::emulator(opts);
         for name in ["warp_reduce", "reduce_sum", "histogram_privatised", "primitives", "running_max", "sync_variants"]
         {
             run_sizes(&dev, name, &[1000]);

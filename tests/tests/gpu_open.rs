@@ -1,7 +1,7 @@
 //! With a GPU present, a PTX module the driver cannot use is a failure with one clear message — never
 //! "skipped: no CUDA device", and never a silent fall-back to the emulator.
 
-use host::device::{Device, DeviceChoice, NoGpu, ptx_path};
+use host::device::{DeviceChoice, NoGpu, ptx_path};
 use std::path::{Path, PathBuf};
 use tests::gpu_or_skip;
 
@@ -17,7 +17,7 @@ fn module_file(name: &str, text: &str) -> PathBuf {
 /// Opening `path` on the GPU, explicitly and with `auto`, must fail with a message that names it.
 fn must_fail(path: &Path) {
     for choice in [DeviceChoice::Gpu, DeviceChoice::Auto] {
-        let e = match Device::open_with_ptx(choice, Default::default(), path) {
+        let e = match host::device::open_with_ptx(choice, Default::default(), path) {
             Ok((dev, note)) => panic!("{choice:?} opened {} with {} ({note:?})", path.display(), dev.name()),
             Err(e) => e,
         };

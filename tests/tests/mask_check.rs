@@ -5,7 +5,7 @@
 
 use gpu_kernels::primitives::prim_shfl_lane_not_in_mask;
 use gpu_std::emu::LaunchConfig;
-use host::device::{Device, DeviceChoice};
+use host::device::Device;
 use tests::gpu_or_skip;
 
 fn launch(dev: &Device) -> String {
@@ -18,7 +18,7 @@ fn launch(dev: &Device) -> String {
 
 #[test]
 fn lane_outside_its_mask_is_reported_by_the_emulator() {
-    let (dev, _) = Device::open(DeviceChoice::Emu, Default::default()).expect("emulator");
+    let dev = Device::emulator(Default::default());
     let msg = launch(&dev);
     assert!(msg.contains("lane 0 of warp 0") && msg.contains("not in its own mask 0xfffffffe"), "{msg}");
 }

@@ -4,7 +4,7 @@
 use gpu_kernels::warp_reduce::warp_reduce;
 use gpu_std::Dim3;
 use gpu_std::emu::LaunchConfig;
-use host::device::{Device, DeviceChoice};
+use host::device::Device;
 use tests::gpu_or_skip;
 
 /// Launches `warp_reduce` (which writes through an `Output<f32, PerWarp>`) with 2-D blocks.
@@ -18,7 +18,7 @@ fn two_d_launch(dev: &Device) -> String {
 
 #[test]
 fn output_views_refuse_launches_that_are_not_1d_on_the_emulator() {
-    let (dev, _) = Device::open(DeviceChoice::Emu, Default::default()).expect("emulator");
+    let dev = Device::emulator(Default::default());
     let msg = two_d_launch(&dev);
     assert!(msg.contains("warp_reduce") && msg.contains("1-D"), "{msg}");
 }
@@ -33,7 +33,7 @@ fn output_views_refuse_launches_that_are_not_1d_on_the_gpu() {
 #[test]
 fn every_owned_element_is_written_once() {
     // Sizes that are not multiples of the block or of a warp (warp_reduce needs whole-warp blocks).
-    let (dev, _) = Device::open(DeviceChoice::Emu, Default::default()).expect("emulator");
+    let dev = Device::emulator(Default::default());
     for (n, block) in [(1usize, 32u32), (100, 32), (257, 64), (1000, 96)] {
         let input: Vec<f32> = (0..n).map(|i| i as f32).collect();
         let inp = dev.upload("input", &input).expect("upload");

@@ -28,7 +28,7 @@ use gpu_kernels::primitives::{MODE_DOWN, MODE_IDX, MODE_UP, MODE_XOR, SHFL_TABLE
 use gpu_std::emu::LaunchConfig;
 use gpu_std::warp::ShflMode::{self, Down, Idx, Up, Xor};
 use gpu_std::warp::shfl_source_lane;
-use host::device::{Device, DeviceChoice};
+use host::device::Device;
 use tests::gpu_or_skip;
 
 /// `(mode, width, lane, b, source)`: `Some(j)` reads lane `j`, `None` keeps the caller's own value.
@@ -298,7 +298,7 @@ fn helper_agrees_with_every_row() {
 
 #[test]
 fn table_on_emulator() {
-    let dev = Device::open(DeviceChoice::Emu, Default::default()).expect("emulator").0;
+    let dev = Device::emulator(Default::default());
     let n = check_table(&dev);
     println!("shfl table on emu: {} rows in {n} launches, PASS", TABLE.len());
 }

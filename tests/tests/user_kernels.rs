@@ -1,7 +1,7 @@
 //! The user crate's kernels (`tests/user-kernels`) launched through the host library: on the emulator
 //! always, on the GPU (the PTX module `target/ptx/user_kernels.ptx`) when one is present.
 
-use host::device::{Device, DeviceChoice, cover, ptx_path};
+use host::device::{Device, cover, ptx_path};
 use tests::gpu_with_ptx_or_skip;
 use user_kernels::{BLOCK, SHARED_BYTES, block_sum, saxpy};
 
@@ -43,7 +43,7 @@ fn run_both(dev: &Device, n: usize) {
 
 #[test]
 fn on_emulator() {
-    let dev = Device::open(DeviceChoice::Emu, Default::default()).expect("emulator").0;
+    let dev = Device::emulator(Default::default());
     for n in EMU_SIZES {
         run_both(&dev, n);
     }

@@ -49,7 +49,15 @@ pub fn t(block: u32, thread: u32) -> ThreadId {
 }
 
 pub fn launch<K: Kernel>(cfg: LaunchConfig, opts: &Options, args: K::Args) -> Outcome {
-    emu::launch::<K>(&cfg, opts, args).unwrap_or_else(|e| panic!("launch failed: {e}"))
+    launch_raw::<K>(&cfg, opts, args).unwrap_or_else(|e| panic!("launch failed: {e}"))
+}
+
+/// Launches `K` with [`Buf`] views, which are raw views: they go through the emulator's `unsafe`
+/// launcher.
+pub fn launch_raw<K: Kernel>(cfg: &LaunchConfig, opts: &Options, args: K::Args) -> Result<Outcome, emu::EmuError> {
+    // SAFETY: every view of these tests comes from a `Buf` that the test keeps alive, untouched by the
+    // host, until the launch returns.
+    unsafe { emu::launch_params::<K>(cfg, opts, args) }
 }
 
 /// The two threads of a race, sorted.

@@ -136,19 +136,34 @@ impl Default for Options {
 }
 
 /// Runs kernel `K` on the emulator with `args` and returns what the detectors found. `args` is the
-/// kernel's parameter tuple, whose views may be [`Buffer`] views that borrow their buffers
-/// (`(a, x.view(), y.view_mut())`) or raw views. Every access of global memory is checked against the
-/// views among `args` (a view kept from an earlier launch is reported, never followed).
+/// kernel's argument tuple: scalars, and views that borrow their buffers (`(a, x.view(), y.view_mut())`
+/// with [`Buffer`]s), all in host memory. Every access of global memory is checked against the views
+/// among `args` (a view kept from an earlier launch is reported, never followed).
 pub fn launch<K: Kernel>(
     cfg: &LaunchConfig,
     opts: &Options,
     args: impl IntoArgs<Params = K::Args>,
 ) -> Result<Outcome, EmuError> {
-    // SAFETY: the launch below runs to completion before this function returns, while `args`, and
-    // with it every borrow of a buffer, is still alive.
-    let args = unsafe { args.into_args() };
-    args.check_launch(K::NAME, K::PARAMS, cfg.grid, cfg.block).map_err(EmuError::InvalidLaunch)?;
-    let regions = args
+    args.check_space(K::NAME, K::PARAMS, crate::MemorySpace::HOST).map_err(EmuError::InvalidLaunch)?;
+    // SAFETY: every view among `args` borrows a buffer in host memory (checked above) that stays alive
+    // until this call returns, and the launch runs to completion before it does.
+    unsafe { launch_params::<K>(cfg, opts, args.into_args()) }
+}
+
+/// Runs kernel `K` on the emulator with its parameter tuple itself (views made with
+/// `from_raw_parts`), and returns what the detectors found.
+///
+/// # Safety
+/// Every view among `params` must point to host memory that stays valid, and that nothing else
+/// accesses, for the whole launch (the emulator checks every access against these views, so their
+/// regions must be real).
+pub unsafe fn launch_params<K: Kernel>(
+    cfg: &LaunchConfig,
+    opts: &Options,
+    params: K::Args,
+) -> Result<Outcome, EmuError> {
+    params.check_launch(K::NAME, K::PARAMS, cfg.grid, cfg.block).map_err(EmuError::InvalidLaunch)?;
+    let regions = params
         .views()
         .into_iter()
         .map(|v| access_check::Region {
@@ -159,7 +174,7 @@ pub fn launch<K: Kernel>(
         })
         .collect();
     let _regions = access_check::LaunchRegions::set(regions);
-    launch::run_launch(K::NAME, cfg, opts, &move || K::run(args))
+    launch::run_launch(K::NAME, cfg, opts, &move || K::run(params))
 }
 
 /// Runs `body` as the kernel named `name` (every thread of the launch calls it).

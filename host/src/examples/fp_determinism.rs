@@ -7,7 +7,7 @@
 //! reference.
 
 use super::{RunParams, check_n, finish};
-use crate::device::{Buffer, Device, DeviceChoice, cover};
+use crate::device::{Buffer, Device, cover};
 use crate::models::gamma;
 use crate::report::ExampleResult;
 use crate::verify::{kahan_sum, within};
@@ -89,7 +89,7 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
             Some(o) if k > 0 => {
                 let seed = o.schedule_seed.wrapping_add(k as u64);
                 seeds.push(seed);
-                Some(Device::open(DeviceChoice::Emu, Options { schedule_seed: seed, ..o.clone() })?.0)
+                Some(Device::emulator(Options { schedule_seed: seed, ..o.clone() }))
             }
             Some(o) => {
                 seeds.push(o.schedule_seed);

@@ -1,6 +1,6 @@
 //! One module per example, named like its kernel file: inputs, launch, CPU reference, checks.
 
-use crate::device::{Device, IntoArgs, Launch, ParamList};
+use crate::device::{Device, IntoArgs, Launch};
 use crate::report::ExampleResult;
 use anyhow::{Result, bail};
 use gpu_std::Kernel;
@@ -297,7 +297,6 @@ fn time_and_rate<K: Kernel>(
     reset: &dyn Fn() -> Result<()>,
 ) -> Result<Option<(f64, f64)>>
 where
-    K::Args: ParamList,
 {
     if p.reps == 0 {
         return Ok(None);
@@ -317,7 +316,6 @@ pub fn measure<K: Kernel>(
     reset: &dyn Fn() -> Result<()>,
 ) -> Result<()>
 where
-    K::Args: ParamList,
 {
     if let Some((ms, gbps)) = time_and_rate::<K>(dev, p, cfg, args, bytes, reset)? {
         (r.time_ms, r.gbps) = (Some(ms), Some(gbps));
@@ -339,7 +337,6 @@ pub fn measure_tier<K: Kernel>(
     reset: &dyn Fn() -> Result<()>,
 ) -> Result<()>
 where
-    K::Args: ParamList,
 {
     if let Some((time_ms, gbps)) = time_and_rate::<K>(dev, p, cfg, args, bytes, reset)? {
         r.tiers.push(crate::report::Tier { name: name.to_string(), time_ms, gbps });

@@ -3,7 +3,7 @@
 //! the chapter's kernel.
 
 use super::{RunParams, measure_tier};
-use crate::device::{Buffer, Device, Launch, ParamList};
+use crate::device::{Buffer, Device, Launch};
 use crate::report::ExampleResult;
 use crate::verify::{kahan_sum, within};
 use anyhow::Result;
@@ -19,10 +19,7 @@ const OTHER_GRIDS: &[u32] = &[1, 7, 64];
 const EMU_GRID: u32 = 4;
 
 /// A sum kernel of `reduce_fast`, with its element type.
-trait SumKernel: Kernel<Args = (Global<Self::T>, u32, GlobalMut<Self::T>, GlobalMut<u32>, GlobalMut<Self::T>)>
-where
-    Self::Args: ParamList,
-{
+trait SumKernel: Kernel<Args = (Global<Self::T>, u32, GlobalMut<Self::T>, GlobalMut<u32>, GlobalMut<Self::T>)> {
     type T: Summand + Pod;
 }
 impl SumKernel for reduce_fast_f32 {
@@ -39,10 +36,10 @@ impl SumKernel for reduce_fast_i32 {
 /// the result.
 struct Sum<'d, T: Pod> {
     dev: &'d Device,
-    input: Buffer<T>,
-    partials: Buffer<T>,
-    ticket: Buffer<u32>,
-    out: Buffer<T>,
+    input: Buffer<'d, T>,
+    partials: Buffer<'d, T>,
+    ticket: Buffer<'d, u32>,
+    out: Buffer<'d, T>,
 }
 
 impl<'d, T: Summand + Pod> Sum<'d, T> {
@@ -60,9 +57,7 @@ impl<'d, T: Summand + Pod> Sum<'d, T> {
     }
     /// One launch with `vblocks` virtual blocks on `grid` blocks; the result.
     fn run<K: SumKernel<T = T>>(&self, vblocks: u32, grid: u32) -> Result<T>
-    where
-        K::Args: ParamList,
-    {
+where {
         let args = (self.input.view(), vblocks, self.partials.view_mut(), self.ticket.view_mut(), self.out.view_mut());
         self.dev.launch::<K>(Self::cfg(grid), args)?;
         Ok(self.out.read()?[0])
@@ -78,9 +73,7 @@ impl<'d, T: Summand + Pod> Sum<'d, T> {
         grid: u32,
         first: T,
     ) -> Result<()>
-    where
-        K::Args: ParamList,
-    {
+where {
         let args = (self.input.view(), vblocks, self.partials.view_mut(), self.ticket.view_mut(), self.out.view_mut());
         let bytes = self.input.len() * size_of::<T>();
         measure_tier::<K>(self.dev, p, r, name, Self::cfg(grid), args, bytes, &|| Ok(()))?;

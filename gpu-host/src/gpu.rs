@@ -1,7 +1,10 @@
-//! The CUDA backend (feature `cuda`): loads a PTX module that `cargo xtask build-ptx` wrote, launches
-//! with `cuLaunchKernel` / `cuLaunchCooperativeKernel`, times with events. Every call is checked.
+//! The CUDA backend (feature `cuda`): loads a PTX module, launches with `cuLaunchKernel` /
+//! `cuLaunchCooperativeKernel` after checking the arguments against the kernel's parameters in the
+//! module, times with events. Every call is checked.
 
-use crate::device::{Launch, NoGpu, ParamList};
+use crate::device::NoGpu;
+use crate::launch::Launch;
+use crate::ptx::{Ptx, PtxParams};
 use anyhow::{Context as _, Result, bail};
 use cust::context::Context;
 use cust::device::Device as CuDevice;
@@ -10,15 +13,17 @@ use cust::memory::{CopyDestination, DeviceBuffer};
 use cust::module::Module;
 use cust::stream::{Stream, StreamFlags};
 use gpu_std::Dim3;
+use gpu_std::KernelArgs;
 use gpu_std::Pod;
-use std::path::{Path, PathBuf};
 
 pub struct Gpu {
     // Field order: drop the stream and module before the context.
     stream: Stream,
     module: Module,
-    /// The file the module was loaded from.
-    ptx: PathBuf,
+    /// The module, for messages.
+    ptx: String,
+    /// Every kernel's parameter sizes, as the module declares them.
+    params: PtxParams,
     name: String,
     sms: u32,
     _ctx: Context,
@@ -26,7 +31,7 @@ pub struct Gpu {
 
 impl Gpu {
     /// Opens device 0 and loads the PTX module at `ptx`.
-    pub fn open(ptx: &Path) -> Result<Gpu> {
+    pub fn open(ptx: &Ptx) -> Result<Gpu> {
         cust::init(cust::CudaFlags::empty())
             .map_err(|e| NoGpu(format!("cuInit failed: {e} (no NVIDIA driver or no device)")))?;
         let n = CuDevice::num_devices().context("cuDeviceGetCount")?;
@@ -39,17 +44,12 @@ impl Gpu {
         let minor = dev.get_attribute(cust::device::DeviceAttribute::ComputeCapabilityMinor)?;
         let sms = dev.get_attribute(cust::device::DeviceAttribute::MultiprocessorCount)? as u32;
         let name = format!("{} (sm_{major}{minor}, {sms} SMs)", dev.name()?);
-        let text = std::fs::read_to_string(ptx).with_context(|| {
-            format!(
-                "cannot read the kernels' PTX at {} — build it with `cargo xtask build-ptx` (`-p CRATE` for a \
-                 kernel crate other than gpu-kernels)",
-                ptx.display()
-            )
-        })?;
+        let text = ptx.load().with_context(|| format!("cannot read {}", ptx.describe()))?;
         let module = Module::from_ptx(&text, &[])
-            .with_context(|| format!("the driver rejected {} (cuModuleLoadData)", ptx.display()))?;
+            .with_context(|| format!("the driver rejected {} (cuModuleLoadData)", ptx.describe()))?;
         let stream = Stream::new(StreamFlags::NON_BLOCKING, None).context("cuStreamCreate")?;
-        Ok(Gpu { stream, module, ptx: ptx.to_path_buf(), name, sms, _ctx: ctx })
+        let params = PtxParams::parse(&text);
+        Ok(Gpu { stream, module, ptx: ptx.describe(), params, name, sms, _ctx: ctx })
     }
 
     pub fn name(&self) -> String {
@@ -74,7 +74,7 @@ impl Gpu {
 
     fn function(&self, name: &str) -> Result<cust::function::Function<'_>> {
         self.module.get_function(name).with_context(|| {
-            format!("kernel `{name}` is not in {} — rebuild it with `cargo xtask build-ptx`", self.ptx.display())
+            format!("kernel `{name}` is not in {} (rebuild the module from the kernel crate)", self.ptx)
         })
     }
 
@@ -87,7 +87,9 @@ impl Gpu {
     }
 
     /// Launches and waits; returns the kernel time in ms (events around the launch).
-    pub fn launch<A: ParamList>(&self, name: &str, cfg: Launch, mut args: A, _reps: u32) -> Result<f64> {
+    pub fn launch<A: KernelArgs>(&self, name: &str, cfg: Launch, mut args: A) -> Result<f64> {
+        // A module built from another version of the kernel would read the argument array out of bounds.
+        self.params.check(name, &A::sizes(), &self.ptx).map_err(anyhow::Error::msg)?;
         let f = self.function(name)?;
         let (g, b) = (cfg.grid, cfg.block);
         if cfg.cooperative {
@@ -106,10 +108,10 @@ impl Gpu {
         let start = Event::new(EventFlags::DEFAULT).context("cuEventCreate")?;
         let stop = Event::new(EventFlags::DEFAULT).context("cuEventCreate")?;
         start.record(&self.stream).context("cuEventRecord")?;
-        // SAFETY: the argument tuple matches the kernel's parameters (both come from the same
-        // `kernel!` definition: `Device::launch` is the only caller, and its type parameter ties the
-        // tuple to the kernel), every view points to a live device buffer of its length (host views
-        // borrow their buffers), and the launch shape was checked against the arguments.
+        // SAFETY: the argument tuple has the count and sizes of the parameters the module declares for
+        // this kernel (checked above), every view points to a live device buffer of its length in this
+        // context (views borrow their buffers, and `Device` checked their memory space), and the launch
+        // shape was checked against the arguments.
         let r: Result<()> = unsafe {
             if cfg.cooperative {
                 let res = cust::sys::cuLaunchCooperativeKernel(

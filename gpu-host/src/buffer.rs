@@ -1,0 +1,139 @@
+//! Device memory: a [`Buffer`] of `Pod` elements, on the GPU or (for the emulator) in host memory, and
+//! the kernel arguments that borrow it.
+
+use crate::device::Device;
+use anyhow::{Result, bail};
+use gpu_std::emu;
+use gpu_std::memory::Owner;
+use gpu_std::{Arg, Global, GlobalMut, MemorySpace, Output, Pod};
+use std::cell::UnsafeCell;
+use std::marker::PhantomData;
+
+/// A buffer of `len` [`Pod`] elements on the device `'dev` (it cannot outlive it). Its views are kernel
+/// arguments that borrow it, usable only in launches on the same device.
+pub struct Buffer<'dev, T: Pod> {
+    len: usize,
+    space: MemorySpace,
+    inner: BufInner<T>,
+    _device: PhantomData<&'dev Device>,
+}
+
+pub(crate) enum BufInner<T: Pod> {
+    #[cfg(feature = "cuda")]
+    Gpu(crate::gpu::GpuBuffer<T>),
+    Emu {
+        data: Box<[UnsafeCell<T>]>,
+        _name: emu::BufferName,
+    },
+}
+
+impl<'dev, T: Pod> Buffer<'dev, T> {
+    pub(crate) fn new(len: usize, space: MemorySpace, inner: BufInner<T>) -> Self {
+        Buffer { len, space, inner, _device: PhantomData }
+    }
+
+    /// Host memory for an emulator device, named `name` in reports.
+    pub(crate) fn host(name: &str, data: &[T]) -> Self {
+        let data: Box<[UnsafeCell<T>]> = data.iter().map(|v| UnsafeCell::new(*v)).collect();
+        let reg = emu::register_buffer(name, elements(&data), data.len());
+        Buffer::new(data.len(), MemorySpace::HOST, BufInner::Emu { data, _name: reg })
+    }
+
+    /// Elements in the buffer.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the buffer has no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    fn ptr(&self) -> *mut T {
+        match &self.inner {
+            #[cfg(feature = "cuda")]
+            BufInner::Gpu(b) => b.device_ptr() as *mut T,
+            BufInner::Emu { data, .. } => elements(data),
+        }
+    }
+
+    /// Read-only view for a kernel argument, borrowing the buffer.
+    pub fn view(&self) -> Arg<'_, Global<T>> {
+        // SAFETY: the pointer addresses `len` elements owned by this buffer in `space`, which the
+        // returned argument borrows, so it stays alive for every launch the view is passed to.
+        unsafe { Arg::in_space(Global::from_raw_parts(self.ptr(), self.len), self.space) }
+    }
+
+    /// Writable view (any thread may write any element: for atomics, flags and racy demonstrations),
+    /// borrowing the buffer.
+    pub fn view_mut(&self) -> Arg<'_, GlobalMut<T>> {
+        // SAFETY: as in `view`.
+        unsafe { Arg::in_space(GlobalMut::from_raw_parts(self.ptr(), self.len), self.space) }
+    }
+
+    /// One-writer-per-element output view, borrowing the buffer exclusively: no other argument of the
+    /// launch can view it. `O` says who owns which element (inferred from the kernel).
+    pub fn output<O: Owner>(&mut self) -> Arg<'_, Output<T, O>> {
+        // SAFETY: as in `view`; the exclusive borrow keeps every other view of this buffer out of the
+        // launch.
+        unsafe { Arg::in_space(Output::from_raw_parts(self.ptr(), self.len), self.space) }
+    }
+
+    /// Copies the buffer to the host (launches are synchronous: the device finished all work).
+    pub fn read(&self) -> Result<Vec<T>> {
+        match &self.inner {
+            #[cfg(feature = "cuda")]
+            BufInner::Gpu(b) => b.read(self.len),
+            // SAFETY: no launch runs while the host reads: launches are synchronous, and a kernel cannot
+            // hold this buffer's view past its launch.
+            BufInner::Emu { data, .. } => Ok(data.iter().map(|c| unsafe { *c.get() }).collect()),
+        }
+    }
+
+    /// Overwrites the buffer from the host; `src` must have the buffer's length.
+    pub fn write(&self, src: &[T]) -> Result<()> {
+        if src.len() != self.len {
+            bail!("write of {} elements into a buffer of {}", src.len(), self.len);
+        }
+        match &self.inner {
+            #[cfg(feature = "cuda")]
+            BufInner::Gpu(b) => b.write(src),
+            BufInner::Emu { data, .. } => {
+                for (c, v) in data.iter().zip(src) {
+                    // SAFETY: as in `read`.
+                    unsafe { *c.get() = *v };
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// A pointer to the first element that may address every element: derived from the whole slice, not
+/// from a reference to its first element (whose provenance covers that element only).
+fn elements<T>(data: &[UnsafeCell<T>]) -> *mut T {
+    if data.is_empty() { std::ptr::NonNull::dangling().as_ptr() } else { UnsafeCell::raw_get(data.as_ptr()) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_empty_buffer_has_a_dangling_aligned_pointer() {
+        let b = Buffer::<u64>::host("empty", &[]);
+        assert!(b.is_empty());
+        assert_eq!(b.ptr() as usize % align_of::<u64>(), 0);
+    }
+
+    #[test]
+    fn every_element_is_reached_from_the_base_pointer() {
+        let b = Buffer::<u32>::host("b", &[1, 2, 3, 4]);
+        // Under Stacked Borrows this read of element 3 through the base pointer is defined only when the
+        // pointer was derived from the whole slice.
+        // SAFETY: 4 elements, no launch running.
+        assert_eq!(unsafe { b.ptr().add(3).read() }, 4);
+        b.write(&[5, 6, 7, 8]).unwrap();
+        assert_eq!(b.read().unwrap(), [5, 6, 7, 8]);
+    }
+}

@@ -1,0 +1,335 @@
+//! Where kernels run: a CUDA GPU (through `cust`, with the `cuda` feature) or the CPU SIMT emulator.
+//! Both take the same kernel, the same launch shape and the same argument tuple.
+//!
+//! A view that outlives its buffer does not compile:
+//!
+//! ```compile_fail,E0597
+//! gpu_std::kernel! { pub fn fill(out: gpu_std::GlobalMut<u32>) { out.set(0, 1); } }
+//! use gpu_host::{Device, cover};
+//! let dev = Device::emulator(Default::default());
+//! let view = {
+//!     let buffer = dev.filled("b", 4, 0u32).unwrap();
+//!     buffer.view_mut() // error: `buffer` does not live long enough
+//! };
+//! dev.launch::<fill>(cover(1, 1, 1, 0), (view,)).unwrap();
+//! ```
+//!
+//! nor does a buffer that outlives its device:
+//!
+//! ```compile_fail,E0597
+//! use gpu_host::Device;
+//! let buffer = {
+//!     let dev = Device::emulator(Default::default());
+//!     dev.filled("b", 4, 0u32).unwrap() // error: `dev` does not live long enough
+//! };
+//! # drop(buffer);
+//! ```
+//!
+//! An [`Output`](gpu_std::Output) borrows its buffer exclusively, so no other argument of the launch
+//! can alias the elements its threads own:
+//!
+//! ```compile_fail,E0502
+//! gpu_std::kernel! {
+//!     pub fn copy(src: gpu_std::Global<u32>, out: gpu_std::Output<u32>) {
+//!         if let Some(o) = out.mine() { o.set(src.get(o.index())); }
+//!     }
+//! }
+//! use gpu_host::{Device, cover};
+//! let dev = Device::emulator(Default::default());
+//! let mut b = dev.filled("b", 32, 0u32).unwrap();
+//! // error: cannot borrow `b` as mutable because it is also borrowed as immutable
+//! dev.launch::<copy>(cover(32, 32, 1, 0), (b.view(), b.output())).unwrap();
+//! ```
+//!
+//! Nor can safe code take the view out of its [`Arg`](gpu_std::Arg), which would drop the borrow:
+//!
+//! ```compile_fail,E0133
+//! use gpu_std::IntoParam;
+//! let dev = gpu_host::Device::emulator(Default::default());
+//! let buffer = dev.upload("input", &[1.0f32; 64]).unwrap();
+//! let view = buffer.view().into_param(); // error: call to unsafe function
+//! drop(buffer);
+//! # let _ = view;
+//! ```
+
+use crate::buffer::Buffer;
+use crate::findings::Findings;
+use crate::launch::{Launch, Timing};
+use crate::ptx::Ptx;
+use anyhow::{Result, bail};
+use gpu_std::emu::{self, EmuError};
+use gpu_std::{Dim3, IntoArgs, Kernel, KernelArgs, MemorySpace, Pod};
+use std::cell::RefCell;
+
+/// Which device to open.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeviceChoice {
+    /// The GPU if a CUDA driver and device are present, else the emulator.
+    Auto,
+    /// The GPU, or an error.
+    Gpu,
+    /// The CPU SIMT emulator.
+    Emu,
+}
+
+impl std::str::FromStr for DeviceChoice {
+    type Err = anyhow::Error;
+    fn from_str(s: &str) -> Result<Self> {
+        Ok(match s {
+            "auto" => DeviceChoice::Auto,
+            "gpu" => DeviceChoice::Gpu,
+            "emu" => DeviceChoice::Emu,
+            _ => bail!("unknown device `{s}` (expected auto, gpu or emu)"),
+        })
+    }
+}
+
+/// Why a GPU could not be opened when the reason is that there is none to open: a build without the
+/// `cuda` feature, no driver, or no device. Other failures (an unreadable or rejected PTX module, a
+/// failing CUDA call) are plain errors. Find it with `error.downcast_ref::<NoGpu>()`.
+#[derive(Debug)]
+pub struct NoGpu(pub String);
+
+impl std::fmt::Display for NoGpu {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for NoGpu {}
+
+/// A device: a GPU with a loaded PTX module, or the emulator. Buffers and their views belong to the
+/// device that made them.
+pub struct Device {
+    inner: Inner,
+    /// The memory its buffers live in: host memory for the emulator, one context's for a GPU.
+    space: MemorySpace,
+    findings: RefCell<Findings>,
+}
+
+enum Inner {
+    #[cfg(feature = "cuda")]
+    Gpu(crate::gpu::Gpu),
+    Emu(emu::Options),
+}
+
+impl Device {
+    /// The CPU SIMT emulator with `opts` (schedule seed, race detection, bounds).
+    pub fn emulator(opts: emu::Options) -> Device {
+        Device { inner: Inner::Emu(opts), space: MemorySpace::HOST, findings: RefCell::default() }
+    }
+
+    /// GPU 0 with the kernels of `ptx`. A [`NoGpu`] error when there is no GPU to open (a build
+    /// without the `cuda` feature, no driver, no device); any other error (a module that cannot be
+    /// read or that the driver rejects) names the module.
+    pub fn gpu(ptx: &Ptx) -> Result<Device> {
+        Device::open_gpu(ptx)
+    }
+
+    /// Opens the requested device. Returns the device and, when [`DeviceChoice::Auto`] falls back to the
+    /// emulator, a one-line note saying why. Only a missing GPU falls back: with a GPU present, a
+    /// missing, stale or rejected PTX module is an error, never a silent switch to the emulator.
+    pub fn open(choice: DeviceChoice, ptx: &Ptx, emu_opts: emu::Options) -> Result<(Device, Option<String>)> {
+        match choice {
+            DeviceChoice::Emu => Ok((Device::emulator(emu_opts), None)),
+            DeviceChoice::Gpu => Ok((Device::open_gpu(ptx)?, None)),
+            DeviceChoice::Auto => match Device::open_gpu(ptx) {
+                Ok(d) => Ok((d, None)),
+                Err(e) if e.downcast_ref::<NoGpu>().is_some() => Ok((
+                    Device::emulator(emu_opts),
+                    Some(format!("no CUDA GPU available ({e:#}); running on the CPU SIMT emulator")),
+                )),
+                Err(e) => Err(e),
+            },
+        }
+    }
+
+    #[cfg(feature = "cuda")]
+    fn open_gpu(ptx: &Ptx) -> Result<Device> {
+        Ok(Device {
+            inner: Inner::Gpu(crate::gpu::Gpu::open(ptx)?),
+            space: MemorySpace::unique(),
+            findings: RefCell::default(),
+        })
+    }
+    #[cfg(not(feature = "cuda"))]
+    fn open_gpu(_ptx: &Ptx) -> Result<Device> {
+        Err(NoGpu("this program was built without CUDA support (the `cuda` feature of gpu-host)".into()).into())
+    }
+
+    /// Whether this is a GPU.
+    pub fn is_gpu(&self) -> bool {
+        !matches!(self.inner, Inner::Emu(_))
+    }
+
+    /// `gpu` or `emu`, for tables.
+    pub fn kind(&self) -> &'static str {
+        if self.is_gpu() { "gpu" } else { "emu" }
+    }
+
+    /// The device's name: the GPU's with its architecture and SM count, or the emulator's with its
+    /// schedule seed.
+    pub fn name(&self) -> String {
+        match &self.inner {
+            #[cfg(feature = "cuda")]
+            Inner::Gpu(g) => g.name(),
+            Inner::Emu(o) => format!("CPU SIMT emulator (schedule seed {})", o.schedule_seed),
+        }
+    }
+
+    /// The GPU's number of streaming multiprocessors; on the emulator, the blocks it runs at once
+    /// (`max_resident_blocks`).
+    pub fn sm_count(&self) -> Result<u32> {
+        match &self.inner {
+            #[cfg(feature = "cuda")]
+            Inner::Gpu(g) => Ok(g.sm_count()),
+            Inner::Emu(o) => Ok(o.max_resident_blocks),
+        }
+    }
+
+    /// Grid cap for this device: `kernel_cap` on a GPU; at most 32 blocks on the emulator, whose cost
+    /// grows with the number of threads (grid-stride loops cover the rest).
+    pub fn grid_cap(&self, kernel_cap: u32) -> u32 {
+        if self.is_gpu() { kernel_cap } else { kernel_cap.min(32) }
+    }
+
+    /// The emulator's options (`None` on a GPU).
+    pub fn emu_options(&self) -> Option<&emu::Options> {
+        match &self.inner {
+            Inner::Emu(o) => Some(o),
+            #[cfg(feature = "cuda")]
+            Inner::Gpu(_) => None,
+        }
+    }
+
+    /// Takes what the emulator's detectors found since the last call.
+    pub fn take_findings(&self) -> Findings {
+        std::mem::take(&mut self.findings.borrow_mut())
+    }
+
+    /// A buffer holding a copy of `data`. `name` appears in race reports.
+    pub fn upload<T: Pod>(&self, name: &str, data: &[T]) -> Result<Buffer<'_, T>> {
+        match &self.inner {
+            #[cfg(feature = "cuda")]
+            Inner::Gpu(g) => Ok(Buffer::new(data.len(), self.space, crate::buffer::BufInner::Gpu(g.upload(data)?))),
+            Inner::Emu(_) => Ok(Buffer::host(name, data)),
+        }
+    }
+
+    /// A buffer of `n` copies of `v`.
+    pub fn filled<T: Pod>(&self, name: &str, n: usize, v: T) -> Result<Buffer<'_, T>> {
+        self.upload(name, &vec![v; n])
+    }
+
+    /// The checks every launch makes before it starts: the arguments live in this device's memory,
+    /// and the launch shape fits them (an `Output` needs a 1-D launch and no overlapping view).
+    fn checked_args<K: Kernel>(&self, cfg: &Launch, args: impl IntoArgs<Params = K::Args>) -> Result<K::Args> {
+        args.check_space(K::NAME, K::PARAMS, self.space).map_err(anyhow::Error::msg)?;
+        // SAFETY: every launch of this device is synchronous: it completes before the launcher that
+        // called this returns, while `args`, and with it every borrow of a buffer, is still alive.
+        let params = unsafe { args.into_args() };
+        params.check_launch(K::NAME, K::PARAMS, cfg.grid, cfg.block).map_err(anyhow::Error::msg)?;
+        Ok(params)
+    }
+
+    /// Launches `K` and waits for it; every CUDA call and the launch itself are checked. On the
+    /// emulator, races are collected (see [`Device::take_findings`]) and deadlocks become errors.
+    pub fn launch<K: Kernel>(&self, cfg: Launch, args: impl IntoArgs<Params = K::Args>) -> Result<()> {
+        let params = self.checked_args::<K>(&cfg, args)?;
+        match &self.inner {
+            #[cfg(feature = "cuda")]
+            Inner::Gpu(g) => g.launch(K::NAME, cfg, params).map(|_| ()),
+            Inner::Emu(opts) => {
+                // SAFETY: the views in `params` come from `Arg`s in host memory (checked above) whose
+                // buffers outlive this call; the launch completes before it returns.
+                match unsafe { emu::launch_params::<K>(&cfg, opts, params) } {
+                    Ok(out) => {
+                        self.findings.borrow_mut().absorb(out);
+                        Ok(())
+                    }
+                    Err(e) => {
+                        if matches!(e, EmuError::Deadlock(_) | EmuError::Livelock(_)) {
+                            self.findings.borrow_mut().deadlocks.push(e.to_string());
+                        }
+                        Err(anyhow::Error::new(e))
+                    }
+                }
+            }
+        }
+    }
+
+    /// Times `reps` launches of `K` with device events after 3 warm-up launches; `reset` runs on the
+    /// host before each launch (outside the timed region). GPU only: `None` on the emulator.
+    pub fn time<K: Kernel>(
+        &self,
+        cfg: Launch,
+        args: impl IntoArgs<Params = K::Args>,
+        reps: usize,
+        reset: &dyn Fn() -> Result<()>,
+    ) -> Result<Option<Timing>> {
+        let params = self.checked_args::<K>(&cfg, args)?;
+        match &self.inner {
+            #[cfg(feature = "cuda")]
+            Inner::Gpu(g) => {
+                let mut times = Vec::with_capacity(reps);
+                for k in 0..reps.max(1) + 3 {
+                    reset()?;
+                    let ms = g.launch(K::NAME, cfg, params)?;
+                    if k >= 3 {
+                        times.push(ms);
+                    }
+                }
+                times.sort_by(|a, b| a.total_cmp(b));
+                Ok(Some(Timing { median_ms: times[times.len() / 2], reps: times.len() }))
+            }
+            Inner::Emu(_) => {
+                let _ = (cfg, params, reps, reset);
+                Ok(None)
+            }
+        }
+    }
+
+    /// Most blocks of `K` that can be resident at once with this launch shape (the cap of a cooperative
+    /// launch): occupancy x SMs on a GPU, `max_resident_blocks` on the emulator.
+    pub fn max_coresident_blocks<K: Kernel>(&self, block: Dim3, shared_bytes: usize) -> Result<u32> {
+        match &self.inner {
+            #[cfg(feature = "cuda")]
+            Inner::Gpu(g) => g.max_coresident_blocks(K::NAME, block, shared_bytes),
+            Inner::Emu(o) => {
+                let _ = (block, shared_bytes);
+                Ok(o.max_resident_blocks)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_missing_gpu_is_no_gpu() {
+        let missing = Ptx::file("/nonexistent/user_kernels.ptx");
+        let Err(err) = Device::open(DeviceChoice::Gpu, &missing, Default::default()) else {
+            panic!("a module that does not exist cannot be loaded");
+        };
+        match err.downcast_ref::<NoGpu>() {
+            // Without the `cuda` feature, or without a device, there is no GPU to open.
+            Some(_) => {}
+            // With one, the module is the problem, and the error names it.
+            None if cfg!(feature = "cuda") => {
+                assert!(format!("{err:#}").contains("/nonexistent/user_kernels.ptx"), "{err:#}");
+            }
+            None => panic!("a build without the `cuda` feature has no GPU to open: {err:#}"),
+        }
+        let (dev, note) = Device::open(DeviceChoice::Auto, &missing, Default::default()).expect("Auto falls back");
+        assert!(!dev.is_gpu());
+        assert!(note.is_some_and(|n| n.contains("running on the CPU SIMT emulator")));
+    }
+
+    #[test]
+    fn device_choices_parse() {
+        assert_eq!("gpu".parse::<DeviceChoice>().unwrap(), DeviceChoice::Gpu);
+        assert!("cpu".parse::<DeviceChoice>().unwrap_err().to_string().contains("expected auto, gpu or emu"));
+    }
+}

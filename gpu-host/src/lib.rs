@@ -1,0 +1,67 @@
+//! `gpu-host`: launch kernels written with [`gpu_std`] on a CUDA GPU (through `cust`, with the `cuda`
+//! feature) or on `gpu-std`'s CPU SIMT emulator, which runs the same kernel source and reports data
+//! races, divergent barriers and deadlocks.
+//!
+//! ```
+//! use gpu_host::{Device, cover};
+//! gpu_std::kernel! {
+//!     /// `out[i] = 2 * x[i]`, one thread per element.
+//!     pub fn double(x: gpu_std::Global<f32>, out: gpu_std::Output<f32>) {
+//!         if let Some(o) = out.mine() { o.set(2.0 * x.get(o.index())); }
+//!     }
+//! }
+//! let dev = Device::emulator(Default::default());
+//! let x = dev.upload("x", &[1.0f32, 2.0, 3.0]).unwrap();
+//! let mut out = dev.filled("out", 3, 0.0f32).unwrap();
+//! dev.launch::<double>(cover(3, 32, 1, 0), (x.view(), out.output())).unwrap();
+//! assert_eq!(out.read().unwrap(), [2.0, 4.0, 6.0]);
+//! assert!(dev.take_findings().races.is_empty());
+//! ```
+//!
+//! On a GPU the kernels come from a PTX module ([`Ptx`]): a file, or text embedded in the program with
+//! `include_str!` (the `gpu-builder` crate builds a kernel crate to PTX from a `build.rs` and sets the
+//! variable that names the file):
+//!
+//! ```no_run
+//! use gpu_host::{Device, DeviceChoice, Ptx};
+//! static KERNELS: &str = "// include_str!(env!(\"MY_KERNELS_PTX\")) in a real program";
+//! // The GPU when there is one, else the emulator, with a note saying why.
+//! let (dev, note) = Device::open(DeviceChoice::Auto, &Ptx::text("my_kernels", KERNELS), Default::default()).unwrap();
+//! if let Some(note) = note { eprintln!("{note}"); }
+//! println!("running on {}", dev.name());
+//! ```
+//!
+//! # The `cuda` feature
+//! Without it the crate runs kernels on the emulator only ([`Device::open`] with
+//! [`DeviceChoice::Auto`] says so and falls back). With it, `cust` links the CUDA driver API:
+//! - **build time**: `CUDA_LIBRARY_PATH=<dir>` where `<dir>/lib64/libcuda.so` exists. On a machine with
+//!   the NVIDIA driver, `<dir>/lib64/libcuda.so` can be a link to the driver's `libcuda.so.1`; on one
+//!   without, unpack the `libcuda.so.1` of Debian's non-free `libcuda1` package there (`apt-get
+//!   download libcuda1 && dpkg -x libcuda1_*.deb <tmp>`; nothing needs installing). No CUDA toolkit is
+//!   needed.
+//! - **run time**: the NVIDIA driver's `libcuda.so.1` (the program does not start without it) and a
+//!   GPU whose architecture can run the PTX module (PTX built for `sm_90` needs an `sm_90` or newer
+//!   GPU).
+//!
+//! # Soundness
+//! Views borrow their buffers ([`Buffer::view`], [`Buffer::view_mut`], [`Buffer::output`]), so a launch
+//! can never be given freed memory, an `Output` never shares its elements with another argument, and a
+//! buffer cannot outlive its [`Device`] nor be passed to another device's launch. Before a GPU launch,
+//! the kernel's parameters in the PTX module are checked against the argument tuple.
+#![warn(missing_docs)]
+
+mod buffer;
+mod device;
+mod findings;
+#[cfg(feature = "cuda")]
+mod gpu;
+mod launch;
+mod ptx;
+
+pub use buffer::Buffer;
+pub use device::{Device, DeviceChoice, NoGpu};
+pub use findings::Findings;
+pub use gpu_std::emu::Options as EmuOptions;
+pub use gpu_std::{Arg, IntoArgs};
+pub use launch::{Launch, Timing, cover};
+pub use ptx::{Ptx, PtxParams};
