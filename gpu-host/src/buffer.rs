@@ -58,7 +58,7 @@ impl<'dev, T: Pod> Buffer<'dev, T> {
     }
 
     /// Read-only view for a kernel argument, borrowing the buffer.
-    pub fn view(&self) -> Arg<'_, Global<T>> {
+    pub fn view(&self) -> Arg<'_, Global<'_, T>> {
         // SAFETY: the pointer addresses `len` elements owned by this buffer in `space`, which the
         // returned argument borrows, so it stays alive for every launch the view is passed to.
         unsafe { Arg::in_space(Global::from_raw_parts(self.ptr(), self.len), self.space) }
@@ -66,14 +66,14 @@ impl<'dev, T: Pod> Buffer<'dev, T> {
 
     /// Writable view (any thread may write any element: for atomics, flags and racy demonstrations),
     /// borrowing the buffer.
-    pub fn view_mut(&self) -> Arg<'_, GlobalMut<T>> {
+    pub fn view_mut(&self) -> Arg<'_, GlobalMut<'_, T>> {
         // SAFETY: as in `view`.
         unsafe { Arg::in_space(GlobalMut::from_raw_parts(self.ptr(), self.len), self.space) }
     }
 
     /// One-writer-per-element output view, borrowing the buffer exclusively: no other argument of the
     /// launch can view it. `O` says who owns which element (inferred from the kernel).
-    pub fn output<O: Owner>(&mut self) -> Arg<'_, Output<T, O>> {
+    pub fn output<O: Owner>(&mut self) -> Arg<'_, Output<'_, T, O>> {
         // SAFETY: as in `view`; the exclusive borrow keeps every other view of this buffer out of the
         // launch.
         unsafe { Arg::in_space(Output::from_raw_parts(self.ptr(), self.len), self.space) }

@@ -4,7 +4,7 @@
 //! A view that outlives its buffer does not compile:
 //!
 //! ```compile_fail,E0597
-//! gpu_std::kernel! { pub fn fill(out: gpu_std::GlobalMut<u32>) { out.set(0, 1); } }
+//! gpu_std::kernel! { pub fn fill<'a>(out: gpu_std::GlobalMut<'a, u32>) { out.set(0, 1); } }
 //! use gpu_host::{Device, cover};
 //! let dev = Device::emulator(Default::default());
 //! let view = {
@@ -30,7 +30,7 @@
 //!
 //! ```compile_fail,E0502
 //! gpu_std::kernel! {
-//!     pub fn copy(src: gpu_std::Global<u32>, out: gpu_std::Output<u32>) {
+//!     pub fn copy<'a>(src: gpu_std::Global<'a, u32>, out: gpu_std::Output<'a, u32>) {
 //!         if let Some(o) = out.mine() { o.set(src.get(o.index())); }
 //!     }
 //! }
@@ -223,7 +223,11 @@ impl Device {
 
     /// The checks every launch makes before it starts: the arguments live in this device's memory,
     /// and the launch shape fits them (an `Output` needs a 1-D launch and no overlapping view).
-    fn checked_args<K: Kernel>(&self, cfg: &Launch, args: impl IntoArgs<Params = K::Args>) -> Result<K::Args> {
+    fn checked_args<'a, K: Kernel>(
+        &self,
+        cfg: &Launch,
+        args: impl IntoArgs<Params = K::Args<'a>>,
+    ) -> Result<K::Args<'a>> {
         args.check_space(K::NAME, K::PARAMS, self.space).map_err(anyhow::Error::msg)?;
         // SAFETY: every launch of this device is synchronous: it completes before the launcher that
         // called this returns, while `args`, and with it every borrow of a buffer, is still alive.
@@ -234,7 +238,7 @@ impl Device {
 
     /// Launches `K` and waits for it; every CUDA call and the launch itself are checked. On the
     /// emulator, races are collected (see [`Device::take_findings`]) and deadlocks become errors.
-    pub fn launch<K: Kernel>(&self, cfg: Launch, args: impl IntoArgs<Params = K::Args>) -> Result<()> {
+    pub fn launch<'a, K: Kernel>(&self, cfg: Launch, args: impl IntoArgs<Params = K::Args<'a>>) -> Result<()> {
         let params = self.checked_args::<K>(&cfg, args)?;
         match &self.inner {
             #[cfg(feature = "cuda")]
@@ -260,10 +264,10 @@ impl Device {
 
     /// Times `reps` launches of `K` with device events after 3 warm-up launches; `reset` runs on the
     /// host before each launch (outside the timed region). GPU only: `None` on the emulator.
-    pub fn time<K: Kernel>(
+    pub fn time<'a, K: Kernel>(
         &self,
         cfg: Launch,
-        args: impl IntoArgs<Params = K::Args>,
+        args: impl IntoArgs<Params = K::Args<'a>>,
         reps: usize,
         reset: &dyn Fn() -> Result<()>,
     ) -> Result<Option<Timing>> {

@@ -6,7 +6,7 @@
 //! use gpu_host::{Device, cover};
 //! gpu_std::kernel! {
 //!     /// `out[i] = 2 * x[i]`, one thread per element.
-//!     pub fn double(x: gpu_std::Global<f32>, out: gpu_std::Output<f32>) {
+//!     pub fn double<'a>(x: gpu_std::Global<'a, f32>, out: gpu_std::Output<'a, f32>) {
 //!         if let Some(o) = out.mine() { o.set(2.0 * x.get(o.index())); }
 //!     }
 //! }

@@ -32,7 +32,7 @@ fn cell(i: usize, cells: usize) -> usize {
 kernel! {
     /// The chapter's `atomicAddDouble`: thread `i < vals.len()` adds `vals[i]` to
     /// `sums[i % sums.len()]` with the CAS loop and writes the old value it replaced to `olds[i]`.
-    pub fn atomic_add_double_cas(vals: Global<f64>, sums: GlobalMut<f64>, olds: Output<f64>) {
+    pub fn atomic_add_double_cas<'a>(vals: Global<'a, f64>, sums: GlobalMut<'a, f64>, olds: Output<'a, f64>) {
         let i = global_index_x();
         if i < vals.len() {
             let old = sums.atomic(cell(i, sums.len())).fetch_add_cas_loop(vals.get(i));
@@ -45,7 +45,7 @@ kernel! {
 
 kernel! {
     /// The same with the native `atom.add.f64` (sm_60 and later).
-    pub fn atomic_add_double_native(vals: Global<f64>, sums: GlobalMut<f64>, olds: Output<f64>) {
+    pub fn atomic_add_double_native<'a>(vals: Global<'a, f64>, sums: GlobalMut<'a, f64>, olds: Output<'a, f64>) {
         let i = global_index_x();
         if i < vals.len() {
             let old = sums.atomic(cell(i, sums.len())).fetch_add_float(vals.get(i));

@@ -74,7 +74,7 @@ macro_rules! int_tour {
     ($(#[$m:meta])* $name:ident, $t:ty, |$cells:ident, $put:ident| $extra:block) => {
         kernel! {
             $(#[$m])*
-            pub fn $name(small: Global<$t>, bits: Global<$t>, cells: GlobalMut<$t>, olds: Output<$t>) {
+            pub fn $name<'a>(small: Global<'a, $t>, bits: Global<'a, $t>, cells: GlobalMut<'a, $t>, olds: Output<'a, $t>) {
                 let i = global_index_x();
                 if i < small.len() {
                     let (v, w) = (small.get(i), bits.get(i));
@@ -158,7 +158,7 @@ macro_rules! float_tour {
     ($(#[$m:meta])* $name:ident, $t:ty, $cas_add:ident) => {
         kernel! {
             $(#[$m])*
-            pub fn $name(small: Global<$t>, bits: Global<$t>, cells: GlobalMut<$t>, olds: Output<$t>) {
+            pub fn $name<'a>(small: Global<'a, $t>, bits: Global<'a, $t>, cells: GlobalMut<'a, $t>, olds: Output<'a, $t>) {
                 let i = global_index_x();
                 if i < small.len() {
                     let (v, w) = (small.get(i), bits.get(i));

@@ -41,14 +41,14 @@ fn body(input: Global<f32>, out: Output<f32, PerBlock>, barrier: bool) {
 
 kernel! {
     /// `out[b]` = sum of block b's inputs (0 past `n`). Launch `BLOCK` threads, `SHARED_BYTES`.
-    pub fn block_reduce_demo(input: Global<f32>, out: Output<f32, PerBlock>) {
+    pub fn block_reduce_demo<'a>(input: Global<'a, f32>, out: Output<'a, f32, PerBlock>) {
         body(input, out, true)
     }
 }
 
 kernel! {
     /// RACY: the same without `__syncthreads()`.
-    pub fn block_reduce_demo_no_barrier(input: Global<f32>, out: Output<f32, PerBlock>) {
+    pub fn block_reduce_demo_no_barrier<'a>(input: Global<'a, f32>, out: Output<'a, f32, PerBlock>) {
         body(input, out, false)
     }
 }

@@ -67,14 +67,14 @@ fn branch_body(input: Global<f32>, out: Output<f32>, iters: u32, take_a: bool) {
 
 kernel! {
     /// Divergent in every warp: even threads take path A, odd threads path B.
-    pub fn branch_by_thread(input: Global<f32>, out: Output<f32>, iters: u32) {
+    pub fn branch_by_thread<'a>(input: Global<'a, f32>, out: Output<'a, f32>, iters: u32) {
         branch_body(input, out, iters, thread_idx().x.is_multiple_of(2))
     }
 }
 
 kernel! {
     /// Warp-uniform: even blocks take path A, odd blocks path B.
-    pub fn branch_by_block(input: Global<f32>, out: Output<f32>, iters: u32) {
+    pub fn branch_by_block<'a>(input: Global<'a, f32>, out: Output<'a, f32>, iters: u32) {
         branch_body(input, out, iters, block_idx().x.is_multiple_of(2))
     }
 }
@@ -82,7 +82,7 @@ kernel! {
 kernel! {
     /// The chapter's `conditionalAdd`: `out[i] = a[i] + 1` for `i < n = a.len()`. Threads past `n` do
     /// nothing, even where `out` has an element for them.
-    pub fn conditional_add(a: Global<f32>, out: Output<f32>) {
+    pub fn conditional_add<'a>(a: Global<'a, f32>, out: Output<'a, f32>) {
         let i = global_index_x();
         if i < a.len()
             && let Some(o) = out.mine()
@@ -95,7 +95,7 @@ kernel! {
 kernel! {
     /// `conditionalAdd` without the guard: launch only with `a.len()` a multiple of the block and a grid
     /// that covers it exactly (a thread past the end would trap on the bounds check of `a.get`).
-    pub fn conditional_add_unguarded(a: Global<f32>, out: GlobalMut<f32>) {
+    pub fn conditional_add_unguarded<'a>(a: Global<'a, f32>, out: GlobalMut<'a, f32>) {
         let i = global_index_x();
         out.set(i, a.get(i) + 1.0);
     }

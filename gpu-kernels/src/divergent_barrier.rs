@@ -23,7 +23,7 @@ pub const SHARED_BYTES: usize = Scratch::BYTES;
 
 kernel! {
     /// BROKEN: odd threads wait at a barrier the even threads skip.
-    pub fn divergent_barrier_broken(out: Output<u32>) {
+    pub fn divergent_barrier_broken<'a>(out: Output<'a, u32>) {
         let s = Scratch::view().slots;
         let t = thread_idx().x as usize;
         s.set(t, t as u32 * 3);
@@ -41,7 +41,7 @@ kernel! {
 kernel! {
     /// Every thread reaches the barrier once: `out[i]` = `3 * (t - 1)` for odd t (its neighbour's slot),
     /// `3t + 1` for even t.
-    pub fn divergent_barrier_fixed(out: Output<u32>) {
+    pub fn divergent_barrier_fixed<'a>(out: Output<'a, u32>) {
         let s = Scratch::view().slots;
         let t = thread_idx().x as usize;
         s.set(t, t as u32 * 3);

@@ -43,7 +43,7 @@ pub const TREE_SHARED_BYTES: usize = TreeScratch::BYTES;
 
 kernel! {
     /// `out[0] += x` for every element `x` of `input`, one `atomicAdd` each (`out[0]` zeroed by the host).
-    pub fn sum_atomic(input: Global<f32>, out: GlobalMut<f32>) {
+    pub fn sum_atomic<'a>(input: Global<'a, f32>, out: GlobalMut<'a, f32>) {
         for i in grid_stride(input.len()) {
             out.atomic(0).fetch_add_float(input.get(i));
         }
@@ -60,7 +60,7 @@ kernel! {
     /// `sums[b]` = the pairwise-tree sum of `input[2Bb .. 2B(b+1))` (`+0.0` past the end), with
     /// `B = blockDim.x` a power of two up to `TREE_MAX_BLOCK`. Launch `TREE_SHARED_BYTES` and one block
     /// per `2B` elements.
-    pub fn sum_tree(input: Global<f32>, sums: Output<f32, PerBlock>) {
+    pub fn sum_tree<'a>(input: Global<'a, f32>, sums: Output<'a, f32, PerBlock>) {
         let s = TreeScratch::view().slots;
         let b = block_dim().x as usize;
         let t = thread_idx().x as usize;

@@ -15,7 +15,7 @@ pub const BLOCK: u32 = 256;
 
 kernel! {
     /// RACY (the seed): phase 2 reads and writes `data` in the same interval.
-    pub fn multi_phase_seed(data: GlobalMut<f32>, workspace: GlobalMut<u32>) {
+    pub fn multi_phase_seed<'a>(data: GlobalMut<'a, f32>, workspace: GlobalMut<'a, u32>) {
         let grid = this_grid(workspace);
         let idx = grid.thread_rank() as usize;
         let n = data.len();
@@ -31,7 +31,7 @@ kernel! {
 
 kernel! {
     /// Race-free: read the neighbour, `grid.sync()`, then write.
-    pub fn multi_phase(data: GlobalMut<f32>, workspace: GlobalMut<u32>) {
+    pub fn multi_phase<'a>(data: GlobalMut<'a, f32>, workspace: GlobalMut<'a, u32>) {
         let grid = this_grid(workspace);
         let idx = grid.thread_rank() as usize;
         let n = data.len();

@@ -42,7 +42,7 @@ pub const SHARED_BYTES: usize = Counts::BYTES;
 kernel! {
     /// `hist[b] += count of b in data` for every byte value b (hist zeroed by the host; 256 bins).
     /// Launch: `BLOCK` threads, `SHARED_BYTES`, any 1-D grid.
-    pub fn histogram_fast(data: Global<u8>, hist: GlobalMut<u32>) {
+    pub fn histogram_fast<'a>(data: Global<'a, u8>, hist: GlobalMut<'a, u32>) {
         let counts = Counts::view().lanes;
         let (t, threads) = (thread_idx().x as usize, block_dim().x as usize);
         let mut k = t;

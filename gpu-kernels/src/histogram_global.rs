@@ -19,7 +19,7 @@ pub const NUM_BINS: usize = 256;
 
 kernel! {
     /// The chapter's §5.5.1 kernel: `atomicAdd(&hist[data[i]], 1)` for every `i < n`.
-    pub fn histogram_global(data: Global<u8>, hist: GlobalMut<u32>) {
+    pub fn histogram_global<'a>(data: Global<'a, u8>, hist: GlobalMut<'a, u32>) {
         let i = thread::global_index_x();
         if i < data.len() {
             hist.atomic(data.get(i) as usize).fetch_add(1);

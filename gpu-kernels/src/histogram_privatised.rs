@@ -27,7 +27,7 @@ pub const SHARED_BYTES: usize = Scratch::BYTES;
 
 kernel! {
     /// `hist[b] += count of b in data` for every byte value b (hist zeroed by the host; 256 bins).
-    pub fn histogram_privatised(data: Global<u8>, hist: GlobalMut<u32>) {
+    pub fn histogram_privatised<'a>(data: Global<'a, u8>, hist: GlobalMut<'a, u32>) {
         let bins = Scratch::view().bins;
         let (tid, step) = (thread_idx().x as usize, block_dim().x as usize);
         let mut b = tid;

@@ -15,7 +15,7 @@ pub const BLOCK: u32 = 256;
 
 kernel! {
     /// RACY: `hist[data[i]] += 1` with a plain load and store.
-    pub fn histogram_racy(data: Global<u8>, hist: GlobalMut<u32>) {
+    pub fn histogram_racy<'a>(data: Global<'a, u8>, hist: GlobalMut<'a, u32>) {
         let i = thread::global_index_x();
         if i < data.len() {
             let bin = data.get(i) as usize;

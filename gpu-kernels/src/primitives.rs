@@ -43,7 +43,7 @@ fn shfl_mode<T: ShflValue>(v: T, mode: u32, b: u32, width: u32) -> T {
 kernel! {
     /// `out[i]` = the shuffle of `input[i]` (mode, operand `b`, width, type as bit patterns in u64).
     /// Launch with whole warps.
-    pub fn prim_shfl(input: Global<u64>, out: GlobalMut<u64>, mode: u32, b: u32, width: u32, ty: u32) {
+    pub fn prim_shfl<'a>(input: Global<'a, u64>, out: GlobalMut<'a, u64>, mode: u32, b: u32, width: u32, ty: u32) {
         let i = global_index_x();
         let x = input.get(i);
         let r = match ty {
@@ -77,7 +77,7 @@ kernel! {
     /// shuffles). Writes `out[3i..3i+3]` = `[u32 result, u64 result low word, u64 result high word]`:
     /// the lane read (the caller's own when the source is out of range), then that lane and it + 100.
     /// Launch with whole warps.
-    pub fn prim_shfl_table(ops: Global<u32>, out: GlobalMut<u32>, mode: u32, width: u32) {
+    pub fn prim_shfl_table<'a>(ops: Global<'a, u32>, out: GlobalMut<'a, u32>, mode: u32, width: u32) {
         let i = global_index_x();
         let lane = warp::lane_id();
         let b = ops.get(i);
@@ -96,7 +96,7 @@ pub const VOTE_WORDS: usize = 7;
 kernel! {
     /// Per thread `i` with predicate `preds[i] != 0`, writes `out[7i..7i+7]` =
     /// `[ballot(full), any(full), all(full), ballot(own half-warp), lane_id, active_mask, warp_id]`.
-    pub fn prim_vote(preds: Global<u32>, out: GlobalMut<u32>) {
+    pub fn prim_vote<'a>(preds: Global<'a, u32>, out: GlobalMut<'a, u32>) {
         let i = global_index_x();
         let p = preds.get(i) != 0;
         let lane = warp::lane_id();
@@ -121,7 +121,7 @@ kernel! {
 kernel! {
     /// Per thread: `out[3i..3i+3]` = `[sync_threads_count(p), sync_threads_and(p), sync_threads_or(p)]`
     /// with `p = preds[i] != 0`.
-    pub fn prim_barrier(preds: Global<u32>, out: GlobalMut<u32>) {
+    pub fn prim_barrier<'a>(preds: Global<'a, u32>, out: GlobalMut<'a, u32>) {
         let i = global_index_x();
         let p = preds.get(i) != 0;
         let c = sync_threads_count(p);
@@ -195,7 +195,7 @@ macro_rules! int_kernel {
         kernel! {
             /// Every thread `i` applies `op` with `vals[i]` to one cell at `scope` and writes the old
             /// value to `olds[i]`.
-            pub fn $name(vals: Global<$t>, cells: GlobalMut<$t>, olds: GlobalMut<$t>, op: u32, scope: u32) {
+            pub fn $name<'a>(vals: Global<'a, $t>, cells: GlobalMut<'a, $t>, olds: GlobalMut<'a, $t>, op: u32, scope: u32) {
                 let i = global_index_x();
                 if i < vals.len() {
                     let old = int_scoped(cells, op, scope, vals.get(i), |x| x.wrapping_add(1));
@@ -219,7 +219,7 @@ fn u32_op<S: Scope, Sp: Space>(a: AtomicRef<u32, S, Sp>, op: u32, v: u32) -> u32
 
 kernel! {
     /// As the other `prim_atomic_*` kernels, plus `inc`/`dec` with limit `INC_LIMIT`.
-    pub fn prim_atomic_u32(vals: Global<u32>, cells: GlobalMut<u32>, olds: GlobalMut<u32>, op: u32, scope: u32) {
+    pub fn prim_atomic_u32<'a>(vals: Global<'a, u32>, cells: GlobalMut<'a, u32>, olds: GlobalMut<'a, u32>, op: u32, scope: u32) {
         let i = global_index_x();
         if i < vals.len() {
             let v = vals.get(i);
@@ -242,7 +242,7 @@ fn float_op<T: AtomicFloat + PartialEq, S: Scope, Sp: Space>(a: AtomicRef<T, S, 
 
 kernel! {
     /// f32: add (at `scope`) or exch; olds recorded.
-    pub fn prim_atomic_f32(vals: Global<f32>, cells: GlobalMut<f32>, olds: GlobalMut<f32>, op: u32, scope: u32) {
+    pub fn prim_atomic_f32<'a>(vals: Global<'a, f32>, cells: GlobalMut<'a, f32>, olds: GlobalMut<'a, f32>, op: u32, scope: u32) {
         let i = global_index_x();
         if i < vals.len() {
             let v = vals.get(i);
@@ -258,7 +258,7 @@ kernel! {
 
 kernel! {
     /// f64: native add, exch, or the CAS-loop add (`OP_CAS_ADD_F64`); olds recorded.
-    pub fn prim_atomic_f64(vals: Global<f64>, cells: GlobalMut<f64>, olds: GlobalMut<f64>, op: u32, scope: u32) {
+    pub fn prim_atomic_f64<'a>(vals: Global<'a, f64>, cells: GlobalMut<'a, f64>, olds: GlobalMut<'a, f64>, op: u32, scope: u32) {
         let i = global_index_x();
         if i < vals.len() {
             let v = vals.get(i);
@@ -285,7 +285,7 @@ pub const SHARED_ATOMIC_BYTES: usize = Cells::BYTES;
 kernel! {
     /// Shared-memory atomics per block: add (olds recorded), max, cas-increment, f32 add.
     /// `out[4b..4b+4]` = the block's final `[sum, max, cas count, float sum bits]`.
-    pub fn prim_atomic_shared(vals: Global<u32>, olds: GlobalMut<u32>, out: GlobalMut<u32>) {
+    pub fn prim_atomic_shared<'a>(vals: Global<'a, u32>, olds: GlobalMut<'a, u32>, out: GlobalMut<'a, u32>) {
         let Cells { ints: c, float: f } = Cells::view();
         let t = thread_idx().x;
         if t == 0 {
@@ -322,7 +322,7 @@ kernel! {
     /// flag 2: system-scope fence and release/acquire.
     /// The consumer copies `data` into `copy[k * n ..]` for each way k; `status[k]` = 1 on success,
     /// 2 on spin timeout. Needs both blocks resident at once (2 blocks always are).
-    pub fn prim_message(data: GlobalMut<u32>, flags: GlobalMut<u32>, copy: GlobalMut<u32>, status: GlobalMut<u32>) {
+    pub fn prim_message<'a>(data: GlobalMut<'a, u32>, flags: GlobalMut<'a, u32>, copy: GlobalMut<'a, u32>, status: GlobalMut<'a, u32>) {
         let n = data.len();
         let t = thread_idx().x as usize;
         let step = gpu_std::thread::block_dim().x as usize;
@@ -402,7 +402,7 @@ kernel! {
     /// `GRID_ROUNDS` rounds of `b[i] = a[i] + a[(i + 1) % n]` ping-ponging between `a` and `b`
     /// (`a` = `bufs[0..n]`, `b` = `bufs[n..2n]`), a grid barrier after each round. One element per thread.
     /// Cooperative launch only.
-    pub fn prim_grid_sync(bufs: GlobalMut<u32>, workspace: GlobalMut<u32>) {
+    pub fn prim_grid_sync<'a>(bufs: GlobalMut<'a, u32>, workspace: GlobalMut<'a, u32>) {
         let grid = this_grid(workspace);
         let n = bufs.len() / 2;
         let i = grid.thread_rank() as usize;
@@ -419,7 +419,7 @@ kernel! {
 
 kernel! {
     /// Warp tiles: `out32[t]` = sum over 32-thread tile t, `out16[t]` = sum over 16-thread tile t.
-    pub fn prim_tile(input: Global<f32>, out32: GlobalMut<f32>, out16: GlobalMut<f32>) {
+    pub fn prim_tile<'a>(input: Global<'a, f32>, out32: GlobalMut<'a, f32>, out16: GlobalMut<'a, f32>) {
         let i = global_index_x();
         let v = input.get(i);
         let t32 = tiled_partition::<32>();
@@ -442,7 +442,7 @@ kernel! {
     /// Misuse kept on purpose: every lane calls a shuffle whose mask leaves lane 0 out, so lane 0 is
     /// not in its own mask (undefined in PTX). The safe shuffle checks that precondition: on a GPU lane
     /// 0 prints the reason and traps, and the launch fails; the emulator reports the lane and mask.
-    pub fn prim_shfl_lane_not_in_mask(out: GlobalMut<u32>) {
+    pub fn prim_shfl_lane_not_in_mask<'a>(out: GlobalMut<'a, u32>) {
         let lane = warp::lane_id();
         out.set(global_index_x(), warp::shfl_down(!1u32, lane, 1));
     }

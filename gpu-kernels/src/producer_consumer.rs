@@ -62,14 +62,14 @@ fn run(buffer: GlobalMut<f32>, flag: GlobalMut<u32>, copy: GlobalMut<f32>, statu
 
 kernel! {
     /// Launch 2 blocks: block 0 produces `buffer[i] = i`, block 1 copies it into `copy` once flagged.
-    pub fn producer_consumer(buffer: GlobalMut<f32>, flag: GlobalMut<u32>, copy: GlobalMut<f32>, status: GlobalMut<u32>) {
+    pub fn producer_consumer<'a>(buffer: GlobalMut<'a, f32>, flag: GlobalMut<'a, u32>, copy: GlobalMut<'a, f32>, status: GlobalMut<'a, u32>) {
         run(buffer, flag, copy, status, true)
     }
 }
 
 kernel! {
     /// RACY: the producer's thread 0 sets the flag without `__threadfence()` first.
-    pub fn producer_consumer_no_fence(buffer: GlobalMut<f32>, flag: GlobalMut<u32>, copy: GlobalMut<f32>, status: GlobalMut<u32>) {
+    pub fn producer_consumer_no_fence<'a>(buffer: GlobalMut<'a, f32>, flag: GlobalMut<'a, u32>, copy: GlobalMut<'a, f32>, status: GlobalMut<'a, u32>) {
         run(buffer, flag, copy, status, false)
     }
 }
@@ -77,7 +77,7 @@ kernel! {
 kernel! {
     /// Thread 0 waits (bounded) for a flag that nothing sets; `status[0]` = `TIMED_OUT` after
     /// `SPIN_LIMIT` polls on a GPU. The emulator reports the spin long before.
-    pub fn wait_for_flag(flag: GlobalMut<u32>, status: GlobalMut<u32>) {
+    pub fn wait_for_flag<'a>(flag: GlobalMut<'a, u32>, status: GlobalMut<'a, u32>) {
         if thread_idx().x == 0 {
             let mut spins = 0u32;
             while flag.get_volatile(0) == 0 && spins < SPIN_LIMIT {

@@ -248,19 +248,19 @@ fn reduce_fast<T: Summand>(
 kernel! {
     /// `out[0] = sum(input)` in `f32`. Launch: `BLOCK` threads, `SHARED_BYTES`, any 1-D grid; `partials`
     /// holds at least `vblocks` elements; `ticket[0]` is 0 at launch (every launch leaves it 0).
-    pub fn reduce_fast_f32(input: Global<f32>, vblocks: u32, partials: GlobalMut<f32>, ticket: GlobalMut<u32>, out: GlobalMut<f32>) {
+    pub fn reduce_fast_f32<'a>(input: Global<'a, f32>, vblocks: u32, partials: GlobalMut<'a, f32>, ticket: GlobalMut<'a, u32>, out: GlobalMut<'a, f32>) {
         reduce_fast(input, vblocks, partials, ticket, out)
     }
 }
 kernel! {
     /// `out[0] = sum(input)` in `f64`; launch as [`reduce_fast_f32`].
-    pub fn reduce_fast_f64(input: Global<f64>, vblocks: u32, partials: GlobalMut<f64>, ticket: GlobalMut<u32>, out: GlobalMut<f64>) {
+    pub fn reduce_fast_f64<'a>(input: Global<'a, f64>, vblocks: u32, partials: GlobalMut<'a, f64>, ticket: GlobalMut<'a, u32>, out: GlobalMut<'a, f64>) {
         reduce_fast(input, vblocks, partials, ticket, out)
     }
 }
 kernel! {
     /// `out[0] = sum(input)` in `i32`, wrapping on overflow; launch as [`reduce_fast_f32`].
-    pub fn reduce_fast_i32(input: Global<i32>, vblocks: u32, partials: GlobalMut<i32>, ticket: GlobalMut<u32>, out: GlobalMut<i32>) {
+    pub fn reduce_fast_i32<'a>(input: Global<'a, i32>, vblocks: u32, partials: GlobalMut<'a, i32>, ticket: GlobalMut<'a, u32>, out: GlobalMut<'a, i32>) {
         reduce_fast(input, vblocks, partials, ticket, out)
     }
 }

@@ -44,7 +44,7 @@ pub fn block_reduce_sum(val: f32, warp_sums: SharedSlice<f32>) -> f32 {
 kernel! {
     /// `output[0] += sum(input)` (output zeroed by the host). Launch: `BLOCK` threads,
     /// `SHARED_BYTES` of shared memory, any grid (capped at `MAX_GRID`).
-    pub fn reduce_sum(input: Global<f32>, output: GlobalMut<f32>) {
+    pub fn reduce_sum<'a>(input: Global<'a, f32>, output: GlobalMut<'a, f32>) {
         let mut sum = 0.0f32;
         for i in grid_stride(input.len()) {
             sum += input.get(i);

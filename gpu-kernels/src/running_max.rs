@@ -47,7 +47,7 @@ pub const KEY_NEG_INF: u32 = float_key(f32::NEG_INFINITY);
 
 kernel! {
     /// `atomicMax(&cell[0], vals[i])` for every `i`; `olds[i]` = the maximum before thread i's update.
-    pub fn running_max_i32(vals: Global<i32>, cell: GlobalMut<i32>, olds: Output<i32>) {
+    pub fn running_max_i32<'a>(vals: Global<'a, i32>, cell: GlobalMut<'a, i32>, olds: Output<'a, i32>) {
         let i = global_index_x();
         if i < vals.len() {
             let old = cell.atomic(0).fetch_max(vals.get(i));
@@ -60,7 +60,7 @@ kernel! {
 
 kernel! {
     /// `atomicMin(&cell[0], vals[i])` for every `i`; `olds[i]` = the minimum before.
-    pub fn running_min_i32(vals: Global<i32>, cell: GlobalMut<i32>, olds: Output<i32>) {
+    pub fn running_min_i32<'a>(vals: Global<'a, i32>, cell: GlobalMut<'a, i32>, olds: Output<'a, i32>) {
         let i = global_index_x();
         if i < vals.len() {
             let old = cell.atomic(0).fetch_min(vals.get(i));
@@ -73,7 +73,7 @@ kernel! {
 
 kernel! {
     /// `atomicSub(&cell[0], vals[i])` for every `i`; `olds[i]` = the value before.
-    pub fn countdown_sub_i32(vals: Global<i32>, cell: GlobalMut<i32>, olds: Output<i32>) {
+    pub fn countdown_sub_i32<'a>(vals: Global<'a, i32>, cell: GlobalMut<'a, i32>, olds: Output<'a, i32>) {
         let i = global_index_x();
         if i < vals.len() {
             let old = cell.atomic(0).fetch_sub(vals.get(i));
@@ -87,7 +87,7 @@ kernel! {
 kernel! {
     /// Float running maximum through keys: `cell[0]` holds [`float_key`] of the maximum (initially
     /// [`KEY_NEG_INF`]); `olds[i]` = the maximum before thread i's update, as a float.
-    pub fn running_max_f32_bits(vals: Global<f32>, cell: GlobalMut<u32>, olds: Output<f32>) {
+    pub fn running_max_f32_bits<'a>(vals: Global<'a, f32>, cell: GlobalMut<'a, u32>, olds: Output<'a, f32>) {
         let i = global_index_x();
         if i < vals.len() {
             let v = vals.get(i);
@@ -104,7 +104,7 @@ kernel! {
     /// Float running maximum by a CAS loop on the float cell (initially `-inf`): while `v` is above the
     /// current value, try to swap it in. `olds[i]` = the value thread i's update replaced, or the
     /// value it found at least as large (then it writes nothing).
-    pub fn running_max_f32_cas(vals: Global<f32>, cell: GlobalMut<f32>, olds: Output<f32>) {
+    pub fn running_max_f32_cas<'a>(vals: Global<'a, f32>, cell: GlobalMut<'a, f32>, olds: Output<'a, f32>) {
         let i = global_index_x();
         if i < vals.len() {
             let v = vals.get(i);

@@ -35,7 +35,7 @@ pub const SHARED_BYTES: usize = Scratch::BYTES;
 kernel! {
     /// `g_data[i] = g_data[i] * 2 + 1` for every i, each under the block's shared-memory lock.
     /// `errors[0]` counts lock attempts that gave up.
-    pub fn locked_critical_section(g_data: GlobalMut<f32>, errors: GlobalMut<u32>) {
+    pub fn locked_critical_section<'a>(g_data: GlobalMut<'a, f32>, errors: GlobalMut<'a, u32>) {
         let lock = Scratch::view().lock;
         if thread_idx().x == 0 {
             lock.set(0, 0);
@@ -64,7 +64,7 @@ kernel! {
 kernel! {
     /// `counter[0] += 1` by every thread of the grid with a plain load and store, under a global lock
     /// (`lock[0]`). `errors[0]` counts threads that gave up on the lock.
-    pub fn global_lock_counter(lock: GlobalMut<u32>, counter: GlobalMut<u32>, errors: GlobalMut<u32>) {
+    pub fn global_lock_counter<'a>(lock: GlobalMut<'a, u32>, counter: GlobalMut<'a, u32>, errors: GlobalMut<'a, u32>) {
         let mut spins = 0;
         loop {
             if lock.atomic(0).compare_and_swap(0, 1) == 0 {

@@ -80,14 +80,14 @@ fn tile_body(input: Global<f32>, output: Output<f32>, barrier: bool) {
 kernel! {
     /// The seed: `output[i]` = the stencil over the block's tile, neighbours outside the tile read as 0.
     /// Launch `BLOCK` threads per block, `SHARED_BYTES`, a grid covering `output.len()`.
-    pub fn stencil_tile(input: Global<f32>, output: Output<f32>) {
+    pub fn stencil_tile<'a>(input: Global<'a, f32>, output: Output<'a, f32>) {
         tile_body(input, output, true)
     }
 }
 
 kernel! {
     /// RACY: the seed without `__syncthreads()`.
-    pub fn stencil_no_barrier(input: Global<f32>, output: Output<f32>) {
+    pub fn stencil_no_barrier<'a>(input: Global<'a, f32>, output: Output<'a, f32>) {
         tile_body(input, output, false)
     }
 }
@@ -95,7 +95,7 @@ kernel! {
 kernel! {
     /// The true global stencil: `output[i] = 0.25 x[i-1] + 0.5 x[i] + 0.25 x[i+1]`, 0 outside the
     /// array. Launch `BLOCK` threads per block, `HALO_SHARED_BYTES`, a grid covering `output.len()`.
-    pub fn stencil_halo(input: Global<f32>, output: Output<f32>) {
+    pub fn stencil_halo<'a>(input: Global<'a, f32>, output: Output<'a, f32>) {
         let tile = HaloTile::view().tile;
         let t = thread_idx().x as usize;
         let start = block_idx().x as usize * B;

@@ -59,7 +59,7 @@ kernel! {
     /// `p = preds[i] != 0` for `i < n = preds.len()`. Every thread writes the three block words; threads
     /// with an element also the four warp words. `out` has `WORDS` x (threads in the grid) elements.
     /// Launch `BLOCK` threads per block, `SHARED_BYTES`.
-    pub fn sync_variants(preds: Global<u32>, out: Output<u32>) {
+    pub fn sync_variants<'a>(preds: Global<'a, u32>, out: Output<'a, u32>) {
         let i = global_index_x();
         let valid = i < preds.len();
         let p = valid && preds.get(i) != 0;

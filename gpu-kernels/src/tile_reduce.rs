@@ -15,7 +15,7 @@ pub const BLOCK: u32 = 256;
 
 kernel! {
     /// RACY (the seed, one block): `data[tile] = sum(data[32*tile .. 32*tile+32])` in place.
-    pub fn tile_reduce_seed(data: GlobalMut<f32>) {
+    pub fn tile_reduce_seed<'a>(data: GlobalMut<'a, f32>) {
         let tile = tiled_partition::<32>();
         let val = data.get(block_rank() as usize);
         let sum = tile.reduce_sum(val);
@@ -27,7 +27,7 @@ kernel! {
 
 kernel! {
     /// `out[t]` = sum of the 32 inputs of tile t of the grid (inputs past `n` count 0).
-    pub fn tile_reduce(input: Global<f32>, out: Output<f32, PerWarp>) {
+    pub fn tile_reduce<'a>(input: Global<'a, f32>, out: Output<'a, f32, PerWarp>) {
         let tile = tiled_partition::<32>();
         let i = block_idx().x as usize * gpu_std::thread::block_dim().x as usize + block_rank() as usize;
         let val = if i < input.len() { input.get(i) } else { 0.0 };

@@ -15,7 +15,7 @@ pub const BLOCK: u32 = 256;
 
 kernel! {
     /// `output[w] = sum(input[32w .. 32w+32])` for every warp `w` of the grid (missing inputs are 0).
-    pub fn warp_reduce(input: Global<f32>, output: Output<f32, PerWarp>) {
+    pub fn warp_reduce<'a>(input: Global<'a, f32>, output: Output<'a, f32, PerWarp>) {
         let i = thread::global_index_x();
         let v = if i < input.len() { input.get(i) } else { 0.0 };
         let sum = warp::reduce_sum_f32(v);
@@ -31,7 +31,7 @@ kernel! {
     /// full-mask shuffle, so the shuffle names lanes that never arrive. (On a GPU the shuffle does not
     /// wait for exited lanes, and the values read from them are unspecified: wrong sums, silently.)
     /// Never launched on a GPU.
-    pub fn warp_reduce_early_exit(input: Global<f32>, output: GlobalMut<f32>) {
+    pub fn warp_reduce_early_exit<'a>(input: Global<'a, f32>, output: GlobalMut<'a, f32>) {
         let i = thread::global_index_x();
         if i >= input.len() {
             return;

@@ -260,7 +260,7 @@ fn fence_released_spinlocks_are_clean_and_exact() {
 
 gpu_std::kernel! {
     /// Test-only: every thread adds 1 to `cell[0]` with a *block-scoped* atomic, across blocks.
-    pub fn block_scope_across_blocks(cell: GlobalMut<u32>) {
+    pub fn block_scope_across_blocks<'a>(cell: GlobalMut<'a, u32>) {
         cell.atomic_scoped::<gpu_std::Block>(0).fetch_add(1);
     }
 }
@@ -295,7 +295,7 @@ fn schedules_replay_exactly_and_differ_between_seeds() {
 fn kernel_panics_name_the_thread() {
     gpu_std::kernel! {
         /// Test-only: reads one past the end.
-        pub fn read_past_end(v: Global<u32>, out: GlobalMut<u32>) {
+        pub fn read_past_end<'a>(v: Global<'a, u32>, out: GlobalMut<'a, u32>) {
             let i = gpu_std::thread::global_index_x();
             out.set(i, v.get(i + 1));
         }
@@ -314,7 +314,7 @@ fn kernel_panics_name_the_thread() {
 
 gpu_std::kernel! {
     /// Test-only: the chapter's "never spin on a non-volatile flag" — a plain-load spin nobody ends.
-    pub fn spin_on_plain_flag(flag: GlobalMut<u32>) {
+    pub fn spin_on_plain_flag<'a>(flag: GlobalMut<'a, u32>) {
         while flag.get(0) == 0 {}
     }
 }

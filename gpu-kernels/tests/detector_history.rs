@@ -25,7 +25,7 @@ gpu_std::kernel! {
     /// thread 0 (a fence, then an atomic add on `done`), which waits for all, acquires, and writes
     /// `x[0]`. With `join != 0` thread `EARLY` releases to thread 0 too; otherwise its read races with
     /// the write.
-    pub fn many_readers(x: GlobalMut<u32>, go: GlobalMut<u32>, done: GlobalMut<u32>, sink: GlobalMut<u32>, join: u32) {
+    pub fn many_readers<'a>(x: GlobalMut<'a, u32>, go: GlobalMut<'a, u32>, done: GlobalMut<'a, u32>, sink: GlobalMut<'a, u32>, join: u32) {
         let me = thread_idx().x;
         if me == EARLY {
             sink.set(me as usize, x.get(0));
@@ -95,7 +95,7 @@ shared_layout! {
 gpu_std::kernel! {
     /// Test-only: the first `filled` threads of each block write their word of the shared tile; after
     /// a barrier every thread copies its own word to `out`.
-    pub fn partial_tile(out: GlobalMut<u32>, filled: u32) {
+    pub fn partial_tile<'a>(out: GlobalMut<'a, u32>, filled: u32) {
         let s = Tile::view().v;
         let me = thread_idx().x;
         if me < filled {
@@ -139,7 +139,7 @@ fn shared_memory_written_before_the_barrier_is_clean() {
 gpu_std::kernel! {
     /// Test-only: every thread adds 1 to bin `thread % 4` of a shared tile with a shared atomic, the
     /// bins cleared first by thread 0 (and a barrier) when `clear != 0`; thread 0 then copies the bins.
-    pub fn shared_bins(out: GlobalMut<u32>, clear: u32) {
+    pub fn shared_bins<'a>(out: GlobalMut<'a, u32>, clear: u32) {
         let bins = Tile::view().v;
         let me = thread_idx().x as usize;
         if clear != 0 && me == 0 {
@@ -191,7 +191,7 @@ fn neighbour(k: usize, how: u32) -> usize {
 gpu_std::kernel! {
     /// Test-only, one block of 64 threads: each thread clears its word of a shared tile (then a
     /// barrier), writes it, and reads its neighbour's word (see `neighbour`) as `how` says.
-    pub fn ring(out: GlobalMut<u32>, how: u32) {
+    pub fn ring<'a>(out: GlobalMut<'a, u32>, how: u32) {
         let s = Tile::view().v;
         let me = thread_idx().x as usize;
         s.set(me, 0);

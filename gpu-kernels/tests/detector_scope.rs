@@ -32,7 +32,7 @@ const N: usize = 8;
 gpu_std::kernel! {
     /// Test-only: the first thread of the launch writes `data` and raises `flag`, releasing as `how`
     /// says; the last thread waits for the flag, acquiring as `how` says, and copies `data` to `copy`.
-    pub fn publish(data: GlobalMut<u32>, flag: GlobalMut<u32>, copy: GlobalMut<u32>, how: u32) {
+    pub fn publish<'a>(data: GlobalMut<'a, u32>, flag: GlobalMut<'a, u32>, copy: GlobalMut<'a, u32>, how: u32) {
         let me = global_index_x();
         let last = (grid_dim().x * block_dim().x) as usize - 1;
         if me == 0 {
@@ -227,7 +227,7 @@ fn lock_fence(how: u32) {
 gpu_std::kernel! {
     /// Test-only: every thread adds 1 to `counter[0]` with a plain load and store, under the lock
     /// `lock[0]` built as `how` says.
-    pub fn lock_counter(lock: GlobalMut<u32>, counter: GlobalMut<u32>, how: u32) {
+    pub fn lock_counter<'a>(lock: GlobalMut<'a, u32>, counter: GlobalMut<'a, u32>, how: u32) {
         loop {
             let old = if how == LOCK_BLOCK_ATOMICS {
                 lock.atomic_scoped::<Block>(0).compare_and_swap(0, 1)

@@ -16,7 +16,7 @@ fn tile_elems<T>() -> usize {
 }
 
 /// A view of `buf.data[skip..]`: with `skip` not a multiple of 16 bytes, the input has a head.
-fn from<T: Pod>(buf: &Buf<T>, skip: usize) -> Global<T> {
+fn from<T: Pod>(buf: &Buf<T>, skip: usize) -> Global<'_, T> {
     // SAFETY: a sub-range of the Vec, which outlives the launch and is not written during it.
     unsafe { Global::from_raw_parts(buf.data.as_ptr().add(skip), buf.data.len() - skip) }
 }
@@ -35,7 +35,11 @@ impl<T: Pod> Work<T> {
             out: Buf::new("out", vec![T::default()]),
         }
     }
-    fn args(&mut self, input: Global<T>, vblocks: u32) -> (Global<T>, u32, GlobalMut<T>, GlobalMut<u32>, GlobalMut<T>) {
+    fn args<'a>(
+        &mut self,
+        input: Global<'a, T>,
+        vblocks: u32,
+    ) -> (Global<'a, T>, u32, GlobalMut<'a, T>, GlobalMut<'a, u32>, GlobalMut<'a, T>) {
         (input, vblocks, self.partials.view_mut(), self.ticket.view_mut(), self.out.view_mut())
     }
 }
@@ -159,12 +163,12 @@ mod last_block {
         }
     }
     kernel! {
-        pub fn last_block_acquires(partials: GlobalMut<u32>, ticket: GlobalMut<u32>, out: GlobalMut<u32>) {
+        pub fn last_block_acquires<'a>(partials: GlobalMut<'a, u32>, ticket: GlobalMut<'a, u32>, out: GlobalMut<'a, u32>) {
             body(partials, ticket, out, false)
         }
     }
     kernel! {
-        pub fn last_block_fence_after_barrier(partials: GlobalMut<u32>, ticket: GlobalMut<u32>, out: GlobalMut<u32>) {
+        pub fn last_block_fence_after_barrier<'a>(partials: GlobalMut<'a, u32>, ticket: GlobalMut<'a, u32>, out: GlobalMut<'a, u32>) {
             body(partials, ticket, out, true)
         }
     }

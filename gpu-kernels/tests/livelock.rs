@@ -41,7 +41,7 @@ fn livelock(launch: impl FnOnce() -> Result<emu::Outcome, EmuError>) -> Livelock
 
 kernel! {
     /// Every thread spins on `atomicCAS(lock, 0, 1)`; the host leaves the lock word at 1.
-    pub fn cas_spin_on_taken_word(lock: GlobalMut<u32>) {
+    pub fn cas_spin_on_taken_word<'a>(lock: GlobalMut<'a, u32>) {
         while lock.atomic(0).compare_and_swap(0, 1) != 0 {} // @taken-word
     }
 }
@@ -69,7 +69,7 @@ fn cas_spin_on_a_word_that_already_holds_one_is_a_livelock() {
 
 kernel! {
     /// The first thread to take the lock records itself in `owner` and exits without releasing it.
-    pub fn lock_never_released(lock: GlobalMut<u32>, owner: GlobalMut<u32>) {
+    pub fn lock_never_released<'a>(lock: GlobalMut<'a, u32>, owner: GlobalMut<'a, u32>) {
         while lock.atomic(0).compare_and_swap(0, 1) != 0 {} // @never-released
         owner.set(0, global_index_x() as u32);
     }
@@ -115,7 +115,7 @@ shared_layout! {
 kernel! {
     /// A per-block shared-memory lock whose holder waits at a block barrier before releasing it: the
     /// others spin for the lock and never reach the barrier.
-    pub fn lock_held_across_barrier(out: GlobalMut<u32>) {
+    pub fn lock_held_across_barrier<'a>(out: GlobalMut<'a, u32>) {
         let lock = LockWord::view().lock;
         if thread_idx().x == 0 {
             lock.set(0, 0);
@@ -163,7 +163,7 @@ fn a_lock_held_across_a_barrier_is_a_livelock_naming_the_holder_and_the_spinners
 
 kernel! {
     /// A global lock taken before a block barrier and released after it (one block).
-    pub fn global_lock_across_barrier(lock: GlobalMut<u32>) {
+    pub fn global_lock_across_barrier<'a>(lock: GlobalMut<'a, u32>) {
         while lock.atomic(0).compare_and_swap(0, 1) != 0 { // @global-lock
             gpu_std::fence::nanosleep(32);
         }
@@ -269,7 +269,7 @@ fn producer_consumer_makes_progress_even_with_a_tiny_poll_limit() {
 kernel! {
     /// Lock-free: every thread adds to a counter with a compare-and-swap loop that retries while other
     /// threads change the value. Failed compares are polls, but the winners' writes are progress.
-    pub fn cas_increment(counter: GlobalMut<u32>) {
+    pub fn cas_increment<'a>(counter: GlobalMut<'a, u32>) {
         let mut old = counter.get_volatile(0);
         loop {
             let seen = counter.atomic(0).compare_and_swap(old, old + 1);
@@ -296,7 +296,7 @@ fn contended_compare_and_swap_loops_are_not_livelocks() {
 kernel! {
     /// Thread 0 spins on a plain load of a flag nobody sets (a plain load is not a poll: a thread
     /// reading its input must not look stuck); the others wait for it at a barrier.
-    pub fn plain_spin_before_barrier(flag: GlobalMut<u32>) {
+    pub fn plain_spin_before_barrier<'a>(flag: GlobalMut<'a, u32>) {
         if thread_idx().x == 0 {
             while flag.get(0) == 0 {} // @plain-spin
         }

@@ -25,17 +25,17 @@ pub const GRID_BARRIER_SPIN_LIMIT: u32 = 1 << 24;
 
 /// The grid as a cooperative group (`cg::this_grid()`).
 #[derive(Clone, Copy, Debug)]
-pub struct Grid {
-    workspace: GlobalMut<u32>,
+pub struct Grid<'a> {
+    workspace: GlobalMut<'a, u32>,
 }
 
 /// The grid of the current launch, with its barrier workspace.
 #[inline(always)]
-pub fn this_grid(workspace: GlobalMut<u32>) -> Grid {
+pub fn this_grid(workspace: GlobalMut<'_, u32>) -> Grid<'_> {
     Grid { workspace }
 }
 
-impl Grid {
+impl Grid<'_> {
     /// Threads in the grid.
     #[inline(always)]
     pub fn size(&self) -> u64 {

@@ -88,25 +88,70 @@ fn panic(_: &core::panic::PanicInfo) -> ! {
 /// declares, and `run` its body: launchers pass an `Args` tuple to that entry. Write kernels with
 /// [`kernel!`], which guarantees both; a GPU launcher also checks the count and sizes of the
 /// parameters against the module before each launch.
+///
+/// A hand-written implementation must say `unsafe impl`:
+///
+/// ```compile_fail,E0200
+/// struct Fake;
+/// impl gpu_std::Kernel for Fake { // error: the trait requires an `unsafe impl` declaration
+///     const NAME: &'static str = "saxpy";
+///     type Args<'a> = (u32,);
+///     fn run<'a>(_: (u32,)) {}
+/// }
+/// ```
 #[cfg(not(target_arch = "nvptx64"))]
 pub unsafe trait Kernel {
     /// The `.entry` name in the PTX module.
     const NAME: &'static str;
     /// The parameter names, in declaration order (for reports: a view's parameter names its memory).
     const PARAMS: &'static [&'static str] = &[];
-    /// The parameters, as a tuple of [`KernelParam`]s, in declaration order.
-    type Args: KernelArgs;
-    /// Runs the kernel body for the calling emulated thread.
-    fn run(args: Self::Args);
+    /// The parameters, as a tuple of [`KernelParam`]s, in declaration order, with views valid for the
+    /// launch `'a`.
+    type Args<'a>: KernelArgs;
+    /// Runs the kernel body for the calling emulated thread. The body gets its views for a lifetime it
+    /// cannot name, so it cannot keep them past the launch.
+    fn run<'a>(args: Self::Args<'a>);
 }
 
 /// Defines a kernel once for both targets.
 ///
-/// On nvptx it becomes `#[no_mangle] pub unsafe extern "gpu-kernel" fn name(...)`, a PTX `.entry`.
-/// On the host it becomes a unit struct implementing [`Kernel`], whose `run` is the same body, for the
+/// ```
+/// gpu_std::kernel! {
+///     /// `y[i] = a * x[i] + y[i]`.
+///     pub fn saxpy<'a>(a: f32, x: gpu_std::Global<'a, f32>, y: gpu_std::GlobalMut<'a, f32>) {
+///         let i = gpu_std::thread::global_index_x();
+///         if i < y.len() {
+///             y.set(i, a * x.get(i) + y.get(i));
+///         }
+///     }
+/// }
+/// ```
+///
+/// Views carry the lifetime of the launch: a kernel that takes views declares it (`<'a>`) and gives it
+/// to each view. A kernel without views needs none.
+///
+/// On nvptx it becomes `#[no_mangle] pub extern "gpu-kernel" fn name(...)`, a PTX `.entry`. On the
+/// host it becomes a unit struct implementing [`Kernel`], whose `run` is the same body, for the
 /// emulator. Parameters must be [`KernelParam`]s ([`Pod`] scalars and global-memory views): anything
 /// else is a compile error on both targets.
 ///
+/// The body is safe code on both targets (it is the body of a safe function): an unsafe operation in
+/// it needs an `unsafe` block, as anywhere else.
+///
+/// ```compile_fail,E0133
+/// gpu_std::kernel! {
+///     pub fn raw_store(addr: u64) {
+///         *(addr as *mut u32) = 0xdeadbeef; // error: dereference of raw pointer is unsafe
+///     }
+/// }
+/// ```
+/// ```compile_fail,E0133
+/// gpu_std::kernel! {
+///     pub fn bad_mask(x: u32) {
+///         let _ = gpu_std::warp::shfl_unchecked(gpu_std::warp::ShflMode::Idx, 0, x, 0, 32); // error: call to unsafe function
+///     }
+/// }
+/// ```
 /// ```compile_fail,E0277
 /// gpu_std::kernel! {
 ///     pub fn takes_usize(n: usize) { let _ = n; }
@@ -128,15 +173,22 @@ pub unsafe trait Kernel {
 #[macro_export]
 macro_rules! kernel {
     ($(#[$m:meta])* pub fn $name:ident($($arg:ident : $ty:ty),* $(,)?) $body:block) => {
+        $crate::kernel! { $(#[$m])* pub fn $name<'__launch>($($arg: $ty),*) $body }
+    };
+    ($(#[$m:meta])* pub fn $name:ident<$lt:lifetime>($($arg:ident : $ty:ty),* $(,)?) $body:block) => {
         $(#[$m])*
         #[cfg(target_arch = "nvptx64")]
         #[unsafe(no_mangle)]
         // Views are `#[repr(C)] {ptr, len}` structs; rustc passes them as `.param .align 8 .b8 p[16]`,
         // the layout CUDA C++ uses for a struct parameter (checked by a test over the built PTX).
         #[allow(improper_gpu_kernel_arg)]
-        pub unsafe extern "gpu-kernel" fn $name($($arg: $ty),*) {
+        pub extern "gpu-kernel" fn $name<$lt>($($arg: $ty),*) {
             $( $crate::memory::assert_param::<$ty>(); )*
-            $body
+            // The body is a safe function's, as on the host.
+            #[inline(always)]
+            #[allow(unused_variables)]
+            fn __gpu_std_kernel_body<$lt>($($arg: $ty),*) $body
+            __gpu_std_kernel_body($($arg),*)
         }
 
         $(#[$m])*
@@ -150,11 +202,13 @@ macro_rules! kernel {
         unsafe impl $crate::Kernel for $name {
             const NAME: &'static str = stringify!($name);
             const PARAMS: &'static [&'static str] = &[$(stringify!($arg)),*];
-            type Args = ($($ty,)*);
-            #[allow(unused_variables, unused_parens)]
-            fn run(args: Self::Args) {
+            type Args<$lt> = ($($ty,)*);
+            #[allow(unused_parens)]
+            fn run<$lt>(args: Self::Args<$lt>) {
+                #[allow(unused_variables)]
+                fn __gpu_std_kernel_body<$lt>($($arg: $ty),*) $body
                 let ($($arg,)*) = args;
-                $body
+                __gpu_std_kernel_body($($arg),*)
             }
         }
     };

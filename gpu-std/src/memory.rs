@@ -83,31 +83,47 @@ pub(crate) fn out_of_bounds(i: usize, len: usize) -> ! {
     panic!("index out of bounds: the len is {len} but the index is {i}")
 }
 
-/// A read-only view of `len` elements of global memory.
+/// A read-only view of `len` elements of global memory, valid for the launch `'a`.
+///
+/// A kernel receives its views for a lifetime it cannot name outside the launch, so it cannot keep one
+/// anywhere that outlives the launch (a `static`, a `thread_local`):
+///
+/// ```compile_fail,E0521
+/// std::thread_local! {
+///     static KEPT: std::cell::Cell<Option<gpu_std::GlobalMut<'static, u32>>> = const { std::cell::Cell::new(None) };
+/// }
+/// gpu_std::kernel! {
+///     pub fn keep<'a>(x: gpu_std::GlobalMut<'a, u32>) {
+///         KEPT.with(|k| k.set(Some(x))); // error: borrowed data escapes outside of function
+///     }
+/// }
+/// ```
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
-pub struct Global<T: Pod> {
+pub struct Global<'a, T: Pod> {
     ptr: *const T,
     len: usize,
+    _launch: PhantomData<&'a [T]>,
 }
 
 /// A read-write view of `len` elements of global memory, which any thread may write anywhere: the view
 /// for atomics, flags and the chapter's racy demonstrations. For results, prefer [`Output`].
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
-pub struct GlobalMut<T: Pod> {
+pub struct GlobalMut<'a, T: Pod> {
     ptr: *mut T,
     len: usize,
+    _launch: PhantomData<&'a [T]>,
 }
 
-impl<T: Pod> sealed::Sealed for Global<T> {}
-impl<T: Pod> KernelParam for Global<T> {
+impl<T: Pod> sealed::Sealed for Global<'_, T> {}
+impl<T: Pod> KernelParam for Global<'_, T> {
     fn region(&self) -> Option<(usize, usize)> {
         Some((self.ptr as usize, self.len * size_of::<T>()))
     }
 }
-impl<T: Pod> sealed::Sealed for GlobalMut<T> {}
-impl<T: Pod> KernelParam for GlobalMut<T> {
+impl<T: Pod> sealed::Sealed for GlobalMut<'_, T> {}
+impl<T: Pod> KernelParam for GlobalMut<'_, T> {
     fn region(&self) -> Option<(usize, usize)> {
         Some((self.ptr as usize, self.len * size_of::<T>()))
     }
@@ -210,7 +226,7 @@ macro_rules! view_write_methods {
 }
 pub(crate) use {view_read_methods, view_write_methods};
 
-impl<T: Pod> Global<T> {
+impl<'a, T: Pod> Global<'a, T> {
     /// A view of `len` elements at `ptr`.
     ///
     /// # Safety
@@ -218,7 +234,7 @@ impl<T: Pod> Global<T> {
     /// that stay valid for every launch the view is passed to. (Host code gets views from its buffers,
     /// which borrow the buffer instead.)
     pub const unsafe fn from_raw_parts(ptr: *const T, len: usize) -> Self {
-        Global { ptr, len }
+        Global { ptr, len, _launch: PhantomData }
     }
     /// The view's start and length, for splitting it into sub-views.
     #[inline(always)]
@@ -239,7 +255,7 @@ impl<T: Pod> Global<T> {
     }
 }
 
-impl<T: Pod> GlobalMut<T> {
+impl<'a, T: Pod> GlobalMut<'a, T> {
     /// A view of `len` writable elements at `ptr`.
     ///
     /// # Safety
@@ -247,14 +263,14 @@ impl<T: Pod> GlobalMut<T> {
     /// races, with unspecified values), but the memory must not be freed or reused while a launch
     /// that was given the view runs.
     pub const unsafe fn from_raw_parts(ptr: *mut T, len: usize) -> Self {
-        GlobalMut { ptr, len }
+        GlobalMut { ptr, len, _launch: PhantomData }
     }
     view_read_methods!(SpaceKind::Global);
     view_write_methods!(SpaceKind::Global, GlobalSpace, Device);
     /// The same memory, read-only.
     #[inline(always)]
-    pub fn as_global(&self) -> Global<T> {
-        Global { ptr: self.ptr, len: self.len }
+    pub fn as_global(&self) -> Global<'a, T> {
+        Global { ptr: self.ptr, len: self.len, _launch: PhantomData }
     }
 }
 
@@ -316,19 +332,19 @@ impl Owner for PerBlock {
 /// borrows exclusively, so no other argument of the launch aliases it.
 #[repr(C)]
 #[derive(Debug)]
-pub struct Output<T: Pod, O: Owner = PerThread> {
+pub struct Output<'a, T: Pod, O: Owner = PerThread> {
     ptr: *mut T,
     len: usize,
-    _owner: PhantomData<O>,
+    _owner: PhantomData<(O, &'a [T])>,
 }
-impl<T: Pod, O: Owner> Clone for Output<T, O> {
+impl<T: Pod, O: Owner> Clone for Output<'_, T, O> {
     fn clone(&self) -> Self {
         *self
     }
 }
-impl<T: Pod, O: Owner> Copy for Output<T, O> {}
-impl<T: Pod, O: Owner> sealed::Sealed for Output<T, O> {}
-impl<T: Pod, O: Owner> KernelParam for Output<T, O> {
+impl<T: Pod, O: Owner> Copy for Output<'_, T, O> {}
+impl<T: Pod, O: Owner> sealed::Sealed for Output<'_, T, O> {}
+impl<T: Pod, O: Owner> KernelParam for Output<'_, T, O> {
     fn region(&self) -> Option<(usize, usize)> {
         Some((self.ptr as usize, self.len * size_of::<T>()))
     }
@@ -372,7 +388,7 @@ impl<T: Pod> Slot<'_, T> {
     }
 }
 
-impl<T: Pod, O: Owner> Output<T, O> {
+impl<T: Pod, O: Owner> Output<'_, T, O> {
     /// An output view of `len` elements at `ptr`.
     ///
     /// # Safety
@@ -405,7 +421,7 @@ impl<T: Pod, O: Owner> Output<T, O> {
     }
 }
 
-impl<T: Pod> Output<T, PerThread> {
+impl<T: Pod> Output<'_, T, PerThread> {
     /// The elements the calling thread owns in a grid-stride loop over the whole view: its 1-D global
     /// index, then every `gridDim.x * blockDim.x` after it.
     #[inline(always)]
@@ -417,7 +433,7 @@ impl<T: Pod> Output<T, PerThread> {
 /// Iterator returned by [`Output::grid_stride`].
 #[derive(Debug)]
 pub struct OwnedSlots<'a, T: Pod> {
-    view: &'a Output<T, PerThread>,
+    view: &'a Output<'a, T, PerThread>,
     next: usize,
     step: usize,
 }

@@ -49,27 +49,28 @@ lanes!(u8 => 16, i8 => 16, u16 => 8, i16 => 8, u32 => 4, i32 => 4, f32 => 4, u64
 /// A read-only view of whole 16-byte groups of global memory, 16-byte aligned: vector `i` holds the
 /// elements `LANES * i .. LANES * (i + 1)`. Made by [`Global::split_vectors`].
 #[derive(Clone, Copy, Debug)]
-pub struct Vectors<T: Lanes> {
+pub struct Vectors<'a, T: Lanes> {
     ptr: *const T,
     len: usize,
+    _launch: core::marker::PhantomData<&'a [T]>,
 }
 
 /// A global view split at 16-byte boundaries: see the [module docs](self).
 #[derive(Clone, Copy, Debug)]
-pub struct Split<T: Lanes> {
+pub struct Split<'a, T: Lanes> {
     /// The elements before the first 16-byte boundary (fewer than `LANES`).
-    pub head: Global<T>,
+    pub head: Global<'a, T>,
     /// The whole 16-byte groups after them.
-    pub body: Vectors<T>,
+    pub body: Vectors<'a, T>,
     /// The elements after the last whole group (fewer than `LANES`).
-    pub tail: Global<T>,
+    pub tail: Global<'a, T>,
 }
 
-impl<T: Lanes> Global<T> {
+impl<'a, T: Lanes> Global<'a, T> {
     /// Splits the view into a head of single elements, a body of 16-byte vectors and a tail of single
     /// elements (see the [module docs](self)). Costs a few integer instructions, no memory access.
     #[inline(always)]
-    pub fn split_vectors(&self) -> Split<T> {
+    pub fn split_vectors(&self) -> Split<'a, T> {
         let (ptr, len) = self.raw_parts();
         let size = size_of::<T>();
         // Elements up to the next 16-byte boundary (the address is a multiple of `size`).
@@ -83,14 +84,14 @@ impl<T: Lanes> Global<T> {
         unsafe {
             Split {
                 head: Global::from_raw_parts(ptr, head),
-                body: Vectors { ptr: body_ptr, len: body },
+                body: Vectors { ptr: body_ptr, len: body, _launch: core::marker::PhantomData },
                 tail: Global::from_raw_parts(tail_ptr, tail),
             }
         }
     }
 }
 
-impl<T: Lanes> Vectors<T> {
+impl<T: Lanes> Vectors<'_, T> {
     /// Number of 16-byte vectors.
     #[inline(always)]
     pub fn len(&self) -> usize {

@@ -7,7 +7,7 @@ use gpu_std::{GlobalMut, Output, kernel};
 
 kernel! {
     /// Every thread increments `x[5]` with a plain load and store: a race on element 5.
-    pub fn racy_increment(x: GlobalMut<u32>) {
+    pub fn racy_increment<'a>(x: GlobalMut<'a, u32>) {
         x.set(5, x.get(5) + 1);
     }
 }
@@ -53,7 +53,7 @@ fn memory_no_name_covers_is_reported_by_parameter_address_and_index() {
 
 kernel! {
     /// Copies `src` into `out`, one element per thread.
-    pub fn copy(src: GlobalMut<u32>, out: Output<u32>) {
+    pub fn copy<'a>(src: GlobalMut<'a, u32>, out: Output<'a, u32>) {
         if let Some(o) = out.mine() {
             o.set(src.get(o.index()));
         }

@@ -29,7 +29,7 @@ fn t(block: u32, thread: u32) -> ThreadId {
 kernel! {
     /// Lanes 0..16 shuffle down by 8 under mask 0x0000ffff: lanes 8..16 read lanes 16..24, outside the
     /// mask. Lanes below `keep` store what they got.
-    pub fn half_warp_shuffle(input: Global<u32>, out: GlobalMut<u32>, keep: u32) {
+    pub fn half_warp_shuffle<'a>(input: Global<'a, u32>, out: GlobalMut<'a, u32>, keep: u32) {
         let lane = lane_id();
         if lane < 16 {
             let v = shfl_down(0x0000_ffff, input.get(lane as usize), 8); // @half-warp
@@ -87,7 +87,7 @@ fn a_kernel_that_never_uses_the_undefined_value_is_correct() {
 
 kernel! {
     /// Lanes 0..8 exchange f64 values with lane ^ 8 under mask 0x000000ff: every source is outside it.
-    pub fn f64_shuffle_outside_mask(out: GlobalMut<f64>) {
+    pub fn f64_shuffle_outside_mask<'a>(out: GlobalMut<'a, f64>) {
         let lane = lane_id();
         if lane < 8 {
             out.set(lane as usize, shfl_xor(0x0000_00ff, lane as f64, 8));
@@ -107,7 +107,7 @@ fn a_64_bit_shuffle_is_poisoned_in_both_halves() {
 
 kernel! {
     /// Every lane shuffles under a mask that names only lanes 0..16.
-    pub fn lane_outside_own_mask(out: GlobalMut<u32>) {
+    pub fn lane_outside_own_mask<'a>(out: GlobalMut<'a, u32>) {
         let v = shfl_down(0x0000_ffff, lane_id(), 1); // @own-mask
         out.set(lane_id() as usize, v);
     }
@@ -139,7 +139,7 @@ fn a_lane_outside_its_own_mask_traps_like_the_gpu() {
 
 kernel! {
     /// Odd threads wait at a barrier that even threads never reach.
-    pub fn odd_threads_wait(out: GlobalMut<u32>) {
+    pub fn odd_threads_wait<'a>(out: GlobalMut<'a, u32>) {
         if thread_idx().x % 2 == 1 {
             sync_threads(); // @odd-barrier
         }
@@ -169,7 +169,7 @@ fn a_deadlock_says_deadlock() {
 
 kernel! {
     /// Reads one element past the end of `v`.
-    pub fn read_past_end(v: Global<u32>, out: GlobalMut<u32>) {
+    pub fn read_past_end<'a>(v: Global<'a, u32>, out: GlobalMut<'a, u32>) {
         let i = global_index_x();
         out.set(i, v.get(i + 1)); // @past-end
     }
@@ -200,7 +200,7 @@ shared_layout! {
 
 kernel! {
     /// Zeroes the block's bins in shared memory.
-    pub fn uses_bins(out: GlobalMut<u32>) {
+    pub fn uses_bins<'a>(out: GlobalMut<'a, u32>) {
         let bins = Bins::view().bins;
         bins.set(thread_idx().x as usize, 0);
         out.set(0, 1);

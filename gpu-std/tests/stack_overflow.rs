@@ -21,7 +21,7 @@ fn deep_without_accesses(n: u32) -> u32 {
 
 kernel! {
     /// Block 1, thread 5 recurses `depth` levels with an access per level; everyone else returns.
-    pub fn recurse_with_accesses(v: GlobalMut<u32>, depth: u32) {
+    pub fn recurse_with_accesses<'a>(v: GlobalMut<'a, u32>, depth: u32) {
         if block_idx().x == 1 && thread_idx().x == 5 {
             let r = deep_with_accesses(depth, v);
             v.set(1, r);
@@ -31,7 +31,7 @@ kernel! {
 
 kernel! {
     /// Block 0, thread 3 recurses `depth` levels in its own code; everyone else returns.
-    pub fn recurse_in_registers(v: GlobalMut<u32>, depth: u32) {
+    pub fn recurse_in_registers<'a>(v: GlobalMut<'a, u32>, depth: u32) {
         if block_idx().x == 0 && thread_idx().x == 3 {
             let r = deep_without_accesses(depth);
             v.set(0, r);

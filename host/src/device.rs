@@ -46,9 +46,7 @@ pub fn open_with_ptx(
 ) -> anyhow::Result<(Device, Option<String>)> {
     Device::open(choice, &Ptx::file(ptx), emu_opts).map_err(|e| {
         if !ptx.exists() && e.downcast_ref::<NoGpu>().is_none() {
-            e.context(format!(
-                "build the module first: `cargo xtask build-ptx` (`-p CRATE` for a kernel crate other than gpu-kernels)"
-            ))
+            e.context("build the module first: `cargo xtask build-ptx` (`-p CRATE` for a kernel crate other than gpu-kernels)")
         } else {
             e
         }

@@ -53,3 +53,48 @@ fn a_missing_module_fails_on_the_gpu() {
     }
     must_fail(&std::env::temp_dir().join("no-such-module.ptx"));
 }
+
+/// A module whose `saxpy` has one `u32` parameter: what a stale module built from another version of
+/// the kernel looks like to the driver.
+const STALE_SAXPY: &str = ".version 7.8\n.target sm_90\n.address_size 64\n\
+    .visible .entry saxpy(.param .u32 saxpy_param_0)\n{\n\tret;\n}\n";
+
+#[test]
+fn a_stale_module_whose_kernel_takes_other_parameters_is_refused_before_the_launch() {
+    if gpu_or_skip("a_stale_module_whose_kernel_takes_other_parameters_is_refused_before_the_launch").is_none() {
+        return;
+    }
+    // The driver loads the module: only the parameter check stands between the launch and an argument
+    // array read out of bounds.
+    let dev = gpu_host::Device::gpu(&gpu_host::Ptx::text("stale", STALE_SAXPY)).expect("the stale module loads");
+    let x = dev.upload("x", &[1.0f32; 32]).unwrap();
+    let y = dev.filled("y", 32, 2.0f32).unwrap();
+    let e =
+        dev.launch::<user_kernels::saxpy>(gpu_host::cover(32, 32, 1, 0), (3.0f32, x.view(), y.view_mut())).unwrap_err();
+    let msg = format!("{e:#}");
+    println!("{msg}");
+    assert!(
+        msg.contains("kernel `saxpy`") && msg.contains("takes 1 parameters of [4] bytes") && msg.contains("passes 3"),
+        "{msg}"
+    );
+    assert_eq!(y.read().unwrap(), [2.0; 32], "nothing ran");
+}
+
+#[test]
+fn a_gpu_buffer_is_refused_by_the_emulator() {
+    let Some(gpu) = gpu_or_skip("a_gpu_buffer_is_refused_by_the_emulator") else { return };
+    let emu = gpu_host::Device::emulator(Default::default());
+    let on_gpu = gpu.upload("x", &[1.0f32; 32]).unwrap();
+    let y = emu.filled("y", 32, 2.0f32).unwrap();
+    let e = emu
+        .launch::<user_kernels::saxpy>(gpu_host::cover(32, 32, 1, 0), (3.0f32, on_gpu.view(), y.view_mut()))
+        .unwrap_err();
+    assert!(format!("{e:#}").contains("parameter `x` is a view of another device's memory"), "{e:#}");
+    // And an emulator buffer is refused by the GPU.
+    let host_x = emu.upload("x", &[1.0f32; 32]).unwrap();
+    let gpu_y = gpu.filled("y", 32, 2.0f32).unwrap();
+    let e = gpu
+        .launch::<user_kernels::saxpy>(gpu_host::cover(32, 32, 1, 0), (3.0f32, host_x.view(), gpu_y.view_mut()))
+        .unwrap_err();
+    assert!(format!("{e:#}").contains("another device's memory"), "{e:#}");
+}

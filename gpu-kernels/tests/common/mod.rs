@@ -19,15 +19,16 @@ impl<T: Pod> Buf<T> {
         let _name = emu::register_buffer(name, data.as_ptr(), data.len());
         Buf { data, _name }
     }
-    pub fn view(&mut self) -> Global<T> {
+    /// A raw view (no borrow of the buffer: it goes to `launch_raw`, whose caller keeps the buffer alive).
+    pub fn view<'v>(&mut self) -> Global<'v, T> {
         // SAFETY: the Vec outlives the launch and is not touched by the host during it.
         unsafe { Global::from_raw_parts(self.data.as_ptr(), self.data.len()) }
     }
-    pub fn view_mut(&mut self) -> GlobalMut<T> {
+    pub fn view_mut<'v>(&mut self) -> GlobalMut<'v, T> {
         // SAFETY: as above.
         unsafe { GlobalMut::from_raw_parts(self.data.as_mut_ptr(), self.data.len()) }
     }
-    pub fn output<O: Owner>(&mut self) -> Output<T, O> {
+    pub fn output<'v, O: Owner>(&mut self) -> Output<'v, T, O> {
         // SAFETY: as above, and the launch is given no other view of this Vec.
         unsafe { Output::from_raw_parts(self.data.as_mut_ptr(), self.data.len()) }
     }
@@ -48,13 +49,17 @@ pub fn t(block: u32, thread: u32) -> ThreadId {
     ThreadId { block: (block, 0, 0), thread: (thread, 0, 0) }
 }
 
-pub fn launch<K: Kernel>(cfg: LaunchConfig, opts: &Options, args: K::Args) -> Outcome {
+pub fn launch<'a, K: Kernel>(cfg: LaunchConfig, opts: &Options, args: K::Args<'a>) -> Outcome {
     launch_raw::<K>(&cfg, opts, args).unwrap_or_else(|e| panic!("launch failed: {e}"))
 }
 
 /// Launches `K` with [`Buf`] views, which are raw views: they go through the emulator's `unsafe`
 /// launcher.
-pub fn launch_raw<K: Kernel>(cfg: &LaunchConfig, opts: &Options, args: K::Args) -> Result<Outcome, emu::EmuError> {
+pub fn launch_raw<'a, K: Kernel>(
+    cfg: &LaunchConfig,
+    opts: &Options,
+    args: K::Args<'a>,
+) -> Result<Outcome, emu::EmuError> {
     // SAFETY: every view of these tests comes from a `Buf` that the test keeps alive, untouched by the
     // host, until the launch returns.
     unsafe { emu::launch_params::<K>(cfg, opts, args) }

@@ -8,7 +8,7 @@
 //! The borrows are checked by the compiler. A view cannot outlive its buffer:
 //!
 //! ```compile_fail,E0597
-//! gpu_std::kernel! { pub fn fill(out: gpu_std::GlobalMut<u32>) { out.set(0, 1); } }
+//! gpu_std::kernel! { pub fn fill<'a>(out: gpu_std::GlobalMut<'a, u32>) { out.set(0, 1); } }
 //! use gpu_std::emu::{self, LaunchConfig, Options};
 //! let view = {
 //!     let b = emu::buffer("b", vec![0u32; 4]);
@@ -21,7 +21,7 @@
 //!
 //! ```compile_fail,E0502
 //! gpu_std::kernel! {
-//!     pub fn copy(src: gpu_std::Global<u32>, out: gpu_std::Output<u32>) {
+//!     pub fn copy<'a>(src: gpu_std::Global<'a, u32>, out: gpu_std::Output<'a, u32>) {
 //!         if let Some(o) = out.mine() { o.set(src.get(o.index())); }
 //!     }
 //! }
@@ -156,20 +156,20 @@ impl<T: Pod> Buffer<T> {
     }
 
     /// A read-only view for a kernel argument, borrowing the buffer.
-    pub fn view(&self) -> Arg<'_, Global<T>> {
+    pub fn view(&self) -> Arg<'_, Global<'_, T>> {
         // SAFETY: `len` elements owned by this buffer, which the argument borrows for its lifetime.
         unsafe { Arg::new(Global::from_raw_parts(self.ptr(), self.len())) }
     }
     /// A writable view (any thread may write any element: atomics, flags, racy demonstrations),
     /// borrowing the buffer.
-    pub fn view_mut(&self) -> Arg<'_, GlobalMut<T>> {
+    pub fn view_mut(&self) -> Arg<'_, GlobalMut<'_, T>> {
         // SAFETY: as in `view`; the elements are `UnsafeCell`s, so writes through a shared borrow are
         // allowed.
         unsafe { Arg::new(GlobalMut::from_raw_parts(self.ptr(), self.len())) }
     }
     /// A one-writer-per-element output view, borrowing the buffer exclusively: no other argument of
     /// the launch can view it. `O` (who owns which element) is inferred from the kernel.
-    pub fn output<O: Owner>(&mut self) -> Arg<'_, Output<T, O>> {
+    pub fn output<O: Owner>(&mut self) -> Arg<'_, Output<'_, T, O>> {
         // SAFETY: as in `view`, under an exclusive borrow.
         unsafe { Arg::new(Output::from_raw_parts(self.ptr(), self.len())) }
     }

@@ -139,10 +139,10 @@ impl Default for Options {
 /// kernel's argument tuple: scalars, and views that borrow their buffers (`(a, x.view(), y.view_mut())`
 /// with [`Buffer`]s), all in host memory. Every access of global memory is checked against the views
 /// among `args` (a view kept from an earlier launch is reported, never followed).
-pub fn launch<K: Kernel>(
+pub fn launch<'a, K: Kernel>(
     cfg: &LaunchConfig,
     opts: &Options,
-    args: impl IntoArgs<Params = K::Args>,
+    args: impl IntoArgs<Params = K::Args<'a>>,
 ) -> Result<Outcome, EmuError> {
     args.check_space(K::NAME, K::PARAMS, crate::MemorySpace::HOST).map_err(EmuError::InvalidLaunch)?;
     // SAFETY: every view among `args` borrows a buffer in host memory (checked above) that stays alive
@@ -157,10 +157,10 @@ pub fn launch<K: Kernel>(
 /// Every view among `params` must point to host memory that stays valid, and that nothing else
 /// accesses, for the whole launch (the emulator checks every access against these views, so their
 /// regions must be real).
-pub unsafe fn launch_params<K: Kernel>(
+pub unsafe fn launch_params<'a, K: Kernel>(
     cfg: &LaunchConfig,
     opts: &Options,
-    params: K::Args,
+    params: K::Args<'a>,
 ) -> Result<Outcome, EmuError> {
     params.check_launch(K::NAME, K::PARAMS, cfg.grid, cfg.block).map_err(EmuError::InvalidLaunch)?;
     let regions = params

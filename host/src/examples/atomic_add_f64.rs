@@ -17,7 +17,7 @@ use gpu_std::{Global, GlobalMut, Kernel, Output};
 use rand::{Rng, SeedableRng, rngs::StdRng};
 
 /// The two kernels take the same arguments.
-trait AddKernel: Kernel<Args = (Global<f64>, GlobalMut<f64>, Output<f64>)> {}
+trait AddKernel: for<'a> Kernel<Args<'a> = (Global<'a, f64>, GlobalMut<'a, f64>, Output<'a, f64>)> {}
 impl AddKernel for atomic_add_double_cas {}
 impl AddKernel for atomic_add_double_native {}
 

@@ -20,7 +20,7 @@ pub const MAX_N: usize = super::primitives::MAX_ATOMIC_THREADS;
 
 /// Launches a tour kernel with the cells at `inits`; returns the cells and the old values
 /// (operation `k`, thread `i` at `k * threads + i`), poisoned before the launch.
-fn launch<T: Pod, K: Kernel<Args = (Global<T>, Global<T>, GlobalMut<T>, Output<T>)>>(
+fn launch<T: Pod, K: for<'a> Kernel<Args<'a> = (Global<'a, T>, Global<'a, T>, GlobalMut<'a, T>, Output<'a, T>)>>(
     dev: &Device,
     cfg: Launch,
     small: &[T],
@@ -43,7 +43,7 @@ fn row<T: Copy>(olds: &[T], k: usize, threads: usize, n: usize) -> Vec<T> {
 }
 
 /// Runs the integer tour of `T` (`ops` operations) and checks every cell and every old value.
-fn int_tour<T: Num, K: Kernel<Args = (Global<T>, Global<T>, GlobalMut<T>, Output<T>)>>(
+fn int_tour<T: Num, K: for<'a> Kernel<Args<'a> = (Global<'a, T>, Global<'a, T>, GlobalMut<'a, T>, Output<'a, T>)>>(
     dev: &Device,
     cfg: Launch,
     rng: &mut StdRng,
@@ -107,7 +107,10 @@ fn int_tour<T: Num, K: Kernel<Args = (Global<T>, Global<T>, GlobalMut<T>, Output
 
 /// Runs the float tour of `F` on its operands (`small`: integers to add; `bits`: values to exchange)
 /// and checks every cell and every old value.
-fn float_tour<F: ModelFloat, K: Kernel<Args = (Global<F>, Global<F>, GlobalMut<F>, Output<F>)>>(
+fn float_tour<
+    F: ModelFloat,
+    K: for<'a> Kernel<Args<'a> = (Global<'a, F>, Global<'a, F>, GlobalMut<'a, F>, Output<'a, F>)>,
+>(
     dev: &Device,
     cfg: Launch,
     n: usize,

@@ -288,11 +288,11 @@ pub fn flagged(dev: &Device, r: &mut ExampleResult, what: &str, racy_expected: b
 
 /// On a GPU with `p.reps > 0`: times `K` (see [`Device::time`]) and returns the median time and
 /// `bytes` (that must move) / time. `reset` restores the inputs before each timed launch.
-fn time_and_rate<K: Kernel>(
+fn time_and_rate<'a, K: Kernel>(
     dev: &Device,
     p: &RunParams,
     cfg: Launch,
-    args: impl IntoArgs<Params = K::Args>,
+    args: impl IntoArgs<Params = K::Args<'a>>,
     bytes: usize,
     reset: &dyn Fn() -> Result<()>,
 ) -> Result<Option<(f64, f64)>>
@@ -306,12 +306,12 @@ where
 }
 
 /// On a GPU with `p.reps > 0`: times `K` and records the median time and GB/s in `r`.
-pub fn measure<K: Kernel>(
+pub fn measure<'a, K: Kernel>(
     dev: &Device,
     p: &RunParams,
     r: &mut ExampleResult,
     cfg: Launch,
-    args: impl IntoArgs<Params = K::Args>,
+    args: impl IntoArgs<Params = K::Args<'a>>,
     bytes: usize,
     reset: &dyn Fn() -> Result<()>,
 ) -> Result<()>
@@ -326,13 +326,13 @@ where
 /// On a GPU with `p.reps > 0`: times `K` like [`measure`] and records it as the optimised tier `name`
 /// of `r`.
 #[allow(clippy::too_many_arguments)]
-pub fn measure_tier<K: Kernel>(
+pub fn measure_tier<'a, K: Kernel>(
     dev: &Device,
     p: &RunParams,
     r: &mut ExampleResult,
     name: &str,
     cfg: Launch,
-    args: impl IntoArgs<Params = K::Args>,
+    args: impl IntoArgs<Params = K::Args<'a>>,
     bytes: usize,
     reset: &dyn Fn() -> Result<()>,
 ) -> Result<()>

@@ -198,7 +198,7 @@ fn model_op(op: u32) -> IntOp {
     }
 }
 
-fn run_int_case<T: Num, K: Kernel<Args = (Global<T>, GlobalMut<T>, GlobalMut<T>, u32, u32)>>(
+fn run_int_case<T: Num, K: for<'a> Kernel<Args<'a> = (Global<'a, T>, GlobalMut<'a, T>, GlobalMut<'a, T>, u32, u32)>>(
     dev: &Device,
     c: &AtomicCase<T>,
     fails: &mut Vec<String>,

@@ -19,7 +19,11 @@ const OTHER_GRIDS: &[u32] = &[1, 7, 64];
 const EMU_GRID: u32 = 4;
 
 /// A sum kernel of `reduce_fast`, with its element type.
-trait SumKernel: Kernel<Args = (Global<Self::T>, u32, GlobalMut<Self::T>, GlobalMut<u32>, GlobalMut<Self::T>)> {
+trait SumKernel:
+    for<'a> Kernel<
+    Args<'a> = (Global<'a, Self::T>, u32, GlobalMut<'a, Self::T>, GlobalMut<'a, u32>, GlobalMut<'a, Self::T>),
+>
+{
     type T: Summand + Pod;
 }
 impl SumKernel for reduce_fast_f32 {

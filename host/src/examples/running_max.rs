@@ -48,7 +48,7 @@ fn reference_max(vals: &[f32]) -> f32 {
 }
 
 /// Launches an int kernel on `vals` with the cell at `init`; returns the final value and the olds.
-fn int_case<K: Kernel<Args = (Global<i32>, GlobalMut<i32>, Output<i32>)>>(
+fn int_case<K: for<'a> Kernel<Args<'a> = (Global<'a, i32>, GlobalMut<'a, i32>, Output<'a, i32>)>>(
     dev: &Device,
     cfg: Launch,
     vals: &[i32],

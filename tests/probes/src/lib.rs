@@ -32,25 +32,25 @@ fn lane() -> u32 {
 // ---- thread --------------------------------------------------------------------------------------
 
 kernel! {
-    pub fn probe_thread_thread_idx(out: GlobalMut<u32>) {
+    pub fn probe_thread_thread_idx<'a>(out: GlobalMut<'a, u32>) {
         let t = thread_idx();
         out.set(0, t.x + t.y + t.z);
     }
 }
 kernel! {
-    pub fn probe_thread_block_idx(out: GlobalMut<u32>) {
+    pub fn probe_thread_block_idx<'a>(out: GlobalMut<'a, u32>) {
         let b = block_idx();
         out.set(0, b.x + b.y + b.z);
     }
 }
 kernel! {
-    pub fn probe_thread_block_dim(out: GlobalMut<u32>) {
+    pub fn probe_thread_block_dim<'a>(out: GlobalMut<'a, u32>) {
         let d = block_dim();
         out.set(0, d.x + d.y + d.z);
     }
 }
 kernel! {
-    pub fn probe_thread_grid_dim(out: GlobalMut<u32>) {
+    pub fn probe_thread_grid_dim<'a>(out: GlobalMut<'a, u32>) {
         let d = grid_dim();
         out.set(0, d.x + d.y + d.z);
     }
@@ -59,23 +59,23 @@ kernel! {
 // ---- block ---------------------------------------------------------------------------------------
 
 kernel! {
-    pub fn probe_block_sync_threads(out: GlobalMut<u32>) {
+    pub fn probe_block_sync_threads<'a>(out: GlobalMut<'a, u32>) {
         sync_threads();
         out.set(0, 1);
     }
 }
 kernel! {
-    pub fn probe_block_sync_threads_count(out: GlobalMut<u32>) {
+    pub fn probe_block_sync_threads_count<'a>(out: GlobalMut<'a, u32>) {
         out.set(0, sync_threads_count(lane() > 3));
     }
 }
 kernel! {
-    pub fn probe_block_sync_threads_and(out: GlobalMut<u32>) {
+    pub fn probe_block_sync_threads_and<'a>(out: GlobalMut<'a, u32>) {
         out.set(0, sync_threads_and(lane() > 3) as u32);
     }
 }
 kernel! {
-    pub fn probe_block_sync_threads_or(out: GlobalMut<u32>) {
+    pub fn probe_block_sync_threads_or<'a>(out: GlobalMut<'a, u32>) {
         out.set(0, sync_threads_or(lane() > 3) as u32);
     }
 }
@@ -83,47 +83,47 @@ kernel! {
 // ---- warp ----------------------------------------------------------------------------------------
 
 kernel! {
-    pub fn probe_warp_shfl_down(out: GlobalMut<u32>) {
+    pub fn probe_warp_shfl_down<'a>(out: GlobalMut<'a, u32>) {
         out.set(0, warp::shfl_down(FULL_MASK, lane(), 1));
     }
 }
 kernel! {
-    pub fn probe_warp_shfl_down_width(out: GlobalMut<u32>) {
+    pub fn probe_warp_shfl_down_width<'a>(out: GlobalMut<'a, u32>) {
         out.set(0, warp::shfl_down_width(FULL_MASK, lane(), 1, 16));
     }
 }
 kernel! {
-    pub fn probe_warp_shfl_up(out: GlobalMut<u32>) {
+    pub fn probe_warp_shfl_up<'a>(out: GlobalMut<'a, u32>) {
         out.set(0, warp::shfl_up(FULL_MASK, lane(), 1));
     }
 }
 kernel! {
-    pub fn probe_warp_shfl_up_width(out: GlobalMut<u32>) {
+    pub fn probe_warp_shfl_up_width<'a>(out: GlobalMut<'a, u32>) {
         out.set(0, warp::shfl_up_width(FULL_MASK, lane(), 1, 16));
     }
 }
 kernel! {
-    pub fn probe_warp_shfl_xor(out: GlobalMut<u32>) {
+    pub fn probe_warp_shfl_xor<'a>(out: GlobalMut<'a, u32>) {
         out.set(0, warp::shfl_xor(FULL_MASK, lane(), 1));
     }
 }
 kernel! {
-    pub fn probe_warp_shfl_xor_width(out: GlobalMut<u32>) {
+    pub fn probe_warp_shfl_xor_width<'a>(out: GlobalMut<'a, u32>) {
         out.set(0, warp::shfl_xor_width(FULL_MASK, lane(), 1, 16));
     }
 }
 kernel! {
-    pub fn probe_warp_shfl_idx(out: GlobalMut<u32>) {
+    pub fn probe_warp_shfl_idx<'a>(out: GlobalMut<'a, u32>) {
         out.set(0, warp::shfl_idx(FULL_MASK, lane(), 3));
     }
 }
 kernel! {
-    pub fn probe_warp_shfl_idx_width(out: GlobalMut<u32>) {
+    pub fn probe_warp_shfl_idx_width<'a>(out: GlobalMut<'a, u32>) {
         out.set(0, warp::shfl_idx_width(FULL_MASK, lane(), 3, 16));
     }
 }
 kernel! {
-    pub fn probe_warp_shfl_unchecked(out: GlobalMut<u32>, mask: u32) {
+    pub fn probe_warp_shfl_unchecked<'a>(out: GlobalMut<'a, u32>, mask: u32) {
         // SAFETY: a probe: built and assembled, never launched.
         unsafe {
             out.set(0, warp::shfl_unchecked(ShflMode::Up, mask, lane(), 1, 32));
@@ -134,46 +134,46 @@ kernel! {
     }
 }
 kernel! {
-    pub fn probe_warp_ballot(out: GlobalMut<u32>, mask: u32) {
+    pub fn probe_warp_ballot<'a>(out: GlobalMut<'a, u32>, mask: u32) {
         out.set(0, warp::ballot(mask, lane() > 3));
     }
 }
 kernel! {
-    pub fn probe_warp_ballot_unchecked(out: GlobalMut<u32>, mask: u32) {
+    pub fn probe_warp_ballot_unchecked<'a>(out: GlobalMut<'a, u32>, mask: u32) {
         // SAFETY: a probe: built and assembled, never launched.
         out.set(0, unsafe { warp::ballot_unchecked(mask, lane() > 3) });
     }
 }
 kernel! {
-    pub fn probe_warp_any(out: GlobalMut<u32>) {
+    pub fn probe_warp_any<'a>(out: GlobalMut<'a, u32>) {
         out.set(0, warp::any(FULL_MASK, lane() > 3) as u32);
     }
 }
 kernel! {
-    pub fn probe_warp_all(out: GlobalMut<u32>) {
+    pub fn probe_warp_all<'a>(out: GlobalMut<'a, u32>) {
         out.set(0, warp::all(FULL_MASK, lane() > 3) as u32);
     }
 }
 kernel! {
-    pub fn probe_warp_sync_warp(out: GlobalMut<u32>, mask: u32) {
+    pub fn probe_warp_sync_warp<'a>(out: GlobalMut<'a, u32>, mask: u32) {
         warp::sync_warp(mask);
         out.set(0, 1);
     }
 }
 kernel! {
-    pub fn probe_warp_sync_warp_unchecked(out: GlobalMut<u32>, mask: u32) {
+    pub fn probe_warp_sync_warp_unchecked<'a>(out: GlobalMut<'a, u32>, mask: u32) {
         // SAFETY: a probe: built and assembled, never launched.
         unsafe { warp::sync_warp_unchecked(mask) };
         out.set(0, 1);
     }
 }
 kernel! {
-    pub fn probe_warp_active_mask(out: GlobalMut<u32>) {
+    pub fn probe_warp_active_mask<'a>(out: GlobalMut<'a, u32>) {
         out.set(0, warp::active_mask());
     }
 }
 kernel! {
-    pub fn probe_warp_lane_id(out: GlobalMut<u32>) {
+    pub fn probe_warp_lane_id<'a>(out: GlobalMut<'a, u32>) {
         out.set(0, warp::lane_id());
     }
 }
@@ -181,28 +181,28 @@ kernel! {
 // ---- fence ---------------------------------------------------------------------------------------
 
 kernel! {
-    pub fn probe_fence_threadfence_block(out: GlobalMut<u32>) {
+    pub fn probe_fence_threadfence_block<'a>(out: GlobalMut<'a, u32>) {
         out.set(0, 1);
         threadfence_block();
         out.set(1, 1);
     }
 }
 kernel! {
-    pub fn probe_fence_threadfence(out: GlobalMut<u32>) {
+    pub fn probe_fence_threadfence<'a>(out: GlobalMut<'a, u32>) {
         out.set(0, 1);
         threadfence();
         out.set(1, 1);
     }
 }
 kernel! {
-    pub fn probe_fence_threadfence_system(out: GlobalMut<u32>) {
+    pub fn probe_fence_threadfence_system<'a>(out: GlobalMut<'a, u32>) {
         out.set(0, 1);
         threadfence_system();
         out.set(1, 1);
     }
 }
 kernel! {
-    pub fn probe_fence_nanosleep(out: GlobalMut<u32>) {
+    pub fn probe_fence_nanosleep<'a>(out: GlobalMut<'a, u32>) {
         nanosleep(lane());
         out.set(0, 1);
     }
@@ -211,7 +211,7 @@ kernel! {
 // ---- views ---------------------------------------------------------------------------------------
 
 kernel! {
-    pub fn probe_memory_get(a: Global<u8>, b: Global<u16>, c: Global<u32>, d: Global<u64>, out: GlobalMut<u64>) {
+    pub fn probe_memory_get<'a>(a: Global<'a, u8>, b: Global<'a, u16>, c: Global<'a, u32>, d: Global<'a, u64>, out: GlobalMut<'a, u64>) {
         let i = lane() as usize;
         let s = Cells::view().ints;
         let x = a.get(i) as u64 + b.get(i) as u64 + c.get(i) as u64 + d.get(i) + s.get(i) as u64;
@@ -219,13 +219,13 @@ kernel! {
     }
 }
 kernel! {
-    pub fn probe_memory_get_volatile(a: Global<u32>, out: GlobalMut<u32>) {
+    pub fn probe_memory_get_volatile<'a>(a: Global<'a, u32>, out: GlobalMut<'a, u32>) {
         let i = lane() as usize;
         out.set(0, a.get_volatile(i) + Cells::view().ints.get_volatile(i));
     }
 }
 kernel! {
-    pub fn probe_memory_set(a: GlobalMut<u8>, b: GlobalMut<u16>, c: GlobalMut<u32>, d: GlobalMut<u64>, out: GlobalMut<u32>) {
+    pub fn probe_memory_set<'a>(a: GlobalMut<'a, u8>, b: GlobalMut<'a, u16>, c: GlobalMut<'a, u32>, d: GlobalMut<'a, u64>, out: GlobalMut<'a, u32>) {
         let i = lane() as usize;
         a.set(i, i as u8);
         b.set(i, i as u16);
@@ -238,7 +238,7 @@ kernel! {
     }
 }
 kernel! {
-    pub fn probe_memory_set_volatile(a: GlobalMut<u32>, out: GlobalMut<u32>) {
+    pub fn probe_memory_set_volatile<'a>(a: GlobalMut<'a, u32>, out: GlobalMut<'a, u32>) {
         let i = lane() as usize;
         a.set_volatile(i, 7);
         let s = Cells::view().ints;
@@ -248,19 +248,19 @@ kernel! {
     }
 }
 kernel! {
-    pub fn probe_global_load_acquire(a: Global<u32>, out: GlobalMut<u32>) {
+    pub fn probe_global_load_acquire<'a>(a: Global<'a, u32>, out: GlobalMut<'a, u32>) {
         out.set(0, a.load_acquire(lane() as usize));
     }
 }
 kernel! {
-    pub fn probe_slot_set(out: Output<u32>) {
+    pub fn probe_slot_set<'a>(out: Output<'a, u32>) {
         if let Some(s) = out.mine() {
             s.set(lane());
         }
     }
 }
 kernel! {
-    pub fn probe_slot_get(out: Output<u32>) {
+    pub fn probe_slot_get<'a>(out: Output<'a, u32>) {
         if let Some(s) = out.mine() {
             s.set(s.get() + 1);
         }
@@ -270,13 +270,13 @@ kernel! {
 // ---- atomics -------------------------------------------------------------------------------------
 
 kernel! {
-    pub fn probe_atomic_ref_swap(a: GlobalMut<u32>, b: GlobalMut<u64>) {
+    pub fn probe_atomic_ref_swap<'a>(a: GlobalMut<'a, u32>, b: GlobalMut<'a, u64>) {
         let old = a.atomic(0).swap(lane());
         b.atomic(0).swap(old as u64);
     }
 }
 kernel! {
-    pub fn probe_atomic_ref_compare_and_swap(a: GlobalMut<u32>, b: GlobalMut<u64>) {
+    pub fn probe_atomic_ref_compare_and_swap<'a>(a: GlobalMut<'a, u32>, b: GlobalMut<'a, u64>) {
         let old = a.atomic(0).compare_and_swap(0, lane());
         b.atomic(0).compare_and_swap(0, old as u64);
         let s = Cells::view().ints;
@@ -285,19 +285,19 @@ kernel! {
     }
 }
 kernel! {
-    pub fn probe_atomic_ref_load_acquire(a: GlobalMut<u32>) {
+    pub fn probe_atomic_ref_load_acquire<'a>(a: GlobalMut<'a, u32>) {
         let x = a.atomic(0).load_acquire() + a.atomic_scoped::<System>(1).load_acquire();
         a.set(2, x);
     }
 }
 kernel! {
-    pub fn probe_atomic_ref_store_release(a: GlobalMut<u32>) {
+    pub fn probe_atomic_ref_store_release<'a>(a: GlobalMut<'a, u32>) {
         a.atomic(0).store_release(lane());
         a.atomic_scoped::<System>(1).store_release(lane());
     }
 }
 kernel! {
-    pub fn probe_atomic_ref_fetch_add(a: GlobalMut<u32>, b: GlobalMut<i32>, c: GlobalMut<u64>) {
+    pub fn probe_atomic_ref_fetch_add<'a>(a: GlobalMut<'a, u32>, b: GlobalMut<'a, i32>, c: GlobalMut<'a, u64>) {
         let x = a.atomic(0).fetch_add(lane());
         b.atomic(0).fetch_add(x as i32);
         c.atomic(0).fetch_add(x as u64);
@@ -307,7 +307,7 @@ kernel! {
     }
 }
 kernel! {
-    pub fn probe_atomic_ref_add(a: GlobalMut<u32>, b: GlobalMut<i32>, c: GlobalMut<u64>, f: GlobalMut<f32>, d: GlobalMut<f64>) {
+    pub fn probe_atomic_ref_add<'a>(a: GlobalMut<'a, u32>, b: GlobalMut<'a, i32>, c: GlobalMut<'a, u64>, f: GlobalMut<'a, f32>, d: GlobalMut<'a, f64>) {
         let x = lane();
         a.atomic(0).add(x);
         b.atomic(0).add(x as i32);
@@ -318,13 +318,13 @@ kernel! {
     }
 }
 kernel! {
-    pub fn probe_atomic_ref_fetch_sub(a: GlobalMut<u32>) {
+    pub fn probe_atomic_ref_fetch_sub<'a>(a: GlobalMut<'a, u32>) {
         let x = a.atomic(0).fetch_sub(lane());
         a.set(1, x);
     }
 }
 kernel! {
-    pub fn probe_atomic_ref_fetch_min(a: GlobalMut<u32>, b: GlobalMut<i32>, c: GlobalMut<u64>, d: GlobalMut<i64>) {
+    pub fn probe_atomic_ref_fetch_min<'a>(a: GlobalMut<'a, u32>, b: GlobalMut<'a, i32>, c: GlobalMut<'a, u64>, d: GlobalMut<'a, i64>) {
         let x = a.atomic(0).fetch_min(lane());
         b.atomic(0).fetch_min(x as i32);
         c.atomic(0).fetch_min(x as u64);
@@ -332,7 +332,7 @@ kernel! {
     }
 }
 kernel! {
-    pub fn probe_atomic_ref_fetch_max(a: GlobalMut<u32>, b: GlobalMut<i32>, c: GlobalMut<u64>, d: GlobalMut<i64>) {
+    pub fn probe_atomic_ref_fetch_max<'a>(a: GlobalMut<'a, u32>, b: GlobalMut<'a, i32>, c: GlobalMut<'a, u64>, d: GlobalMut<'a, i64>) {
         let x = a.atomic(0).fetch_max(lane());
         b.atomic(0).fetch_max(x as i32);
         c.atomic(0).fetch_max(x as u64);
@@ -340,37 +340,37 @@ kernel! {
     }
 }
 kernel! {
-    pub fn probe_atomic_ref_fetch_and(a: GlobalMut<u32>, b: GlobalMut<u64>) {
+    pub fn probe_atomic_ref_fetch_and<'a>(a: GlobalMut<'a, u32>, b: GlobalMut<'a, u64>) {
         let x = a.atomic(0).fetch_and(lane());
         b.atomic(0).fetch_and(x as u64);
     }
 }
 kernel! {
-    pub fn probe_atomic_ref_fetch_or(a: GlobalMut<u32>, b: GlobalMut<u64>) {
+    pub fn probe_atomic_ref_fetch_or<'a>(a: GlobalMut<'a, u32>, b: GlobalMut<'a, u64>) {
         let x = a.atomic(0).fetch_or(lane());
         b.atomic(0).fetch_or(x as u64);
     }
 }
 kernel! {
-    pub fn probe_atomic_ref_fetch_xor(a: GlobalMut<u32>, b: GlobalMut<u64>) {
+    pub fn probe_atomic_ref_fetch_xor<'a>(a: GlobalMut<'a, u32>, b: GlobalMut<'a, u64>) {
         let x = a.atomic(0).fetch_xor(lane());
         b.atomic(0).fetch_xor(x as u64);
     }
 }
 kernel! {
-    pub fn probe_atomic_ref_fetch_inc(a: GlobalMut<u32>) {
+    pub fn probe_atomic_ref_fetch_inc<'a>(a: GlobalMut<'a, u32>) {
         let x = a.atomic(0).fetch_inc(lane());
         a.set(1, x);
     }
 }
 kernel! {
-    pub fn probe_atomic_ref_fetch_dec(a: GlobalMut<u32>) {
+    pub fn probe_atomic_ref_fetch_dec<'a>(a: GlobalMut<'a, u32>) {
         let x = a.atomic(0).fetch_dec(lane());
         a.set(1, x);
     }
 }
 kernel! {
-    pub fn probe_atomic_ref_fetch_add_float(a: GlobalMut<f32>, b: GlobalMut<f64>) {
+    pub fn probe_atomic_ref_fetch_add_float<'a>(a: GlobalMut<'a, f32>, b: GlobalMut<'a, f64>) {
         let x = a.atomic(0).fetch_add_float(lane() as f32);
         b.atomic(0).fetch_add_float(x as f64);
         let s = Cells::view().floats;
@@ -379,7 +379,7 @@ kernel! {
     }
 }
 kernel! {
-    pub fn probe_atomic_ref_fetch_add_cas_loop(a: GlobalMut<f64>) {
+    pub fn probe_atomic_ref_fetch_add_cas_loop<'a>(a: GlobalMut<'a, f64>) {
         let x = a.atomic(0).fetch_add_cas_loop(lane() as f64);
         a.set(1, x);
     }
@@ -388,19 +388,19 @@ kernel! {
 // ---- cooperative groups --------------------------------------------------------------------------
 
 kernel! {
-    pub fn probe_grid_sync(data: GlobalMut<u32>, workspace: GlobalMut<u32>) {
+    pub fn probe_grid_sync<'a>(data: GlobalMut<'a, u32>, workspace: GlobalMut<'a, u32>) {
         data.set(lane() as usize, 1);
         this_grid(workspace).sync();
         data.set(0, data.get(31 - lane() as usize));
     }
 }
 kernel! {
-    pub fn probe_tile_shfl_down(out: GlobalMut<u32>) {
+    pub fn probe_tile_shfl_down<'a>(out: GlobalMut<'a, u32>) {
         out.set(0, tiled_partition::<16>().shfl_down(lane(), 1));
     }
 }
 kernel! {
-    pub fn probe_tile_sync(out: GlobalMut<u32>) {
+    pub fn probe_tile_sync<'a>(out: GlobalMut<'a, u32>) {
         tiled_partition::<16>().sync();
         out.set(0, 1);
     }
@@ -409,14 +409,14 @@ kernel! {
 // ---- vector --------------------------------------------------------------------------------------
 
 kernel! {
-    pub fn probe_vectors_get(a: Global<f32>, b: Global<f64>, out: GlobalMut<f32>) {
+    pub fn probe_vectors_get<'a>(a: Global<'a, f32>, b: Global<'a, f64>, out: GlobalMut<'a, f32>) {
         let v = a.split_vectors().body.get(lane() as usize);
         let w = b.split_vectors().body.get(lane() as usize);
         out.set(0, v[0] + v[1] + v[2] + v[3] + (w[0] + w[1]) as f32);
     }
 }
 kernel! {
-    pub fn probe_vectors_get_nc(a: Global<u8>, b: Global<u64>, out: GlobalMut<u32>) {
+    pub fn probe_vectors_get_nc<'a>(a: Global<'a, u8>, b: Global<'a, u64>, out: GlobalMut<'a, u32>) {
         let v = a.split_vectors().body.get_nc(lane() as usize);
         let w = b.split_vectors().body.get_nc(lane() as usize);
         out.set(0, v.iter().map(|&b| b as u32).sum::<u32>() + (w[0] ^ w[1]) as u32);

@@ -12,7 +12,7 @@ use gpu_std::{Global, GlobalMut, Output, PerBlock, kernel, shared_layout};
 kernel! {
     /// `y[i] = a * x[i] + y[i]` for every `i < y.len()`, one thread per element (`x` at least as long
     /// as `y`). Launch any block size with at least `y.len()` threads in all.
-    pub fn saxpy(a: f32, x: Global<f32>, y: GlobalMut<f32>) {
+    pub fn saxpy<'a>(a: f32, x: Global<'a, f32>, y: GlobalMut<'a, f32>) {
         let i = global_index_x();
         if i < y.len() {
             y.set(i, a * x.get(i) + y.get(i));
@@ -35,7 +35,7 @@ pub const SHARED_BYTES: usize = Scratch::BYTES;
 kernel! {
     /// `sums[b]` = the sum of block `b`'s elements of `input` (those past the end count as 0). Launch
     /// `BLOCK` threads per block, `SHARED_BYTES` of shared memory, `input.len().div_ceil(BLOCK)` blocks.
-    pub fn block_sum(input: Global<u32>, sums: Output<u32, PerBlock>) {
+    pub fn block_sum<'a>(input: Global<'a, u32>, sums: Output<'a, u32, PerBlock>) {
         let s = Scratch::view().partial;
         let t = thread_idx().x as usize;
         let i = global_index_x();

@@ -6,7 +6,7 @@ use gpu_std::thread::{global_index_x, thread_idx};
 use gpu_std::{Global, IntoArgs, Kernel, Output, PerBlock, SharedSlice, kernel, shared_layout};
 use user_kernels::{BLOCK, SHARED_BYTES, block_sum, saxpy};
 
-fn launch<K: Kernel>(cfg: LaunchConfig, seed: u64, args: impl IntoArgs<Params = K::Args>) -> Outcome {
+fn launch<'a, K: Kernel>(cfg: LaunchConfig, seed: u64, args: impl IntoArgs<Params = K::Args<'a>>) -> Outcome {
     let opts = Options { schedule_seed: seed, ..Options::default() };
     emu::launch::<K>(&cfg, &opts, args).unwrap_or_else(|e| panic!("launch of {} failed: {e}", K::NAME))
 }
@@ -81,7 +81,7 @@ fn sum_without_barriers(input: Global<u32>, sums: Output<u32, PerBlock>, s: Shar
 
 kernel! {
     /// RACY: `block_sum` without `sync_threads()`.
-    pub fn block_sum_no_sync(input: Global<u32>, sums: Output<u32, PerBlock>) {
+    pub fn block_sum_no_sync<'a>(input: Global<'a, u32>, sums: Output<'a, u32, PerBlock>) {
         sum_without_barriers(input, sums, Slots::view().slots)
     }
 }

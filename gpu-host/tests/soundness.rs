@@ -1,0 +1,49 @@
+//! What the launch library refuses before a launch: views of another device's memory, and (on a GPU) a
+//! module whose kernel takes other parameters than the launch passes.
+
+use gpu_host::{Device, cover};
+use gpu_std::emu::{self, EmuError, LaunchConfig};
+use gpu_std::{Arg, GlobalMut, MemorySpace, kernel};
+
+kernel! {
+    /// Thread 0 writes 7 to `x[0]`.
+    pub fn poke<'a>(x: GlobalMut<'a, u32>) {
+        if gpu_std::thread::global_index_x() == 0 {
+            x.set(0, 7);
+        }
+    }
+}
+
+#[test]
+fn a_view_of_another_memory_space_is_refused_before_the_launch() {
+    let mut host = vec![0u32; 4];
+    // SAFETY (of the construction): `host` outlives the argument. The space is deliberately wrong: that
+    // is what both launchers must refuse, before touching the memory.
+    let foreign = unsafe { Arg::in_space(GlobalMut::from_raw_parts(host.as_mut_ptr(), 4), MemorySpace::unique()) };
+    let e = emu::launch::<poke>(&LaunchConfig::linear(1, 32, 0), &Default::default(), (foreign,)).unwrap_err();
+    let EmuError::InvalidLaunch(msg) = e else { panic!("expected an invalid launch, got {e}") };
+    assert!(msg.contains("parameter `x`") && msg.contains("another device's memory"), "{msg}");
+
+    let dev = Device::emulator(Default::default());
+    let e = dev.launch::<poke>(cover(1, 32, 1, 0), (foreign,)).unwrap_err();
+    assert!(format!("{e:#}").contains("another device's memory"), "{e:#}");
+    assert_eq!(host, [0; 4], "nothing ran");
+
+    // The device's own buffer is accepted.
+    let mine = dev.filled("mine", 4, 0u32).unwrap();
+    dev.launch::<poke>(cover(1, 32, 1, 0), (mine.view_mut(),)).unwrap();
+    assert_eq!(mine.read().unwrap(), [7, 0, 0, 0]);
+}
+
+#[test]
+fn an_emulator_buffer_goes_to_the_emulator_launch_of_gpu_std_too() {
+    // Both kinds of host buffer are host memory: an emulator device's buffer may be given to
+    // `gpu_std::emu::launch`, and an `emu::Buffer` to an emulator device.
+    let dev = Device::emulator(Default::default());
+    let b = dev.filled("b", 1, 0u32).unwrap();
+    emu::launch::<poke>(&LaunchConfig::linear(1, 1, 0), &Default::default(), (b.view_mut(),)).unwrap();
+    assert_eq!(b.read().unwrap(), [7]);
+    let e = emu::buffer("e", vec![0u32]);
+    dev.launch::<poke>(cover(1, 1, 1, 0), (e.view_mut(),)).unwrap();
+    assert_eq!(e.to_vec(), [7]);
+}

@@ -1,0 +1,49 @@
+//! `app [N] [auto|gpu|emu]`: the dot product of two seeded vectors of N elements (default 1000003) by
+//! the `dot` kernel, on the GPU when there is one (the PTX that `build.rs` embedded), else on the CPU
+//! SIMT emulator, checked against the CPU.
+
+use gpu_host::{Device, DeviceChoice, Ptx, cover};
+use kernels::{BLOCK, SHARED_BYTES, dot};
+
+/// The kernels' PTX module, built by `build.rs`.
+static KERNELS_PTX: &str = include_str!(env!("KERNELS_PTX"));
+
+type Error = Box<dyn std::error::Error + Send + Sync>;
+
+fn main() -> Result<(), Error> {
+    let mut args = std::env::args().skip(1);
+    let n: usize = match args.next() {
+        Some(a) => a.parse().map_err(|_| format!("N must be a count, not `{a}`"))?,
+        None => 1_000_003,
+    };
+    let choice: DeviceChoice = args.next().as_deref().unwrap_or("auto").parse()?;
+
+    let (dev, note) = Device::open(choice, &Ptx::text("kernels", KERNELS_PTX), Default::default())?;
+    if let Some(note) = note {
+        println!("{note}");
+    }
+    println!("device: {}", dev.name());
+
+    // Small seeded values: every product and the sum fit in a u32, so the check is exact.
+    let x: Vec<u32> = (0..n).map(|i| (i * 7 % 13) as u32).collect();
+    let y: Vec<u32> = (0..n).map(|i| (i * 5 % 11) as u32).collect();
+    let expected = x.iter().zip(&y).fold(0u32, |s, (a, b)| s.wrapping_add(a * b));
+
+    let xb = dev.upload("x", &x)?;
+    let yb = dev.upload("y", &y)?;
+    let result = dev.filled("result", 1, 0u32)?;
+    let grid_cap = dev.grid_cap(4 * dev.sm_count()?);
+    dev.launch::<dot>(cover(n, BLOCK, grid_cap, SHARED_BYTES), (xb.view(), yb.view(), result.view_mut()))?;
+    let got = result.read()?[0];
+
+    let findings = dev.take_findings();
+    for race in &findings.races {
+        println!("{race}");
+    }
+    let ok = got == expected && findings.is_clean();
+    println!("dot of {n} elements on {}: {got} (CPU: {expected}): {}", dev.kind(), if ok { "PASS" } else { "FAIL" });
+    if !ok {
+        std::process::exit(1);
+    }
+    Ok(())
+}
