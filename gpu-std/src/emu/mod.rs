@@ -35,6 +35,11 @@
 //!   a report naming the thread (the one exception, an overflow inside the emulator's own code, is
 //!   described in `stack`); a shuffle that reads a lane outside its mask gets [`POISON`] and a
 //!   warning in [`Outcome::warnings`], since only that value is undefined on a GPU.
+//! - **Destructors run**: a thread that panics unwinds, and a launch that fails (any error) unwinds
+//!   every thread it leaves unfinished, each as itself (`thread_idx()` in a destructor is that
+//!   thread's). A primitive called while a thread unwinds completes at once: memory accesses and
+//!   atomics are performed (and checked against the launch's memory), barriers, collectives, fences
+//!   and sleeps are skipped, since nothing may wait then.
 //!
 //! Host memory for launches is a [`Buffer`]: it names itself in reports and lends views that borrow it.
 

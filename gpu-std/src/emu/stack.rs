@@ -134,8 +134,13 @@ pub(super) fn check() {
 
 #[cold]
 #[inline(never)]
-fn overflow() -> ! {
-    // Further checks while unwinding would abort the process (a panic during unwinding).
+fn overflow() {
+    // A thread that is already unwinding (a panic, an earlier overflow, a teardown) runs destructors:
+    // unwinding again from inside one would abort the process. It goes on into the reserve; should it
+    // reach the guard page, the fault handler reports the overflow and aborts.
+    if std::thread::panicking() {
+        return;
+    }
     SOFT_LIMIT.with(|s| s.set(0));
     std::panic::resume_unwind(Box::new(Overflow))
 }
