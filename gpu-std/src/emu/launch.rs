@@ -10,7 +10,7 @@ use super::errors::EmuError;
 use super::findings::Findings;
 use super::report::Outcome;
 use super::sched::{
-    CTX, EBlock, EThread, Emu, IN_KERNEL, LAST_PANIC, Rng, State, Status, TEARDOWN, YIELDER, active, schedule,
+    CTX, EBlock, EThread, Emu, IN_KERNEL, LAST_PANIC, Rng, State, Status, TEARDOWN, YIELDER, running_kernel, schedule,
     with_state,
 };
 use super::stack::{self, Co, Guard};
@@ -87,9 +87,21 @@ fn validate(name: &str, cfg: &LaunchConfig, opts: &Options) -> Result<(), EmuErr
     Ok(())
 }
 
+/// `Err` if called from inside a kernel: launches do not nest (one OS thread runs one launch; its
+/// state, the current thread and the memory it may touch, are per OS thread).
+pub(crate) fn refuse_nesting(name: &str) -> Result<(), EmuError> {
+    match running_kernel() {
+        None => Ok(()),
+        Some(outer) => Err(EmuError::InvalidLaunch(format!(
+            "kernel `{name}`: launched from inside a thread of kernel `{outer}`; emulated launches cannot nest \
+             (launch kernels from the host, one at a time)"
+        ))),
+    }
+}
+
 pub(crate) fn run_launch(name: &str, cfg: &LaunchConfig, opts: &Options, body: &dyn Fn()) -> Result<Outcome, EmuError> {
+    refuse_nesting(name)?;
     validate(name, cfg, opts)?;
-    assert!(!active(), "emulated launches cannot nest");
     install_panic_capture();
     let block_threads = cfg.block.volume();
     let total_blocks = cfg.grid.volume();

@@ -144,11 +144,17 @@ impl Default for Options {
 /// kernel's parameter tuple, whose views may be [`Buffer`] views that borrow their buffers
 /// (`(a, x.view(), y.view_mut())`) or raw views. Every access of global memory is checked against the
 /// views among `args` (a view kept from an earlier launch is reported, never followed).
+///
+/// Launches do not nest: called from inside a kernel (a thread of a running launch), it returns
+/// [`EmuError::InvalidLaunch`] and leaves the running launch as it was.
 pub fn launch<K: Kernel>(
     cfg: &LaunchConfig,
     opts: &Options,
     args: impl IntoArgs<Params = K::Args>,
 ) -> Result<Outcome, EmuError> {
+    // Refused before anything is touched: a launch from inside a kernel would replace the running
+    // launch's regions with its own, and reset them on its way out.
+    launch::refuse_nesting(K::NAME)?;
     // SAFETY: the launch below runs to completion before this function returns, while `args`, and
     // with it every borrow of a buffer, is still alive.
     let args = unsafe { args.into_args() };
@@ -167,11 +173,14 @@ pub fn launch<K: Kernel>(
     launch::run_launch(K::NAME, cfg, opts, &move || K::run(args))
 }
 
-/// Runs `body` as the kernel named `name` (every thread of the launch calls it).
+/// Runs `body` as the kernel named `name` (every thread of the launch calls it). Like [`launch`], it
+/// refuses to run from inside a kernel.
 ///
 /// # Safety
 /// Every global-memory view `body` uses must point to memory that stays valid for the whole launch:
 /// unlike [`launch`], the emulator is not told which views the body may use, so it cannot check them.
 pub unsafe fn launch_fn(name: &str, cfg: &LaunchConfig, opts: &Options, body: &dyn Fn()) -> Result<Outcome, EmuError> {
+    launch::refuse_nesting(name)?;
+    let _unchecked = access_check::LaunchRegions::unchecked();
     launch::run_launch(name, cfg, opts, body)
 }

@@ -136,6 +136,17 @@ pub(crate) fn active() -> bool {
     CTX.with(|c| !c.get().is_null())
 }
 
+/// The name of the kernel whose launch runs on this OS thread, if a kernel thread is running.
+pub(crate) fn running_kernel() -> Option<String> {
+    let emu = CTX.with(|c| c.get());
+    if emu.is_null() {
+        return None;
+    }
+    // SAFETY: as in `with_state`.
+    let emu = unsafe { &*emu };
+    Some(emu.st.try_borrow().map_or_else(|_| "?".to_string(), |st| st.kernel.clone()))
+}
+
 /// Whether the running thread is unwinding: it panicked, its stack reached the reserve, or a failed
 /// launch is tearing it down. Destructors run then, and may call any primitive; none of them may
 /// suspend the thread: the scheduler would resume other threads (or, during a teardown, the yielder
