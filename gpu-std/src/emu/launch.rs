@@ -33,7 +33,6 @@ fn install_panic_capture() {
         let prev = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
             if IN_KERNEL.with(|k| k.get()) {
-                let _inside = stack::InEmulator::enter();
                 let msg = if let Some(s) = info.payload().downcast_ref::<&str>() {
                     s.to_string()
                 } else if let Some(s) = info.payload().downcast_ref::<String>() {
@@ -142,8 +141,7 @@ pub(crate) fn run_launch(name: &str, cfg: &LaunchConfig, opts: &Options, body: &
     });
     let start = Instant::now();
     let mut stacks: Vec<DefaultStack> = Vec::new();
-    // The kernel name lives in the boxed state, which outlives the waves.
-    stack::start_launch(&emu.st.borrow().kernel);
+    stack::start_launch(name, opts.stack_bytes);
     let result = (|| {
         for wave in order.chunks(wave_blocks as usize) {
             run_wave(&emu, wave, body, &mut stacks, start)?;
@@ -249,7 +247,7 @@ fn run_wave(
                 with_state(|st, me| st.thread_exit(me));
             })
         };
-        guards.push(Guard::new(&co, limit));
+        guards.push(Guard::new(limit));
         cos.push(Some(co));
     }
     CTX.with(|c| c.set(emu as *const Emu));

@@ -32,8 +32,10 @@
 //!   what every unfinished thread was doing.
 //! - **Robustness**: a kernel panic ([`EmuError::KernelPanic`]) and a stack overflow
 //!   ([`EmuError::StackOverflow`], see [`Options::stack_bytes`]) end the launch, not the process, with
-//!   a report naming the thread (the one exception, an overflow inside the emulator's own code, is
-//!   described in `stack`); a shuffle that reads a lane outside its mask gets [`POISON`] and a
+//!   a report naming the thread. The one exception: a thread that overflows in its own code, without
+//!   calling the emulator, onto its stack's guard page cannot be unwound, and abandoning its frames
+//!   without their destructors would be unsound, so the process **aborts**, with the same report on
+//!   stderr (on Linux x86-64 and aarch64; see `stack`). A shuffle that reads a lane outside its mask gets [`POISON`] and a
 //!   warning in [`Outcome::warnings`], since only that value is undefined on a GPU.
 //! - **Destructors run**: a thread that panics unwinds, and a launch that fails (any error) unwinds
 //!   every thread it leaves unfinished, each as itself (`thread_idx()` in a destructor is that
@@ -117,7 +119,9 @@ pub struct Options {
     /// launch is reported as a livelock.
     pub poll_limit: u64,
     /// Stack of each emulated thread, in bytes (at least 16 KiB). A thread that needs more ends the
-    /// launch with [`EmuError::StackOverflow`].
+    /// launch with [`EmuError::StackOverflow`] when it next calls the emulator (any primitive or view
+    /// access); one that overflows in its own code, onto the guard page below its stack, aborts the
+    /// process with the same report on stderr.
     pub stack_bytes: usize,
     /// Wall-clock bound for one launch.
     pub time_limit: Duration,

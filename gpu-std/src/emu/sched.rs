@@ -171,7 +171,6 @@ pub(crate) fn with_state<R>(f: impl FnOnce(&mut State, usize) -> R) -> R {
     let emu = CTX.with(|c| c.get());
     assert!(!emu.is_null(), "GPU primitive called outside a kernel launch (use gpu_std::emu::launch)");
     stack::check();
-    let _inside = stack::InEmulator::enter();
     let me = INFO.with(|i| i.get().index);
     // SAFETY: CTX points to the Emu owned by `run_launch`, alive for the whole launch, and only this
     // OS thread touches it.
@@ -248,11 +247,7 @@ pub(super) fn schedule(
         };
         match r {
             Ok(CoroutineResult::Yield(())) => {}
-            Ok(CoroutineResult::Return(())) => {
-                if stack::take_overflow() {
-                    return Err(overflow());
-                }
-            }
+            Ok(CoroutineResult::Return(())) => {}
             Err(payload) if payload.is::<stack::Overflow>() => return Err(overflow()),
             Err(payload) => {
                 let message = LAST_PANIC.with(|p| p.borrow_mut().take()).unwrap_or_else(|| {
