@@ -17,8 +17,11 @@
 //!   threads, both access kinds, source locations and why nothing orders them — unless both are
 //!   atomic/volatile/acquire/release at scopes that include both threads. Scopes count: a block-scope
 //!   fence, atomic or release/acquire synchronises only threads of one block, and the report names the
-//!   scope used and the scope needed. Each address keeps an exact record (no bound on the history), of
-//!   56 bytes for most addresses; `Outcome::shadow_bytes` says how much the launch used.
+//!   scope used and the scope needed. Memory is tracked per byte: accesses of different widths that
+//!   share bytes (a `u8` write and a `u32` read of its word, through overlapping views) conflict like
+//!   accesses of one width. Each element keeps an exact record (no bound on the history), of 56 bytes
+//!   for most elements (per byte only where narrower accesses split it); `Outcome::shadow_bytes` says
+//!   how much the launch used.
 //! - **Uninitialised shared memory**: a read of shared memory that no thread of the block has written
 //!   in the launch is reported (`Outcome::uninit_reads`).
 //! - **Deadlock detector**: a barrier that some threads of the block never reach (they exited, or wait
