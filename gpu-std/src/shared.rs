@@ -1,9 +1,10 @@
 //! Shared memory: per-block scratch memory, visible to every thread of the block and to no other.
 //!
-//! Kernels use the launch's *dynamic* shared memory. A kernel file declares its layout once with
+//! Kernels use the launch's *dynamic* shared memory. A kernel declares its layout once with
 //! [`shared_layout!`](crate::shared_layout): every array of the block's shared memory is a field of one
-//! `#[repr(C)]` struct, so Rust's own layout rules place them — arrays cannot overlap, offsets are
-//! aligned, and a size that overflows is a compile error. The host reads `BYTES` to size the launch:
+//! `#[repr(C)]` struct, so Rust's own layout rules place them — the arrays of one layout cannot
+//! overlap, offsets are aligned, and a size that overflows is a compile error. The host reads `BYTES`
+//! to size the launch:
 //!
 //! ```
 //! gpu_std::shared_layout! {
@@ -27,6 +28,16 @@
 //! }
 //! ```
 //!
+//! **One layout per kernel.** Every layout's `view()`, and [`dynamic`], starts at the first byte of
+//! the block's dynamic shared memory (there is one such region per block, and nothing allocates from
+//! it): two layouts used in one kernel, or a layout and `dynamic`, overlap — an array of one aliases an
+//! array of the other, possibly with a different element type. That is not undefined behaviour
+//! (elements are [`Pod`], and every access is one instruction, never a Rust reference), but it is
+//! shared bytes: a write through one view changes what the other reads. Put every array a kernel
+//! needs in one layout. The emulator's race detector tracks shared memory per byte, so overlapping
+//! accesses of different widths by different threads without a barrier between them are reported as
+//! a race like any other.
+//!
 //! Shared memory starts uninitialised each launch: write before you read, and put a block barrier
 //! between one thread's write and another thread's read. Every access is an `ld.shared`/`st.shared`
 //! instruction of inline PTX, so a race yields racy values, never undefined behaviour.
@@ -40,7 +51,9 @@ pub const SHARED_BASE_ALIGN: usize = 16;
 
 /// Declares a block's shared-memory layout: a struct of named arrays of [`Pod`] elements, with
 /// `BYTES` (the dynamic shared memory a launch must give) and `view()` (the arrays of the calling
-/// thread's block, as [`SharedSlice`]s). See [the module docs](crate::shared).
+/// thread's block, as [`SharedSlice`]s). The arrays of one layout are disjoint; every layout starts
+/// at the first byte of the block's dynamic shared memory, so a kernel should use one layout. See
+/// [the module docs](crate::shared).
 #[macro_export]
 macro_rules! shared_layout {
     ($(#[$m:meta])* $vis:vis struct $name:ident { $($(#[$fm:meta])* $fvis:vis $field:ident : [$ty:ty; $len:expr]),+ $(,)? }) => {
@@ -99,7 +112,8 @@ pub fn dynamic_base(bytes: usize, layout: &'static str) -> *mut u8 {
 }
 
 /// The whole of the block's dynamic shared memory as one array of `T` (`extern __shared__ T s[]`),
-/// as many elements as the launch's shared bytes hold.
+/// as many elements as the launch's shared bytes hold. It overlaps the view of every
+/// [`shared_layout!`](crate::shared_layout): use one or the other in a kernel.
 #[inline(always)]
 #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub fn dynamic<T: Pod>() -> SharedSlice<T> {
@@ -129,8 +143,12 @@ impl<T: Pod> SharedSlice<T> {
     /// `ptr` must be an address of the calling block's shared memory as [`dynamic_base`] returns it
     /// (on the GPU a shared-window address, which is never dereferenced as a Rust pointer; in the
     /// emulator a host address), aligned for `T`, with `len` elements after it inside the block's
-    /// dynamic shared memory; and no other view made this way may overlap it with a different element
-    /// type. [`shared_layout!`](crate::shared_layout) and [`dynamic`] uphold this.
+    /// dynamic shared memory. [`shared_layout!`](crate::shared_layout) and [`dynamic`] uphold this.
+    ///
+    /// Other shared views may overlap this one, with the same or a different element type: elements
+    /// are [`Pod`] and every access is one instruction, so overlapping views share bytes (accesses
+    /// through them race like any others, and the emulator reports such races per byte), never
+    /// undefined behaviour.
     #[inline(always)]
     pub const unsafe fn from_raw_parts(ptr: *mut T, len: usize) -> Self {
         SharedSlice { ptr, len }

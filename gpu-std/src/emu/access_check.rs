@@ -29,29 +29,58 @@ impl Region {
     }
 }
 
+/// The global memory the running launch may touch.
+#[derive(Debug, Default)]
+enum Regions {
+    /// Nothing: no launch runs, or its views were never set. An access is refused.
+    #[default]
+    Unknown,
+    /// Anything: a `launch_fn` launch, whose caller vouches for every view its body uses.
+    Unchecked,
+    /// The memory of the views passed to the launch.
+    Views(Vec<Region>),
+}
+
 thread_local! {
-    /// Every view passed to the running launch; `None` while no launch runs (or for `launch_fn`).
-    static REGIONS: RefCell<Option<Vec<Region>>> = const { RefCell::new(None) };
+    /// What the running launch on this OS thread may touch.
+    static REGIONS: RefCell<Regions> = const { RefCell::new(Regions::Unknown) };
 }
 
 /// The view argument of the running launch whose memory holds `addr`, if the launch's views are known.
 pub(crate) fn region_of(addr: usize) -> Option<Region> {
-    REGIONS.with(|r| r.borrow().as_ref()?.iter().find(|g| addr >= g.base && addr < g.base + g.bytes).copied())
+    REGIONS.with(|r| match &*r.borrow() {
+        Regions::Views(rs) => rs.iter().find(|g| addr >= g.base && addr < g.base + g.bytes).copied(),
+        _ => None,
+    })
 }
 
-/// Sets the regions of a launch for as long as the guard lives.
-pub(crate) struct LaunchRegions;
+/// Sets what a launch may touch for as long as the guard lives, then restores what was there before.
+pub(crate) struct LaunchRegions {
+    previous: Option<Regions>,
+}
 
 impl LaunchRegions {
+    /// The launch may touch the memory of `regions`, and nothing else.
     pub(crate) fn set(regions: Vec<Region>) -> LaunchRegions {
-        REGIONS.with(|r| *r.borrow_mut() = Some(regions));
-        LaunchRegions
+        Self::replace(Regions::Views(regions))
+    }
+
+    /// The launch's accesses are not checked (`launch_fn`).
+    pub(crate) fn unchecked() -> LaunchRegions {
+        Self::replace(Regions::Unchecked)
+    }
+
+    fn replace(now: Regions) -> LaunchRegions {
+        LaunchRegions { previous: Some(REGIONS.with(|r| std::mem::replace(&mut *r.borrow_mut(), now))) }
     }
 }
 
 impl Drop for LaunchRegions {
     fn drop(&mut self) {
-        REGIONS.with(|r| *r.borrow_mut() = None);
+        // Restores the state before the launch (not a fixed "nothing"), so that no guard can leave a
+        // launch that is still running with different regions than it started with.
+        let previous = self.previous.take().unwrap_or_default();
+        REGIONS.with(|r| *r.borrow_mut() = previous);
     }
 }
 
@@ -65,10 +94,12 @@ pub(crate) fn check(space: SpaceKind, addr: usize, size: usize, site: Site) {
     );
     match space {
         SpaceKind::Global => {
-            let inside = REGIONS.with(|r| {
-                r.borrow()
-                    .as_ref()
-                    .is_none_or(|rs| rs.iter().any(|g| addr >= g.base && addr + size <= g.base + g.bytes))
+            // Soundness: with no regions known, an access is refused, never allowed; only `launch_fn`
+            // (whose caller vouches for its views) turns the check off.
+            let inside = REGIONS.with(|r| match &*r.borrow() {
+                Regions::Views(rs) => rs.iter().any(|g| addr >= g.base && addr + size <= g.base + g.bytes),
+                Regions::Unchecked => true,
+                Regions::Unknown => false,
             });
             assert!(
                 inside,

@@ -1,12 +1,14 @@
 //! The emulator backend of every primitive: the same functions as the PTX layer, implemented on the
-//! scheduler. Each synchronisation point may switch threads.
+//! scheduler. Each synchronisation point may switch threads — except while the calling thread unwinds
+//! (a panic, a stack overflow caught by the reserve check, the teardown of a failed launch): then every
+//! primitive completes at once, without suspending (see `sched::unwinding`).
 
 use super::access_check;
 use super::barrier::BarOp;
 use super::collectives::CollKind;
 use super::poll::{Polled, bits_of};
 use super::race::Kind;
-use super::sched::{self, info, suspend, with_state};
+use super::sched::{self, info, suspend, unwinding, with_state};
 use crate::Dim3;
 use crate::Site;
 use crate::atomic::{AtomOp, Atomic, ScopeKind, SpaceKind};
@@ -30,6 +32,10 @@ pub fn lane_id() -> u32 {
 }
 
 fn barrier(op: BarOp, pred: bool, site: Site) -> u32 {
+    if unwinding() {
+        // Skipped: a barrier cannot complete without suspending (the result is meaningless).
+        return 0;
+    }
     with_state(|st, me| st.barrier_arrive(me, op, pred, site));
     suspend();
     with_state(|st, me| st.threads[me].result)
@@ -48,11 +54,18 @@ pub fn sync_threads_or(pred: bool, site: Site) -> bool {
 }
 
 pub fn grid_sync(site: Site) {
+    if unwinding() {
+        return;
+    }
     with_state(|st, me| st.grid_arrive(me, site));
     suspend();
 }
 
 fn collective(kind: CollKind, mask: u32, val: u32, b: u32, c: u32, site: Site) -> u32 {
+    if unwinding() {
+        // Skipped, as a barrier: the lane gets its own value back.
+        return val;
+    }
     if let Err(trap) = with_state(|st, me| st.warp_arrive(me, kind, mask, val, b, c, site)) {
         // A GPU traps here (the safe functions check the mask): the thread ends, and the launch
         // reports the reason, which names the call site.
@@ -94,6 +107,9 @@ pub fn active_mask() -> u32 {
 pub fn check_in_mask(_mask: u32, _what: &'static core::ffi::CStr, _site: Site) {}
 
 pub fn fence(scope: ScopeKind, site: Site) {
+    if unwinding() {
+        return;
+    }
     with_state(|st, me| {
         // Neither progress nor a poll: a spin loop may fence between its polls.
         st.threads[me].at = Some(site);
@@ -102,11 +118,17 @@ pub fn fence(scope: ScopeKind, site: Site) {
     suspend();
 }
 pub fn nanosleep(_ns: u32, site: Site) {
+    if unwinding() {
+        return;
+    }
     with_state(|st, me| st.poll(me, site, None));
     suspend();
 }
 
 fn maybe_preempt() {
+    if unwinding() {
+        return;
+    }
     let switch = with_state(|st, _| {
         let n = st.opts.preempt_one_in;
         n > 0 && st.rng.below(n as usize) == 0
@@ -121,6 +143,10 @@ fn maybe_preempt() {
 #[track_caller]
 pub unsafe fn load<T: Copy>(p: *const T, access: Access, space: SpaceKind, site: Site) -> T {
     access_check::check(space, p as usize, size_of::<T>(), site);
+    if unwinding() {
+        // SAFETY: as below.
+        return unsafe { p.read_volatile() };
+    }
     match access {
         Access::Plain => maybe_preempt(),
         Access::Volatile => suspend(),
@@ -150,6 +176,10 @@ pub unsafe fn load_vector<T: Copy, V: Copy>(p: *const T, _nc: bool, site: Site) 
     let size = size_of::<T>();
     access_check::check(SpaceKind::Global, p as usize, 16, site);
     assert!((p as usize).is_multiple_of(16), "a 16-byte vector load needs a 16-byte aligned address");
+    if unwinding() {
+        // SAFETY: as below.
+        return unsafe { (p as *const V).read_volatile() };
+    }
     maybe_preempt();
     // SAFETY: caller's contract; one OS thread runs all emulated threads.
     let v = unsafe { (p as *const V).read_volatile() };
@@ -167,6 +197,10 @@ pub unsafe fn load_vector<T: Copy, V: Copy>(p: *const T, _nc: bool, site: Site) 
 #[track_caller]
 pub unsafe fn store<T: Copy>(p: *mut T, v: T, access: Access, space: SpaceKind, site: Site) {
     access_check::check(space, p as usize, size_of::<T>(), site);
+    if unwinding() {
+        // SAFETY: as below.
+        return unsafe { p.write_volatile(v) };
+    }
     match access {
         Access::Plain => maybe_preempt(),
         Access::Volatile => suspend(),
@@ -271,11 +305,19 @@ emu_float!(f32, f64);
 #[track_caller]
 fn atom_generic<T: EmuAtomic>(op: AtomOp, space: SpaceKind, scope: ScopeKind, p: *mut T, a: T, b: T, site: Site) -> T {
     access_check::check(space, p as usize, size_of::<T>(), site);
-    suspend();
+    let quiet = unwinding();
+    if !quiet {
+        suspend();
+    }
     // SAFETY: the view checked the pointer; only this OS thread runs emulated threads, and no other
     // emulated thread runs until this one suspends, so the read-modify-write is indivisible.
     let old = unsafe { p.read() };
     let new = T::apply(op, old, a, b);
+    if quiet {
+        // SAFETY: as above.
+        unsafe { p.write(new) };
+        return old;
+    }
     with_state(|st, me| {
         st.on_access(me, p as usize, size_of::<T>(), space, Kind::Atomic(scope), site);
         // Memory left as it was (a failed compare, an exchange or add that changes nothing) is a poll;
@@ -294,6 +336,10 @@ fn atom_generic<T: EmuAtomic>(op: AtomOp, space: SpaceKind, scope: ScopeKind, p:
 #[track_caller]
 fn load_acquire_generic<T: Copy>(space: SpaceKind, scope: ScopeKind, p: *const T, site: Site) -> T {
     access_check::check(space, p as usize, size_of::<T>(), site);
+    if unwinding() {
+        // SAFETY: as in `load`.
+        return unsafe { p.read_volatile() };
+    }
     suspend();
     // SAFETY: as in `load`.
     let v = unsafe { p.read_volatile() };
@@ -307,6 +353,10 @@ fn load_acquire_generic<T: Copy>(space: SpaceKind, scope: ScopeKind, p: *const T
 #[track_caller]
 fn store_release_generic<T: Copy>(space: SpaceKind, scope: ScopeKind, p: *mut T, v: T, site: Site) {
     access_check::check(space, p as usize, size_of::<T>(), site);
+    if unwinding() {
+        // SAFETY: as in `load`.
+        return unsafe { p.write_volatile(v) };
+    }
     suspend();
     with_state(|st, me| {
         st.on_access(me, p as usize, size_of::<T>(), space, Kind::ReleaseStore(scope), site);

@@ -151,8 +151,10 @@ impl<T: Pod> Buffer<T> {
 
     fn ptr(&self) -> *mut T {
         // `UnsafeCell<T>` has the layout of `T`; kernels write through this pointer, which is why the
-        // elements live in `UnsafeCell`s.
-        if self.data.is_empty() { std::ptr::NonNull::dangling().as_ptr() } else { self.data[0].get() }
+        // elements live in `UnsafeCell`s. Soundness: the pointer is derived from the whole slice, so it
+        // may reach every element; one derived from a reference to the first element (`data[0].get()`)
+        // may reach only that element. An empty slice gives a dangling, aligned pointer.
+        UnsafeCell::raw_get(self.data.as_ptr())
     }
 
     /// A read-only view for a kernel argument, borrowing the buffer.
@@ -196,5 +198,32 @@ impl<T: Pod> Buffer<T> {
 impl<T: Pod> fmt::Debug for Buffer<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Buffer").field("name", &self.name).field("data", &self.to_vec()).finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The pointer views are made from reaches every element, and writes through it are what the host
+    /// reads back. (Under Miri, a pointer derived from a reference to the first element alone would be
+    /// undefined behaviour for every other element.)
+    #[test]
+    fn the_view_pointer_reaches_every_element() {
+        let b = buffer("b", vec![0u32; 4]);
+        let p = b.ptr();
+        for i in 0..4 {
+            // SAFETY: `i < len`; no reference to the elements exists while the pointer is used.
+            unsafe { p.add(i).write(10 + i as u32) };
+        }
+        // SAFETY: as above.
+        assert_eq!(unsafe { p.add(3).read() }, 13);
+        assert_eq!(b.to_vec(), [10, 11, 12, 13]);
+        let mut b = b;
+        b.as_mut_slice()[2] = 7;
+        assert_eq!(b.as_slice(), [10, 11, 7, 13]);
+        let empty = buffer::<u64>("empty", vec![]);
+        assert!(empty.ptr().is_aligned());
+        assert!(empty.to_vec().is_empty());
     }
 }

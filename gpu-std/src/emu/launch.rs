@@ -1,7 +1,8 @@
 //! Launching a kernel: the launch is checked against the limits of a GPU, its blocks are split into
 //! waves of resident blocks (a cooperative launch is one wave), and every thread of a wave becomes a
 //! stackful coroutine on a recycled stack (see `stack`). A panic inside a kernel is captured with its
-//! location and reported for the thread that raised it.
+//! location and reported for the thread that raised it. When a launch fails, the threads it left
+//! suspended are unwound one by one, each as the current thread (see `teardown`).
 
 use super::barrier::Bar;
 use super::clock::ThreadClock;
@@ -9,10 +10,12 @@ use super::errors::EmuError;
 use super::findings::Findings;
 use super::report::Outcome;
 use super::sched::{
-    CTX, EBlock, EThread, Emu, IN_KERNEL, LAST_PANIC, Rng, State, Status, YIELDER, active, schedule, with_state,
+    CTX, EBlock, EThread, Emu, IN_KERNEL, LAST_PANIC, Rng, State, Status, TEARDOWN, YIELDER, running_kernel, schedule,
+    with_state,
 };
 use super::stack::{self, Co, Guard};
 use super::{LaunchConfig, Options};
+use crate::Dim3;
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, Yielder};
 use std::cell::RefCell;
@@ -30,7 +33,6 @@ fn install_panic_capture() {
         let prev = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
             if IN_KERNEL.with(|k| k.get()) {
-                let _inside = stack::InEmulator::enter();
                 let msg = if let Some(s) = info.payload().downcast_ref::<&str>() {
                     s.to_string()
                 } else if let Some(s) = info.payload().downcast_ref::<String>() {
@@ -84,9 +86,21 @@ fn validate(name: &str, cfg: &LaunchConfig, opts: &Options) -> Result<(), EmuErr
     Ok(())
 }
 
+/// `Err` if called from inside a kernel: launches do not nest (one OS thread runs one launch; its
+/// state, the current thread and the memory it may touch, are per OS thread).
+pub(crate) fn refuse_nesting(name: &str) -> Result<(), EmuError> {
+    match running_kernel() {
+        None => Ok(()),
+        Some(outer) => Err(EmuError::InvalidLaunch(format!(
+            "kernel `{name}`: launched from inside a thread of kernel `{outer}`; emulated launches cannot nest \
+             (launch kernels from the host, one at a time)"
+        ))),
+    }
+}
+
 pub(crate) fn run_launch(name: &str, cfg: &LaunchConfig, opts: &Options, body: &dyn Fn()) -> Result<Outcome, EmuError> {
+    refuse_nesting(name)?;
     validate(name, cfg, opts)?;
-    assert!(!active(), "emulated launches cannot nest");
     install_panic_capture();
     let block_threads = cfg.block.volume();
     let total_blocks = cfg.grid.volume();
@@ -127,8 +141,7 @@ pub(crate) fn run_launch(name: &str, cfg: &LaunchConfig, opts: &Options, body: &
     });
     let start = Instant::now();
     let mut stacks: Vec<DefaultStack> = Vec::new();
-    // The kernel name lives in the boxed state, which outlives the waves.
-    stack::start_launch(&emu.st.borrow().kernel);
+    stack::start_launch(name, opts.stack_bytes);
     let result = (|| {
         for wave in order.chunks(wave_blocks as usize) {
             run_wave(&emu, wave, body, &mut stacks, start)?;
@@ -234,19 +247,38 @@ fn run_wave(
                 with_state(|st, me| st.thread_exit(me));
             })
         };
-        guards.push(Guard::new(&co, limit));
+        guards.push(Guard::new(limit));
         cos.push(Some(co));
     }
     CTX.with(|c| c.set(emu as *const Emu));
     let outcome = schedule(emu, &mut cos, &guards, bdim, gdim, start);
-    // Completed coroutines give their stacks back; suspended ones (after an error) are unwound on drop.
-    for co in cos.into_iter().flatten() {
-        if co.done() {
-            stacks.push(co.into_stack());
-        } else {
-            drop(co);
+    // Completed coroutines give their stacks back; suspended ones (after an error) are unwound.
+    for (t, co) in cos.into_iter().enumerate() {
+        match co {
+            Some(co) if co.done() => stacks.push(co.into_stack()),
+            Some(co) => teardown(emu, t, co, guards[t], bdim, gdim),
+            None => {}
         }
     }
     CTX.with(|c| c.set(std::ptr::null()));
     outcome
+}
+
+/// Unwinds thread `t`, left suspended by a failed launch, so that its destructors run.
+///
+/// Soundness: a destructor may call any primitive, and primitives act for the current thread — the
+/// one `INFO` and `YIELDER` name, which after the scheduler stopped is whichever thread ran last. A
+/// primitive suspending on that thread's yielder would jump into another coroutine's frames. So the
+/// current-thread state is switched to `t` first (its indices, its own yielder, its stack guard for
+/// the fault handler), and `TEARDOWN` makes every primitive complete without suspending (see
+/// `sched::unwinding`).
+fn teardown(emu: &Emu, t: usize, co: Co, guard: Guard, bdim: Dim3, gdim: Dim3) {
+    let who = emu.st.borrow().make_current(t, bdim, gdim);
+    stack::running(Some((guard, who)));
+    TEARDOWN.with(|d| d.set(true));
+    // Dropping a suspended coroutine unwinds it from its `suspend` call.
+    drop(co);
+    TEARDOWN.with(|d| d.set(false));
+    stack::running(None);
+    YIELDER.with(|y| y.set(std::ptr::null()));
 }

@@ -17,8 +17,11 @@
 //!   threads, both access kinds, source locations and why nothing orders them — unless both are
 //!   atomic/volatile/acquire/release at scopes that include both threads. Scopes count: a block-scope
 //!   fence, atomic or release/acquire synchronises only threads of one block, and the report names the
-//!   scope used and the scope needed. Each address keeps an exact record (no bound on the history), of
-//!   56 bytes for most addresses; `Outcome::shadow_bytes` says how much the launch used.
+//!   scope used and the scope needed. Memory is tracked per byte: accesses of different widths that
+//!   share bytes (a `u8` write and a `u32` read of its word, through overlapping views) conflict like
+//!   accesses of one width. Each element keeps an exact record (no bound on the history), of 56 bytes
+//!   for most elements (per byte only where narrower accesses split it); `Outcome::shadow_bytes` says
+//!   how much the launch used.
 //! - **Uninitialised shared memory**: a read of shared memory that no thread of the block has written
 //!   in the launch is reported (`Outcome::uninit_reads`).
 //! - **Deadlock detector**: a barrier that some threads of the block never reach (they exited, or wait
@@ -32,9 +35,16 @@
 //!   what every unfinished thread was doing.
 //! - **Robustness**: a kernel panic ([`EmuError::KernelPanic`]) and a stack overflow
 //!   ([`EmuError::StackOverflow`], see [`Options::stack_bytes`]) end the launch, not the process, with
-//!   a report naming the thread (the one exception, an overflow inside the emulator's own code, is
-//!   described in `stack`); a shuffle that reads a lane outside its mask gets [`POISON`] and a
+//!   a report naming the thread. The one exception: a thread that overflows in its own code, without
+//!   calling the emulator, onto its stack's guard page cannot be unwound, and abandoning its frames
+//!   without their destructors would be unsound, so the process **aborts**, with the same report on
+//!   stderr (on Linux x86-64 and aarch64; see `stack`). A shuffle that reads a lane outside its mask gets [`POISON`] and a
 //!   warning in [`Outcome::warnings`], since only that value is undefined on a GPU.
+//! - **Destructors run**: a thread that panics unwinds, and a launch that fails (any error) unwinds
+//!   every thread it leaves unfinished, each as itself (`thread_idx()` in a destructor is that
+//!   thread's). A primitive called while a thread unwinds completes at once: memory accesses and
+//!   atomics are performed (and checked against the launch's memory), barriers, collectives, fences
+//!   and sleeps are skipped, since nothing may wait then.
 //!
 //! Host memory for launches is a [`Buffer`]: it names itself in reports and lends views that borrow it.
 
@@ -112,7 +122,9 @@ pub struct Options {
     /// launch is reported as a livelock.
     pub poll_limit: u64,
     /// Stack of each emulated thread, in bytes (at least 16 KiB). A thread that needs more ends the
-    /// launch with [`EmuError::StackOverflow`].
+    /// launch with [`EmuError::StackOverflow`] when it next calls the emulator (any primitive or view
+    /// access); one that overflows in its own code, onto the guard page below its stack, aborts the
+    /// process with the same report on stderr.
     pub stack_bytes: usize,
     /// Wall-clock bound for one launch.
     pub time_limit: Duration,
@@ -139,6 +151,9 @@ impl Default for Options {
 /// kernel's argument tuple: scalars, and views that borrow their buffers (`(a, x.view(), y.view_mut())`
 /// with [`Buffer`]s), all in host memory. Every access of global memory is checked against the views
 /// among `args` (a view kept from an earlier launch is reported, never followed).
+///
+/// Launches do not nest: called from inside a kernel (a thread of a running launch), it returns
+/// [`EmuError::InvalidLaunch`] and leaves the running launch as it was.
 pub fn launch<'a, K: Kernel>(
     cfg: &LaunchConfig,
     opts: &Options,
@@ -162,6 +177,9 @@ pub unsafe fn launch_params<'a, K: Kernel>(
     opts: &Options,
     params: K::Args<'a>,
 ) -> Result<Outcome, EmuError> {
+    // Refused before anything is touched: a launch from inside a kernel would replace the running
+    // launch's regions with its own, and reset them on its way out.
+    launch::refuse_nesting(K::NAME)?;
     params.check_launch(K::NAME, K::PARAMS, cfg.grid, cfg.block).map_err(EmuError::InvalidLaunch)?;
     let regions = params
         .views()
@@ -177,11 +195,14 @@ pub unsafe fn launch_params<'a, K: Kernel>(
     launch::run_launch(K::NAME, cfg, opts, &move || K::run(params))
 }
 
-/// Runs `body` as the kernel named `name` (every thread of the launch calls it).
+/// Runs `body` as the kernel named `name` (every thread of the launch calls it). Like [`launch`], it
+/// refuses to run from inside a kernel.
 ///
 /// # Safety
 /// Every global-memory view `body` uses must point to memory that stays valid for the whole launch:
 /// unlike [`launch`], the emulator is not told which views the body may use, so it cannot check them.
 pub unsafe fn launch_fn(name: &str, cfg: &LaunchConfig, opts: &Options, body: &dyn Fn()) -> Result<Outcome, EmuError> {
+    launch::refuse_nesting(name)?;
+    let _unchecked = access_check::LaunchRegions::unchecked();
     launch::run_launch(name, cfg, opts, body)
 }

@@ -1,4 +1,4 @@
-//! The race test: the record one element address keeps of its accesses, checked at every new access
+//! The race test: the record one element (or range of bytes) keeps of its accesses, checked at every new access
 //! against the accessing thread's happens-before knowledge (see `clock`), and the explanation of a
 //! race found.
 //!
@@ -246,7 +246,7 @@ impl StrongSummary {
 }
 
 /// The parts of a record that most addresses never need.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 struct Ext {
     /// Last plain read per thread, while reads are concurrent.
     reads: IntMap<u32, Epoch>,
@@ -264,9 +264,10 @@ fn strong_key(x: &Epoch, k: Kind) -> u64 {
 // The sizes the shadow-memory budget is built on.
 const _: () = assert!(size_of::<Epoch>() == 24 && size_of::<Slot>() == 56);
 
-/// The race detector's record of one element address: 56 bytes, more only for addresses with
-/// concurrent reads, strong accesses or releases.
-#[derive(Debug, Default)]
+/// The race detector's record of one range of bytes (an element, or a part of one that a narrower
+/// access also touched): 56 bytes, more only for ranges with concurrent reads, strong accesses or
+/// releases.
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Slot {
     /// Last plain write.
     write: Epoch,

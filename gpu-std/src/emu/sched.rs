@@ -126,12 +126,37 @@ thread_local! {
     pub(crate) static INFO: Cell<Info> = Cell::new(Info::default());
     pub(super) static YIELDER: Cell<*const Yielder<(), ()>> = const { Cell::new(std::ptr::null()) };
     pub(super) static IN_KERNEL: Cell<bool> = const { Cell::new(false) };
+    /// Set while a failed launch unwinds the threads it left suspended (see `launch::teardown`).
+    pub(super) static TEARDOWN: Cell<bool> = const { Cell::new(false) };
     pub(super) static LAST_PANIC: RefCell<Option<String>> = const { RefCell::new(None) };
 }
 
 /// Whether the calling code runs inside an emulated launch.
 pub(crate) fn active() -> bool {
     CTX.with(|c| !c.get().is_null())
+}
+
+/// The name of the kernel whose launch runs on this OS thread, if a kernel thread is running.
+pub(crate) fn running_kernel() -> Option<String> {
+    let emu = CTX.with(|c| c.get());
+    if emu.is_null() {
+        return None;
+    }
+    // SAFETY: as in `with_state`.
+    let emu = unsafe { &*emu };
+    Some(emu.st.try_borrow().map_or_else(|_| "?".to_string(), |st| st.kernel.clone()))
+}
+
+/// Whether the running thread is unwinding: it panicked, its stack reached the reserve, or a failed
+/// launch is tearing it down. Destructors run then, and may call any primitive; none of them may
+/// suspend the thread: the scheduler would resume other threads (or, during a teardown, the yielder
+/// may not be usable at all) while this one is half unwound, with the panic still counted on the OS
+/// thread. So while unwinding, every primitive completes at once: memory accesses are performed
+/// (checked against the launch's memory as always, but not recorded by the detectors, whose findings
+/// the failed launch drops), and barriers, collectives, fences and sleeps are skipped.
+#[inline]
+pub(crate) fn unwinding() -> bool {
+    std::thread::panicking() || TEARDOWN.with(|t| t.get())
 }
 
 pub(crate) fn info() -> Info {
@@ -146,7 +171,6 @@ pub(crate) fn with_state<R>(f: impl FnOnce(&mut State, usize) -> R) -> R {
     let emu = CTX.with(|c| c.get());
     assert!(!emu.is_null(), "GPU primitive called outside a kernel launch (use gpu_std::emu::launch)");
     stack::check();
-    let _inside = stack::InEmulator::enter();
     let me = INFO.with(|i| i.get().index);
     // SAFETY: CTX points to the Emu owned by `run_launch`, alive for the whole launch, and only this
     // OS thread touches it.
@@ -154,8 +178,13 @@ pub(crate) fn with_state<R>(f: impl FnOnce(&mut State, usize) -> R) -> R {
     f(&mut emu.st.borrow_mut(), me)
 }
 
-/// Gives the scheduler the chance to run another thread (or waits, if this thread is blocked).
+/// Gives the scheduler the chance to run another thread (or waits, if this thread is blocked). Does
+/// nothing while the thread unwinds (see [`unwinding`]); every primitive checks that itself first, this
+/// is the last line of defence.
 pub(crate) fn suspend() {
+    if unwinding() {
+        return;
+    }
     let y = YIELDER.with(|y| y.get());
     assert!(!y.is_null());
     // SAFETY: the yielder of the running coroutine, set when it started; valid while it runs.
@@ -200,11 +229,7 @@ pub(super) fn schedule(
             let n = st.runnable.len();
             let k = st.rng.below(n);
             let t = st.runnable[k];
-            let th = &st.threads[t];
-            let b = &st.blocks[th.block];
-            INFO.with(|i| i.set(Info { tid: th.tid, bid: b.idx, bdim, gdim, lane: th.rank % 32, index: t }));
-            YIELDER.with(|y| y.set(st.yielders[t]));
-            (t, [b.idx.x, b.idx.y, b.idx.z, th.tid.x, th.tid.y, th.tid.z])
+            (t, st.make_current(t, bdim, gdim))
         };
         let co = cos[next].as_mut().expect("runnable thread has a coroutine");
         stack::running(Some((guards[next], who)));
@@ -222,11 +247,7 @@ pub(super) fn schedule(
         };
         match r {
             Ok(CoroutineResult::Yield(())) => {}
-            Ok(CoroutineResult::Return(())) => {
-                if stack::take_overflow() {
-                    return Err(overflow());
-                }
-            }
+            Ok(CoroutineResult::Return(())) => {}
             Err(payload) if payload.is::<stack::Overflow>() => return Err(overflow()),
             Err(payload) => {
                 let message = LAST_PANIC.with(|p| p.borrow_mut().take()).unwrap_or_else(|| {
@@ -247,6 +268,16 @@ pub(super) fn schedule(
 }
 
 impl State {
+    /// Makes thread `t` the one primitives act for (its indices and its yielder); returns its block and
+    /// thread index, for the stack guard.
+    pub(super) fn make_current(&self, t: usize, bdim: Dim3, gdim: Dim3) -> [u32; 6] {
+        let th = &self.threads[t];
+        let b = &self.blocks[th.block];
+        INFO.with(|i| i.set(Info { tid: th.tid, bid: b.idx, bdim, gdim, lane: th.rank % 32, index: t }));
+        YIELDER.with(|y| y.set(self.yielders[t]));
+        [b.idx.x, b.idx.y, b.idx.z, th.tid.x, th.tid.y, th.tid.z]
+    }
+
     pub fn tid(&self, t: usize) -> ThreadId {
         let th = &self.threads[t];
         ThreadId::new(self.blocks[th.block].idx, th.tid)

@@ -1,11 +1,17 @@
-//! Shadow memory: the race detector's record ([`Slot`]) of every element address a launch touched, and,
-//! for shared memory, which bytes a thread of the block has written.
+//! Shadow memory: the race detector's record ([`Slot`]) of every byte a launch touched, and, for shared
+//! memory, which bytes a thread of the block has written.
 //!
-//! Records of global memory live in pages of 4 KiB of address space, each a dense array of slots at the
-//! finest alignment its accesses used (4 bytes for a `u32` buffer: 1024 slots of 56 bytes), found
-//! through a hash of the page number with the last page cached. A block's shared memory is one such
-//! array, as long as the launch's shared memory. An array refines its granularity when an access
-//! arrives at an address its slots do not separate, so every element address keeps its own record.
+//! Records of global memory live in pages of 4 KiB of address space, each a dense array of slots at
+//! the finest granularity its accesses used (4 bytes for a `u32` buffer: 1024 slots of 56 bytes),
+//! found through a hash of the page number with the last page cached. A block's shared memory is one
+//! such array, as long as the launch's shared memory.
+//!
+//! Every access is checked against, and recorded in, every slot its bytes cover, so accesses of
+//! different widths that share bytes meet in a slot (a `u8` write and a `u32` read of the word holding
+//! it; views of one memory with different element types may overlap). An access narrower than the
+//! array's granularity, or not aligned to it, first refines the array: each slot is split, and every
+//! part keeps a copy of the whole record — exact, because no access is recorded in a slot wider than
+//! itself, so each recorded access covered every byte of its slot.
 
 use super::clock::IntMap;
 use super::race::Slot;
@@ -31,33 +37,58 @@ fn empty_slots(n: usize) -> Vec<Slot> {
     v
 }
 
+/// log2 of the widest granularity at which an access of `size` bytes at offset `off` covers whole
+/// slots.
+fn granularity(off: usize, size: usize) -> u32 {
+    size.max(1).trailing_zeros().min(off.trailing_zeros()).min(MAX_SHIFT)
+}
+
 impl Page {
     /// Records for `len` bytes at the granularity of the first access: `size` bytes at offset `off`.
     fn new(len: usize, off: usize, size: usize) -> Self {
-        let shift = size.max(1).trailing_zeros().min(off.trailing_zeros()).min(MAX_SHIFT);
+        let shift = granularity(off, size);
         Page { shift, len, slots: empty_slots(len.div_ceil(1 << shift)) }
     }
-    /// The record of the element at byte `off`.
+    /// The records of the bytes `[off, off + size)`, and how many records the refinement this needed
+    /// (if any) copied into new slots.
     #[inline]
-    fn slot(&mut self, off: usize) -> &mut Slot {
-        if off & ((1 << self.shift) - 1) != 0 {
-            self.refine(off.trailing_zeros());
-        }
-        &mut self.slots[off >> self.shift]
+    fn slots(&mut self, off: usize, size: usize) -> (&mut [Slot], usize) {
+        let want = granularity(off, size);
+        let copied = if want < self.shift { self.refine(want) } else { 0 };
+        let first = off >> self.shift;
+        // Accesses are aligned and never cross a page; the clamp only keeps a stray one in bounds.
+        let last = ((off + size.max(1) - 1) >> self.shift).min(self.slots.len() - 1);
+        (&mut self.slots[first..=last], copied)
     }
-    /// Splits every slot into `2^(shift - new)` slots; the record stays with the element address.
-    fn refine(&mut self, new: u32) {
-        let ratio = self.shift - new;
-        let mut slots = empty_slots(self.len.div_ceil(1 << new));
-        for (i, s) in self.slots.drain(..).enumerate() {
-            slots[i << ratio] = s;
+    /// Splits every slot into `2^(shift - new)` slots, each with a copy of the record. Returns the
+    /// number of copies of records made.
+    #[cold]
+    fn refine(&mut self, new: u32) -> usize {
+        let parts = 1usize << (self.shift - new);
+        let n = self.len.div_ceil(1 << new);
+        let mut slots = Vec::with_capacity(n);
+        let mut copied = 0;
+        for s in self.slots.drain(..) {
+            for _ in 1..parts.min(n - slots.len()) {
+                copied += !s.is_untouched() as usize;
+                slots.push(s.clone());
+            }
+            slots.push(s);
         }
         self.slots = slots;
         self.shift = new;
+        copied
     }
     fn bytes(&self) -> usize {
         self.slots.capacity() * size_of::<Slot>() + self.slots.iter().map(Slot::heap_bytes).sum::<usize>()
     }
+}
+
+/// Counts, in `touched`, the slots of `slots` that have no record yet (the access about to be recorded
+/// gives them one) and the records a refinement copied.
+#[inline]
+fn count_touched(touched: &mut usize, slots: &[Slot], copied: usize) {
+    *touched += copied + slots.iter().filter(|s| s.is_untouched()).count();
 }
 
 /// The records of one address space (global memory, or one block's shared memory).
@@ -71,17 +102,15 @@ pub(crate) struct Shadow {
 }
 
 impl Shadow {
-    /// The record of the element at `addr` (accessed with `size` bytes).
+    /// The records of the bytes an access of `size` bytes at `addr` touches.
     #[inline]
-    pub fn slot(&mut self, addr: usize, size: usize) -> &mut Slot {
+    pub fn slots(&mut self, addr: usize, size: usize) -> &mut [Slot] {
         let key = addr >> PAGE_BITS;
         let off = addr & (PAGE - 1);
         let i = if self.last.0 == key + 1 { self.last.1 } else { self.page_index(key, off, size) };
-        let slot = self.pages[i as usize].slot(off);
-        if slot.is_untouched() {
-            self.touched += 1;
-        }
-        slot
+        let (slots, copied) = self.pages[i as usize].slots(off, size);
+        count_touched(&mut self.touched, slots, copied);
+        slots
     }
 
     fn page_index(&mut self, key: usize, off: usize, size: usize) -> u32 {
@@ -94,7 +123,7 @@ impl Shadow {
         i
     }
 
-    /// Element addresses with a record.
+    /// Slots (elements, or parts of elements) with a record.
     pub fn touched(&self) -> usize {
         self.touched
     }
@@ -116,18 +145,16 @@ pub(crate) struct SharedShadow {
 }
 
 impl SharedShadow {
-    /// The record of the element at byte `off` of shared memory of `len` bytes, accessed with `size`
-    /// bytes.
+    /// The records of the bytes an access of `size` bytes at byte `off` of shared memory of `len`
+    /// bytes touches.
     #[inline]
-    pub fn slot(&mut self, off: usize, size: usize, len: usize) -> &mut Slot {
-        let slot = self.records.get_or_insert_with(|| Page::new(len, off, size)).slot(off);
-        if slot.is_untouched() {
-            self.touched += 1;
-        }
-        slot
+    pub fn slots(&mut self, off: usize, size: usize, len: usize) -> &mut [Slot] {
+        let (slots, copied) = self.records.get_or_insert_with(|| Page::new(len, off, size)).slots(off, size);
+        count_touched(&mut self.touched, slots, copied);
+        slots
     }
 
-    /// Element addresses with a record.
+    /// Slots (elements, or parts of elements) with a record.
     pub fn touched(&self) -> usize {
         self.touched
     }

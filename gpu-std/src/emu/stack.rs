@@ -2,36 +2,40 @@
 //!
 //! Every emulated thread runs on its own stack: [`Options::stack_bytes`](super::Options::stack_bytes)
 //! for the kernel, plus a [`RESERVE`] for the emulator's own bookkeeping, above a guard page. An
-//! overflow is caught in one of two ways, and the launch ends with `EmuError::StackOverflow` naming
-//! the kernel and the thread:
+//! overflow is caught in one of two ways:
 //!
-//! - **On entry to the emulator.** Every primitive and every view access enters the emulator, which
-//!   first checks that the kernel's frames have not reached into the reserve. If they have, the thread
-//!   unwinds like a panic (its destructors run) and the scheduler reports the overflow.
-//! - **On the guard page.** Kernel code that overflows without calling the emulator (deep recursion
-//!   over registers, a large local array) faults on the guard page. On Linux (x86-64 and aarch64) a
-//!   `SIGSEGV`/`SIGBUS` handler, on an alternate signal stack, recognises a fault inside the guard page
-//!   of the running thread's stack and uses corosensei's trap support to abandon that thread: its stack
-//!   is reset, it returns to the scheduler, and the launch reports the overflow. The abandoned frames
-//!   are not unwound (their destructors do not run; what they allocated leaks); kernel code holds no
-//!   locks and touches memory only through the emulator, so nothing else is left inconsistent. A fault
-//!   while the emulator's own code runs (outside its reserve, which does not happen in practice) cannot
-//!   be recovered that way: the handler writes the kernel and thread to stderr, and the process dies
-//!   as it would without the handler. Faults anywhere else go to the handler that was installed
-//!   before (Rust's own stack-overflow report, or the default action).
+//! - **On entry to the emulator** (the normal path). Every primitive and every view access enters the
+//!   emulator, which first checks that the kernel's frames have not reached into the reserve. If they
+//!   have, the thread unwinds like a panic (its destructors run) and the launch ends with
+//!   `EmuError::StackOverflow` naming the kernel and the thread; the process goes on.
+//! - **On the guard page: the process aborts.** Kernel code that overflows without calling the
+//!   emulator (deep recursion over registers, a large local array) faults on the guard page. Its
+//!   frames cannot be unwound from a signal handler, and abandoning them without running their
+//!   destructors is unsound (a guard that releases a lock, joins a scoped thread or restores shared
+//!   state would never run). So on Linux (x86-64 and aarch64) a `SIGSEGV`/`SIGBUS` handler, on an
+//!   alternate signal stack, recognises a fault inside the guard page of the running thread's stack,
+//!   writes the same report to stderr (`gpu-std emulator: stack overflow in kernel `k`, block b thread
+//!   t: ...`, with the stack size and how to raise it) and aborts the process (`SIGABRT`). The report
+//!   is written with async-signal-safe calls only: it is formatted before the launch, into a fixed
+//!   per-OS-thread buffer, except for the thread's indices, which the handler writes as digits into
+//!   a stack buffer, and it reaches stderr with one `write(2)`. Faults anywhere else go to the handler
+//!   that was installed before (Rust's own stack-overflow report, or the default action).
 //!
-//! On other platforms only the check on entry to the emulator applies.
+//! A thread that is already unwinding (a panic, an overflow caught on entry, the teardown of a failed
+//! launch) skips the check on entry: unwinding again from a destructor would abort anyway. Should its
+//! destructors then reach the guard page, the handler reports and aborts.
+//!
+//! On other platforms only the check on entry to the emulator applies (an overflow onto the guard page
+//! then ends the process as any stack overflow does).
 
-use corosensei::Coroutine;
 use corosensei::stack::{DefaultStack, Stack};
-use corosensei::trap::CoroutineTrapHandler;
-use std::cell::Cell;
+use std::cell::{Cell, UnsafeCell};
 
 /// Bytes of every emulated thread's stack kept for the emulator below the kernel's own frames.
 pub(super) const RESERVE: usize = 64 * 1024;
 
 /// An emulated thread.
-pub(super) type Co = Coroutine<(), (), (), DefaultStack>;
+pub(super) type Co = corosensei::Coroutine<(), (), (), DefaultStack>;
 
 /// The unwinding payload of a thread whose frames reached into the reserve.
 pub(super) struct Overflow;
@@ -40,7 +44,6 @@ pub(super) struct Overflow;
 #[derive(Clone, Copy)]
 #[cfg_attr(not(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64"))), allow(dead_code))]
 pub(super) struct Guard {
-    trap: CoroutineTrapHandler<()>,
     /// The guard page: `[guard_lo, guard_hi)`.
     guard_lo: usize,
     guard_hi: usize,
@@ -54,16 +57,10 @@ pub(super) fn allocate(stack_bytes: usize) -> std::io::Result<DefaultStack> {
 }
 
 impl Guard {
-    /// The guard of coroutine `co`, which runs on a stack whose lowest address (its guard page) is
-    /// `stack_limit`.
-    pub(super) fn new(co: &Co, stack_limit: usize) -> Guard {
+    /// The guard of a stack whose lowest address (its guard page) is `stack_limit`.
+    pub(super) fn new(stack_limit: usize) -> Guard {
         let page = page_size();
-        Guard {
-            trap: co.trap_handler(),
-            guard_lo: stack_limit,
-            guard_hi: stack_limit + page,
-            soft_limit: stack_limit + page + RESERVE,
-        }
+        Guard { guard_lo: stack_limit, guard_hi: stack_limit + page, soft_limit: stack_limit + page + RESERVE }
     }
 }
 
@@ -78,6 +75,17 @@ fn page_size() -> usize {
     if p > 0 { p as usize } else { 4096 }
 }
 
+/// Bytes of the report of an overflow onto a guard page that are formatted before the launch.
+const REPORT_BYTES: usize = 1024;
+
+/// The report of an overflow onto a guard page, formatted before the launch: `text[..head]` comes
+/// before the thread's indices, `text[head..len]` after them.
+struct Report {
+    text: [u8; REPORT_BYTES],
+    head: usize,
+    len: usize,
+}
+
 thread_local! {
     /// The guard of the emulated thread running on this OS thread, and that thread's block and thread
     /// index; `None` while the scheduler runs. Read by the fault handler: const-initialised, no
@@ -85,25 +93,39 @@ thread_local! {
     static RUNNING: Cell<Option<(Guard, [u32; 6])>> = const { Cell::new(None) };
     /// `RUNNING`'s soft limit, or 0: what the check on entry to the emulator compares against.
     static SOFT_LIMIT: Cell<usize> = const { Cell::new(0) };
-    /// Set by a thread abandoned after a fault on its guard page.
-    static OVERFLOWED: Cell<bool> = const { Cell::new(false) };
-    /// How deep the running thread is inside the emulator's own code (state borrowed, the panic
-    /// capture running): a fault there cannot be recovered.
-    static IN_EMULATOR: Cell<u32> = const { Cell::new(0) };
-    /// The running launch's kernel name, for the message of an unrecoverable fault.
-    static KERNEL: Cell<(*const u8, usize)> = const { Cell::new((std::ptr::null(), 0)) };
+    /// The running launch's report of an overflow onto a guard page (read by the fault handler:
+    /// const-initialised, no destructor). Written only by [`start_launch`], while no emulated thread
+    /// runs on this OS thread, so never while the handler may read it.
+    static REPORT: UnsafeCell<Report> =
+        const { UnsafeCell::new(Report { text: [0; REPORT_BYTES], head: 0, len: 0 }) };
 }
 
-/// Prepares this OS thread to run the threads of kernel `kernel` (whose name must stay alive until
-/// [`finish_launch`]): the fault handler is installed, and the thread has an alternate signal stack.
-pub(super) fn start_launch(kernel: &str) {
-    KERNEL.with(|k| k.set((kernel.as_ptr(), kernel.len())));
+/// Prepares this OS thread to run the threads of kernel `kernel`, whose threads have `stack_bytes`
+/// of stack each: the report of an overflow onto a guard page is formatted, the fault handler is
+/// installed, and the thread has an alternate signal stack.
+pub(super) fn start_launch(kernel: &str, stack_bytes: usize) {
+    use std::io::Write;
+    REPORT.with(|r| {
+        // SAFETY: only this OS thread touches its `REPORT`, and the fault handler reads it only while
+        // an emulated thread runs (`RUNNING` is `Some`), which it does not now.
+        let r = unsafe { &mut *r.get() };
+        let mut w = &mut r.text[..];
+        // A name too long for the buffer is cut short: the writes below stop at its end.
+        let _ = write!(w, "gpu-std emulator: stack overflow in kernel `{kernel}`, ");
+        r.head = REPORT_BYTES - w.len();
+        let _ = write!(
+            w,
+            ": the thread needed more than its {stack_bytes} bytes of stack (raise emu::Options::stack_bytes, or \
+             recurse less: a GPU thread's stack is small too)\ngpu-std emulator: the thread overflowed in its own \
+             code, onto its stack's guard page, where its frames cannot be unwound; aborting the process\n"
+        );
+        r.len = REPORT_BYTES - w.len();
+    });
     fault::prepare();
 }
 
-/// Forgets the kernel named at [`start_launch`].
+/// Ends the launch started by [`start_launch`].
 pub(super) fn finish_launch() {
-    KERNEL.with(|k| k.set((std::ptr::null(), 0)));
     RUNNING.with(|r| r.set(None));
     SOFT_LIMIT.with(|s| s.set(0));
 }
@@ -113,12 +135,6 @@ pub(super) fn finish_launch() {
 pub(super) fn running(running: Option<(Guard, [u32; 6])>) {
     SOFT_LIMIT.with(|s| s.set(running.map_or(0, |(g, _)| g.soft_limit)));
     RUNNING.with(|r| r.set(running));
-}
-
-/// Whether the thread that just returned to the scheduler was abandoned after a fault on its guard
-/// page.
-pub(super) fn take_overflow() -> bool {
-    OVERFLOWED.with(|o| o.replace(false))
 }
 
 /// Called on entry to the emulator: unwinds the running thread with [`Overflow`] if its frames reached
@@ -134,28 +150,15 @@ pub(super) fn check() {
 
 #[cold]
 #[inline(never)]
-fn overflow() -> ! {
-    // Further checks while unwinding would abort the process (a panic during unwinding).
+fn overflow() {
+    // A thread that is already unwinding (a panic, an earlier overflow, a teardown) runs destructors:
+    // unwinding again from inside one would abort the process. It goes on into the reserve; should it
+    // reach the guard page, the fault handler reports the overflow and aborts.
+    if std::thread::panicking() {
+        return;
+    }
     SOFT_LIMIT.with(|s| s.set(0));
     std::panic::resume_unwind(Box::new(Overflow))
-}
-
-/// Marks the emulator's own code (state borrowed, panic capture running) for as long as it lives.
-pub(super) struct InEmulator(());
-
-impl InEmulator {
-    #[inline(always)]
-    pub(super) fn enter() -> InEmulator {
-        IN_EMULATOR.with(|d| d.set(d.get() + 1));
-        InEmulator(())
-    }
-}
-
-impl Drop for InEmulator {
-    #[inline(always)]
-    fn drop(&mut self) {
-        IN_EMULATOR.with(|d| d.set(d.get() - 1));
-    }
 }
 
 #[cfg(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64")))]

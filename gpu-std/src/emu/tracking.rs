@@ -1,6 +1,6 @@
 //! Memory-access tracking: the glue between the scheduler's threads and the detectors. Every access of
-//! an emulated thread is checked against the record of its address (global, or the block's shared
-//! memory) by the race test, carries release/acquire knowledge between threads through that address,
+//! an emulated thread is checked against the records of the bytes it touches (global, or the block's
+//! shared memory; see `shadow`) by the race test, carries release/acquire knowledge between threads through that address,
 //! and, in shared memory, is checked for bytes no thread of the block has written. Fences, warp, block
 //! and grid barriers update the threads' clocks here too.
 
@@ -48,25 +48,28 @@ impl State {
         let shared_bytes = self.cfg.shared_bytes;
         let bs = &mut self.blocks[b].shadow;
         let mut unwritten = false;
-        let slot = match space {
-            SpaceKind::Global => self.global_shadow.slot(addr, size),
+        // Every record the access's bytes have: one, unless accesses of different widths share them.
+        let slots = match space {
+            SpaceKind::Global => self.global_shadow.slots(addr, size),
             SpaceKind::Shared => {
                 let written = bs.written.get_or_insert_with(|| Written::new(shared_base, shared_bytes));
                 unwritten = written.access(addr, size, kind.reads(), kind.writes());
-                bs.slots.slot(addr - shared_base, size, shared_bytes)
+                bs.slots.slots(addr - shared_base, size, shared_bytes)
             }
         };
         let bclock = &bs.clock;
         let clock = &mut self.threads[t].clock;
-        if kind.observes()
-            && let Some(sync) = slot.sync()
-        {
-            clock.observe(sync, block, kind);
+        if kind.observes() {
+            for sync in slots.iter().filter_map(|s| s.sync()) {
+                clock.observe(sync, block, kind);
+            }
         }
         let mut report = None;
         {
             let cur = Cur { x, kind, block, block_threads, knows: clock.knows(bclock) };
-            if let Some(e) = slot.access(&cur)
+            // Every record is checked and updated; the first conflict found is reported.
+            let found = slots.iter_mut().fold(None, |found, slot| found.or(slot.access(&cur)));
+            if let Some(e) = found
                 && self.findings.count_race(&place, block)
             {
                 let cut = hint_for(clock, bclock, e.gid, e.rel, cur.block_of(&e), e.bar);
@@ -75,12 +78,25 @@ impl State {
         }
         match kind {
             Kind::Write => {
-                slot.end_release_sequence();
-                slot.tidy();
+                for slot in slots.iter_mut() {
+                    slot.end_release_sequence();
+                    slot.tidy();
+                }
             }
             Kind::VolatileWrite | Kind::Atomic(_) | Kind::ReleaseStore(_) => {
-                clock.publish(pos, kind, bclock, slot.sync_mut());
-                slot.tidy();
+                let (head, rest) = slots.split_first_mut().expect("an access touches a byte");
+                clock.publish(pos, kind, bclock, head.sync_mut());
+                head.tidy();
+                for slot in rest {
+                    if matches!(kind, Kind::ReleaseStore(_)) {
+                        // One release (publishing again would count a second one): the same
+                        // publication for every byte.
+                        *slot.sync_mut() = head.sync().cloned();
+                    } else {
+                        clock.publish(pos, kind, bclock, slot.sync_mut());
+                    }
+                    slot.tidy();
+                }
             }
             Kind::Read | Kind::VolatileRead | Kind::AcquireLoad(_) => {}
         }

@@ -1,8 +1,7 @@
-//! The `SIGSEGV`/`SIGBUS` handler that turns a fault on an emulated thread's guard page into a
-//! return to the scheduler.
+//! The `SIGSEGV`/`SIGBUS` handler that turns a fault on an emulated thread's guard page into a report
+//! on stderr and an abort of the process.
 
-use super::{IN_EMULATOR, KERNEL, OVERFLOWED, RUNNING, SOFT_LIMIT};
-use corosensei::trap::TrapHandlerRegs;
+use super::{REPORT, REPORT_BYTES, RUNNING};
 use libc::{c_int, c_void, siginfo_t};
 use std::cell::{Cell, UnsafeCell};
 use std::mem::MaybeUninit;
@@ -94,103 +93,85 @@ pub(super) fn prepare() {
     }
 }
 
-#[cfg(target_arch = "x86_64")]
-unsafe fn stack_pointer(ctx: *mut libc::ucontext_t) -> usize {
-    // SAFETY: the kernel's context of the interrupted thread.
-    unsafe { (*ctx).uc_mcontext.gregs[libc::REG_RSP as usize] as usize }
-}
-
-#[cfg(target_arch = "x86_64")]
-unsafe fn redirect(ctx: *mut libc::ucontext_t, regs: TrapHandlerRegs) {
-    let TrapHandlerRegs { rip, rsp, rbp, rdi, rsi } = regs;
-    // SAFETY: as in `stack_pointer`; the registers corosensei asks for.
-    let g = unsafe { &mut (*ctx).uc_mcontext.gregs };
-    g[libc::REG_RIP as usize] = rip as i64;
-    g[libc::REG_RSP as usize] = rsp as i64;
-    g[libc::REG_RBP as usize] = rbp as i64;
-    g[libc::REG_RDI as usize] = rdi as i64;
-    g[libc::REG_RSI as usize] = rsi as i64;
-}
-
-#[cfg(target_arch = "aarch64")]
-unsafe fn stack_pointer(ctx: *mut libc::ucontext_t) -> usize {
-    // SAFETY: the kernel's context of the interrupted thread.
-    unsafe { (*ctx).uc_mcontext.sp as usize }
-}
-
-#[cfg(target_arch = "aarch64")]
-unsafe fn redirect(ctx: *mut libc::ucontext_t, regs: TrapHandlerRegs) {
-    let TrapHandlerRegs { pc, sp, x0, x1, x29, lr } = regs;
-    // SAFETY: as in `stack_pointer`; the registers corosensei asks for.
-    let m = unsafe { &mut (*ctx).uc_mcontext };
-    m.pc = pc;
-    m.sp = sp;
-    m.regs[0] = x0;
-    m.regs[1] = x1;
-    m.regs[29] = x29;
-    m.regs[30] = lr;
-}
-
 extern "C" fn on_fault(sig: c_int, info: *mut siginfo_t, ctx: *mut c_void) {
-    // SAFETY: the kernel passes a valid siginfo and context to an SA_SIGINFO handler.
+    // SAFETY: the kernel passes a valid siginfo to an SA_SIGINFO handler.
     let addr = unsafe { (*info).si_addr() } as usize;
-    let ctx = ctx as *mut libc::ucontext_t;
     if let Some((guard, who)) = RUNNING.with(|r| r.get())
         && addr >= guard.guard_lo
         && addr < guard.guard_hi
     {
-        // SAFETY: as above.
-        let sp = unsafe { stack_pointer(ctx) };
-        if IN_EMULATOR.with(|d| d.get()) == 0 && guard.trap.stack_ptr_in_bounds(sp) {
-            // SAFETY: the fault happened on the running coroutine's stack (checked), in kernel
-            // code, which writes memory only through the emulator and holds no locks; the context
-            // is updated exactly as corosensei asks.
-            unsafe {
-                let regs = guard.trap.setup_trap_handler(|| OVERFLOWED.with(|o| o.set(true)));
-                redirect(ctx, regs);
-            }
-            RUNNING.with(|r| r.set(None));
-            SOFT_LIMIT.with(|s| s.set(0));
-            return;
-        }
-        unrecoverable(who);
+        // Soundness: the thread's frames cannot be unwound from here, and abandoning them without
+        // running their destructors would break every guard among them. Report and abort.
+        report(who);
+        // SAFETY: abort is async-signal-safe and never returns.
+        unsafe { libc::abort() }
     }
     // SAFETY: forwarding the signal as it arrived.
-    unsafe { forward(sig, info, ctx as *mut c_void) }
+    unsafe { forward(sig, info, ctx) }
 }
 
-/// Writes, without allocating, which kernel and thread overflowed where it cannot be recovered.
-fn unrecoverable(who: [u32; 6]) {
-    struct Line {
-        buf: [u8; 512],
-        len: usize,
-    }
-    impl std::fmt::Write for Line {
-        fn write_str(&mut self, s: &str) -> std::fmt::Result {
-            let n = s.len().min(self.buf.len() - self.len);
-            self.buf[self.len..self.len + n].copy_from_slice(&s.as_bytes()[..n]);
-            self.len += n;
-            Ok(())
+/// Longest decimal `u32`.
+const DIGITS: usize = 10;
+
+/// Appends `v` in decimal to `buf` at `*len`.
+fn push_u32(buf: &mut [u8], len: &mut usize, v: u32) {
+    let mut digits = [0u8; DIGITS];
+    let (mut n, mut v) = (0, v);
+    loop {
+        digits[n] = b'0' + (v % 10) as u8;
+        n += 1;
+        v /= 10;
+        if v == 0 {
+            break;
         }
     }
-    let (ptr, len) = KERNEL.with(|k| k.get());
-    let kernel = if ptr.is_null() {
-        ""
-    } else {
-        // SAFETY: the running launch's kernel name, alive until the launch finishes.
-        unsafe { std::str::from_utf8_unchecked(std::slice::from_raw_parts(ptr, len)) }
-    };
-    let mut line = Line { buf: [0; 512], len: 0 };
-    let _ = std::fmt::write(
-        &mut line,
-        format_args!(
-            "gpu-std emulator: stack overflow in kernel `{kernel}`, block ({},{},{}) thread ({},{},{}), inside \
-             the emulator's own code, where it cannot be recovered: raise emu::Options::stack_bytes\n",
-            who[0], who[1], who[2], who[3], who[4], who[5]
-        ),
-    );
+    for k in (0..n).rev() {
+        push(buf, len, &[digits[k]]);
+    }
+}
+
+/// Appends `bytes` to `buf` at `*len`, as far as they fit.
+fn push(buf: &mut [u8], len: &mut usize, bytes: &[u8]) {
+    let n = bytes.len().min(buf.len() - *len);
+    buf[*len..*len + n].copy_from_slice(&bytes[..n]);
+    *len += n;
+}
+
+/// Appends an index as reports print it: `x` when `y` and `z` are 0, else `(x,y,z)`.
+fn push_index(buf: &mut [u8], len: &mut usize, d: &[u32]) {
+    if d[1] == 0 && d[2] == 0 {
+        push_u32(buf, len, d[0]);
+        return;
+    }
+    push(buf, len, b"(");
+    for (k, &v) in d.iter().enumerate() {
+        if k > 0 {
+            push(buf, len, b",");
+        }
+        push_u32(buf, len, v);
+    }
+    push(buf, len, b")");
+}
+
+/// Writes the running launch's report of an overflow onto a guard page by thread `who` (block and
+/// thread index) to stderr, with async-signal-safe operations only: no allocation, no lock, no
+/// formatting machinery, one `write(2)`.
+fn report(who: [u32; 6]) {
+    let mut line = [0u8; REPORT_BYTES + 64];
+    let mut len = 0;
+    REPORT.with(|r| {
+        // SAFETY: written by `start_launch` before the launch, never while an emulated thread runs
+        // (one does now: this fault is on its stack).
+        let r = unsafe { &*r.get() };
+        push(&mut line, &mut len, &r.text[..r.head]);
+        push(&mut line, &mut len, b"block ");
+        push_index(&mut line, &mut len, &who[..3]);
+        push(&mut line, &mut len, b" thread ");
+        push_index(&mut line, &mut len, &who[3..]);
+        push(&mut line, &mut len, &r.text[r.head..r.len]);
+    });
     // SAFETY: writing a buffer to stderr.
-    unsafe { libc::write(2, line.buf.as_ptr() as *const c_void, line.len) };
+    unsafe { libc::write(2, line.as_ptr() as *const c_void, len) };
 }
 
 /// Passes a fault that is not an emulated thread's stack overflow to the action installed before.
