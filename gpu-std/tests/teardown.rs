@@ -135,3 +135,40 @@ fn the_next_launch_after_a_torn_down_one_runs_normally() {
     .expect("a single thread completes");
     assert_eq!((lock.to_vec(), marks.to_vec()[0]), (vec![0], 1));
 }
+
+/// Launches `lock_held_across_barrier` on one thread when dropped, and keeps the result.
+struct LaunchOnDrop(std::rc::Rc<std::cell::RefCell<Option<Result<emu::Outcome, EmuError>>>>);
+
+impl Drop for LaunchOnDrop {
+    fn drop(&mut self) {
+        let lock = emu::buffer("lock", vec![0u32]);
+        let marks = emu::buffer("marks", vec![0u32]);
+        let r = emu::launch::<lock_held_across_barrier>(
+            &LaunchConfig::linear(1, 1, 0),
+            &Options::default(),
+            (lock.view_mut(), marks.view_mut()),
+        );
+        *self.0.borrow_mut() = Some(r);
+    }
+}
+
+#[test]
+fn a_launch_while_the_host_thread_panics_is_refused() {
+    // Every emulated thread would look like one that unwinds, and nothing in it would wait.
+    let result = std::rc::Rc::new(std::cell::RefCell::new(None));
+    let guard = LaunchOnDrop(result.clone());
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
+        let _guard = guard;
+        panic!("the host gives up");
+    }));
+    assert!(caught.is_err());
+    let r = result.borrow_mut().take().expect("the destructor ran");
+    assert_eq!(
+        r.expect_err("refused"),
+        EmuError::InvalidLaunch(
+            "kernel `lock_held_across_barrier`: launched while the calling thread panics (from a destructor during \
+             unwinding); launch it before or after the panic"
+                .into()
+        )
+    );
+}

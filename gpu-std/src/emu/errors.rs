@@ -104,7 +104,9 @@ pub enum EmuError {
     /// A kernel thread panicked (an out-of-bounds view access, a lane outside its own warp mask, ...):
     /// on a GPU the kernel traps.
     KernelPanic { kernel: String, thread: ThreadId, message: String },
-    /// A kernel thread used more stack than `Options::stack_bytes`.
+    /// A kernel thread used more stack than `Options::stack_bytes` (found when it next called the
+    /// emulator; a thread that overflows onto its guard page without calling it aborts the process
+    /// with this report on stderr instead, since its frames cannot be unwound).
     StackOverflow { kernel: String, thread: ThreadId, stack_bytes: usize },
     /// The launch exceeded `Options::time_limit`; `threads` says what every unfinished thread was doing.
     TimeLimit { kernel: String, seconds: f64, steps: u64, threads: Vec<WaitGroup> },

@@ -86,20 +86,29 @@ fn validate(name: &str, cfg: &LaunchConfig, opts: &Options) -> Result<(), EmuErr
     Ok(())
 }
 
-/// `Err` if called from inside a kernel: launches do not nest (one OS thread runs one launch; its
-/// state, the current thread and the memory it may touch, are per OS thread).
-pub(crate) fn refuse_nesting(name: &str) -> Result<(), EmuError> {
-    match running_kernel() {
-        None => Ok(()),
-        Some(outer) => Err(EmuError::InvalidLaunch(format!(
+/// `Err` unless a launch may start here: not from inside a kernel, since launches do not nest (one
+/// OS thread runs one launch; its state, the current thread and the memory it may touch, are per OS
+/// thread); and not while the calling thread panics (a launch from a destructor during unwinding),
+/// since `std::thread::panicking()` would then hold for every emulated thread, and every primitive
+/// would act as for a thread that unwinds (see `sched::unwinding`).
+pub(crate) fn check_caller(name: &str) -> Result<(), EmuError> {
+    if let Some(outer) = running_kernel() {
+        return Err(EmuError::InvalidLaunch(format!(
             "kernel `{name}`: launched from inside a thread of kernel `{outer}`; emulated launches cannot nest \
              (launch kernels from the host, one at a time)"
-        ))),
+        )));
     }
+    if std::thread::panicking() {
+        return Err(EmuError::InvalidLaunch(format!(
+            "kernel `{name}`: launched while the calling thread panics (from a destructor during unwinding); \
+             launch it before or after the panic"
+        )));
+    }
+    Ok(())
 }
 
 pub(crate) fn run_launch(name: &str, cfg: &LaunchConfig, opts: &Options, body: &dyn Fn()) -> Result<Outcome, EmuError> {
-    refuse_nesting(name)?;
+    check_caller(name)?;
     validate(name, cfg, opts)?;
     install_panic_capture();
     let block_threads = cfg.block.volume();

@@ -153,7 +153,8 @@ impl Default for Options {
 /// among `args` (a view kept from an earlier launch is reported, never followed).
 ///
 /// Launches do not nest: called from inside a kernel (a thread of a running launch), it returns
-/// [`EmuError::InvalidLaunch`] and leaves the running launch as it was.
+/// [`EmuError::InvalidLaunch`] and leaves the running launch as it was. It returns the same error
+/// when called while the calling thread panics (from a destructor during unwinding).
 pub fn launch<'a, K: Kernel>(
     cfg: &LaunchConfig,
     opts: &Options,
@@ -179,7 +180,7 @@ pub unsafe fn launch_params<'a, K: Kernel>(
 ) -> Result<Outcome, EmuError> {
     // Refused before anything is touched: a launch from inside a kernel would replace the running
     // launch's regions with its own, and reset them on its way out.
-    launch::refuse_nesting(K::NAME)?;
+    launch::check_caller(K::NAME)?;
     params.check_launch(K::NAME, K::PARAMS, cfg.grid, cfg.block).map_err(EmuError::InvalidLaunch)?;
     let regions = params
         .views()
@@ -202,7 +203,7 @@ pub unsafe fn launch_params<'a, K: Kernel>(
 /// Every global-memory view `body` uses must point to memory that stays valid for the whole launch:
 /// unlike [`launch`], the emulator is not told which views the body may use, so it cannot check them.
 pub unsafe fn launch_fn(name: &str, cfg: &LaunchConfig, opts: &Options, body: &dyn Fn()) -> Result<Outcome, EmuError> {
-    launch::refuse_nesting(name)?;
+    launch::check_caller(name)?;
     let _unchecked = access_check::LaunchRegions::unchecked();
     launch::run_launch(name, cfg, opts, body)
 }
