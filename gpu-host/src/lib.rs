@@ -65,3 +65,8 @@ pub use gpu_std::emu::Options as EmuOptions;
 pub use gpu_std::{Arg, IntoArgs};
 pub use launch::{Launch, Timing, cover};
 pub use ptx::{Ptx, PtxParams};
+
+/// The README's examples, run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -30,7 +30,7 @@ impl Ptx {
         Ptx::Text { name: name.into(), text: text.into() }
     }
 
-    /// `the PTX module at <path>` or `the embedded PTX module `<name>``, for messages.
+    /// Names the module in messages: `the PTX module at PATH`, or ``the embedded PTX module `NAME` ``.
     pub fn describe(&self) -> String {
         match self {
             Ptx::File(p) => format!("the PTX module at {}", p.display()),

@@ -29,6 +29,7 @@ pub enum ScopeKind {
 
 /// A scope, as a type (so that the scope is fixed at compile time).
 pub trait Scope {
+    /// The scope, as a value.
     const KIND: ScopeKind;
 }
 /// Threads of one block. PTX `.cta`.
@@ -53,23 +54,33 @@ impl Scope for System {
 /// A state space a view points into.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SpaceKind {
+    /// Global memory (`.global`).
     Global,
+    /// Shared memory of a block (`.shared`).
     Shared,
 }
 
-/// The read-modify-write operations of PTX `atom`.
+/// The read-modify-write operations of PTX `atom`. Each variant's documentation gives the value
+/// stored, from the old value and the operands `a` and `b` (one value for every operation but `Cas`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AtomOp {
+    /// `old + b`
     Add,
+    /// `min(old, b)`
     Min,
+    /// `max(old, b)`
     Max,
     /// `old >= b ? 0 : old + 1`
     Inc,
     /// `(old == 0 || old > b) ? b : old - 1`
     Dec,
+    /// `old & b`
     And,
+    /// `old | b`
     Or,
+    /// `old ^ b`
     Xor,
+    /// `b`
     Exch,
     /// `old == a ? b : old`
     Cas,
@@ -144,8 +155,9 @@ impl AtomicInt for i64 {
     }
 }
 
-/// `Scope` and state space `Sp`.
+/// A state space, as a type (so that the space of an [`AtomicRef`] is fixed at compile time).
 pub trait Space {
+    /// The state space, as a value.
     const KIND: SpaceKind;
 }
 /// Global memory.
@@ -312,7 +324,7 @@ impl<T: AtomicFloat, S: Scope, Sp: Space> AtomicRef<T, S, Sp> {
 }
 
 impl<S: Scope, Sp: Space> AtomicRef<f64, S, Sp> {
-    /// The chapter's `atomicAddDouble`: an f64 add built from a compare-and-swap loop on the 64-bit
+    /// The classic `atomicAddDouble`: an f64 add built from a compare-and-swap loop on the 64-bit
     /// pattern, as GPUs before sm_60 needed. Returns the old value. Each failed CAS means another thread
     /// updated the value in between; the loop retries with the value it observed.
     /// PTX: `atom.relaxed.gpu.global.cas.b64`.

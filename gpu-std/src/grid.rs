@@ -136,7 +136,7 @@ impl<const N: u32> Tile<N> {
     pub fn sync(&self) {
         warp::sync_warp(self.mask())
     }
-    /// The chapter's `tileReduceSum`: shuffle-down sum over the tile, valid in `thread_rank() == 0`.
+    /// Shuffle-down sum over the tile (the classic `tileReduceSum`), valid in `thread_rank() == 0`.
     #[inline(always)]
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn reduce_sum(&self, mut v: f32) -> f32 {

@@ -3,8 +3,8 @@
 //! the same kernel source and reports data races, divergent barriers and deadlocks.
 //!
 //! The crate compiles two ways from one source:
-//! - for `nvptx64-nvidia-cuda` (`cargo xtask build-ptx`): every primitive lowers to the PTX
-//!   instruction its documentation names, and every `kernel!` becomes a `.entry`;
+//! - for `nvptx64-nvidia-cuda`: every primitive lowers to the PTX instruction its documentation
+//!   names, and every `kernel!` becomes a `.entry`;
 //! - for the host: every primitive is backed by [`emu`], an emulator of the CUDA execution model that
 //!   runs each GPU thread as a coroutine under a seeded scheduler and reports data races, barrier
 //!   divergence and deadlocks instead of hanging.
@@ -15,13 +15,19 @@
 //! undefined behaviour; view elements are [`Pod`] scalars, for which every bit pattern is valid.
 //!
 //! A kernel crate needs, besides this dependency, `#![cfg_attr(target_arch = "nvptx64", no_std,
-//! feature(abi_gpu_kernel))]`; `cargo xtask build-ptx -p CRATE` builds it to PTX.
+//! feature(abi_gpu_kernel))]`. It is built to PTX by rustc's NVPTX backend (`--target
+//! nvptx64-nvidia-cuda -Zbuild-std=core`, as a `cdylib`, its LLVM bitcode linked into one `.ptx`
+//! module); the `gpu-builder` crate does this from a build script. `gpu-host` launches its kernels,
+//! on a GPU or on the emulator.
+#![warn(missing_docs)]
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 #![cfg_attr(
     target_arch = "nvptx64",
     feature(asm_experimental_arch, stdarch_nvptx, core_intrinsics, gpu_intrinsics, gpu_launch_sized_workgroup_mem)
 )]
 #![cfg_attr(target_arch = "nvptx64", allow(internal_features))]
+// The docs link to host-only items (`emu`, `Kernel`, `KernelArgs`), which a GPU build has none of.
+#![cfg_attr(target_arch = "nvptx64", allow(rustdoc::broken_intra_doc_links))]
 
 #[cfg(target_arch = "nvptx64")]
 mod ptx;
@@ -59,6 +65,8 @@ pub use vector::{Lanes, Split, Vectors};
 /// in its reports), nothing on the GPU.
 #[cfg(not(target_arch = "nvptx64"))]
 pub type Site = &'static core::panic::Location<'static>;
+/// Where in the kernel source a primitive was called: nothing on the GPU (a `Location` on the host,
+/// where the emulator names it in its reports).
 #[cfg(target_arch = "nvptx64")]
 pub type Site = ();
 
@@ -213,3 +221,8 @@ macro_rules! kernel {
         }
     };
 }
+
+/// The README's examples, run as doctests.
+#[cfg(all(doctest, not(target_arch = "nvptx64")))]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -8,10 +8,10 @@
 //!
 //! Every access is one PTX instruction emitted by inline assembly (`ld.global`, `st.global`,
 //! `ld.volatile.global`, …), never a Rust load or store. The compiler cannot reason about it, so a
-//! race between threads — which the chapter's racy kernels commit on purpose — yields racy *values*,
-//! never undefined behaviour. Plain `get`/`set` may still be merged or kept in a register by the
-//! compiler, like plain C++ accesses; `get_volatile`/`set_volatile` reach memory every time; `.atomic(i)`
-//! gives read-modify-writes and acquire/release accesses.
+//! race between threads — which kernels written to demonstrate races commit on purpose — yields racy
+//! *values*, never undefined behaviour. Plain `get`/`set` may still be merged or kept in a register by
+//! the compiler, like plain C++ accesses; `get_volatile`/`set_volatile` reach memory every time;
+//! `.atomic(i)` gives read-modify-writes and acquire/release accesses.
 
 use crate::atomic::{Atomic, Device, GlobalSpace, ScopeKind, SpaceKind};
 use crate::pod::Pod;
@@ -107,7 +107,7 @@ pub struct Global<'a, T: Pod> {
 }
 
 /// A read-write view of `len` elements of global memory, which any thread may write anywhere: the view
-/// for atomics, flags and the chapter's racy demonstrations. For results, prefer [`Output`].
+/// for atomics, flags and deliberately racy demonstrations. For results, prefer [`Output`].
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct GlobalMut<'a, T: Pod> {

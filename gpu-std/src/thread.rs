@@ -10,8 +10,11 @@ use crate::backend;
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct Dim3 {
+    /// First component (the fastest-varying in linear thread numbering).
     pub x: u32,
+    /// Second component.
     pub y: u32,
+    /// Third component.
     pub z: u32,
 }
 
@@ -20,6 +23,7 @@ impl Dim3 {
     pub const fn x(x: u32) -> Self {
         Dim3 { x, y: 1, z: 1 }
     }
+    /// `(x, y, z)`.
     pub const fn new(x: u32, y: u32, z: u32) -> Self {
         Dim3 { x, y, z }
     }

@@ -267,7 +267,7 @@ pub fn warp_id() -> u32 {
     crate::thread::block_rank() / WARP_SIZE
 }
 
-/// Sum over the 32 lanes by `shfl_down` with offsets 16, 8, 4, 2, 1 (the chapter's `warpReduceSum`).
+/// Sum over the 32 lanes by `shfl_down` with offsets 16, 8, 4, 2, 1 (the classic `warpReduceSum`).
 /// The result is valid in lane 0 only. Every lane of the warp must call it (a lane that exited
 /// contributes an unspecified value).
 #[inline(always)]

@@ -217,6 +217,30 @@ fn test_steps(gpu: bool, arch: &str, kernels: &[KernelCrate]) -> Vec<Step> {
         .collect()
 }
 
+/// The `doc` step of `cargo xtask test`: the libraries' docs, with every rustdoc warning an error (a
+/// broken link, a missing doc). `gpu-builder` is documented too where the workspace has it. The flags
+/// are passed as `build.rustdocflags` (what `RUSTDOCFLAGS="-D warnings"` sets), so that the step stays
+/// one cargo command line.
+fn doc_step(root: &Path) -> Step {
+    let mut args: Vec<String> = [
+        "--config",
+        "build.rustdocflags=[\"-D\", \"warnings\"]",
+        "doc",
+        "--no-deps",
+        "--quiet",
+        "-p",
+        "gpu-std",
+        "-p",
+        "gpu-host",
+    ]
+    .map(String::from)
+    .to_vec();
+    if root.join("gpu-builder/Cargo.toml").is_file() {
+        args.extend(["-p", "gpu-builder"].map(String::from));
+    }
+    Step { name: "doc".into(), action: Action::Cargo(args), needs: None }
+}
+
 /// `cargo xtask test`: runs every step (a step whose prerequisite failed is not run), prints one line
 /// per step, and fails if any step failed.
 pub fn test(root: &Path, allow_skip: bool) -> Result<()> {
@@ -228,7 +252,8 @@ pub fn test(root: &Path, allow_skip: bool) -> Result<()> {
     let kernels = workspace.kernel_crates();
     let modules: Vec<(&KernelCrate, PathBuf)> =
         kernels.iter().map(|k| (k, ptx_path(root, &k.crate_name, &arch))).collect();
-    let steps = test_steps(backend.gpu(), &arch, &kernels);
+    let mut steps = test_steps(backend.gpu(), &arch, &kernels);
+    steps.push(doc_step(root));
     let mut passed: Vec<String> = Vec::new();
     let mut skipped: Vec<String> = Vec::new();
     let mut failed: Vec<(String, i32)> = Vec::new();
@@ -360,6 +385,22 @@ mod tests {
                 Action::Cargo(_) => panic!("{} is not a PTX step", step.name),
             }
         }
+    }
+
+    #[test]
+    fn doc_step_denies_warnings_and_adds_gpu_builder_when_present() {
+        let root = std::env::temp_dir().join(format!("xtask-doc-step-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let args = |root: &Path| match doc_step(root).action {
+            Action::Cargo(args) => args.join(" "),
+            _ => unreachable!(),
+        };
+        let base = r#"--config build.rustdocflags=["-D", "warnings"] doc --no-deps --quiet -p gpu-std -p gpu-host"#;
+        assert_eq!(args(&root), base);
+        std::fs::create_dir_all(root.join("gpu-builder")).expect("temp dir");
+        std::fs::write(root.join("gpu-builder/Cargo.toml"), "").expect("temp file");
+        assert_eq!(args(&root), format!("{base} -p gpu-builder"));
+        let _ = std::fs::remove_dir_all(&root);
     }
 
     #[test]

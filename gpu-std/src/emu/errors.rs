@@ -12,6 +12,7 @@ pub struct WaitGroup {
     /// What they do: `wait at block barrier <site>`, `exited`, `wait in shfl.sync at <site> (mask ...)`,
     /// `wait at <site> for `lock`[0] to change from 1`, `run (last at <site>)`.
     pub what: String,
+    /// The threads that do it.
     pub threads: Vec<ThreadId>,
 }
 
@@ -19,6 +20,7 @@ pub struct WaitGroup {
 /// complete.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Deadlock {
+    /// Name of the kernel.
     pub kernel: String,
     /// One line: what is wrong.
     pub summary: String,
@@ -32,6 +34,7 @@ pub struct Deadlock {
 /// it unchanged — and no thread writes memory or passes a barrier: what they wait for never comes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Livelock {
+    /// Name of the kernel.
     pub kernel: String,
     /// Polls since the last write to memory, completed barrier or exit.
     pub polls: u64,
@@ -93,23 +96,64 @@ pub enum EmuError {
     /// overlaps another view).
     InvalidLaunch(String),
     /// A cooperative launch with more blocks than can be co-resident.
-    CooperativeTooLarge { kernel: String, blocks: u64, limit: u32 },
+    CooperativeTooLarge {
+        /// Name of the kernel.
+        kernel: String,
+        /// Blocks in the launch's grid.
+        blocks: u64,
+        /// Blocks that can be resident at once
+        /// ([`Options::max_resident_blocks`](super::Options::max_resident_blocks)).
+        limit: u32,
+    },
     /// The kernel's shared-memory layout (`layout::BYTES`) needs more dynamic shared memory than the
     /// launch gave.
-    SharedMemoryTooSmall { kernel: String, layout: String, needed: usize, given: usize },
+    SharedMemoryTooSmall {
+        /// Name of the kernel.
+        kernel: String,
+        /// Name of the shared-memory layout.
+        layout: String,
+        /// Bytes of dynamic shared memory the layout needs.
+        needed: usize,
+        /// Bytes of dynamic shared memory the launch gave
+        /// ([`LaunchConfig::shared_bytes`](super::LaunchConfig::shared_bytes)).
+        given: usize,
+    },
     /// Barrier divergence, a collective whose lanes never all arrive, or no runnable thread.
     Deadlock(Deadlock),
     /// Every runnable thread spins (polls) and no thread changes memory.
     Livelock(Livelock),
     /// A kernel thread panicked (an out-of-bounds view access, a lane outside its own warp mask, ...):
     /// on a GPU the kernel traps.
-    KernelPanic { kernel: String, thread: ThreadId, message: String },
+    KernelPanic {
+        /// Name of the kernel.
+        kernel: String,
+        /// The thread that panicked.
+        thread: ThreadId,
+        /// The panic message.
+        message: String,
+    },
     /// A kernel thread used more stack than `Options::stack_bytes` (found when it next called the
     /// emulator; a thread that overflows onto its guard page without calling it aborts the process
     /// with this report on stderr instead, since its frames cannot be unwound).
-    StackOverflow { kernel: String, thread: ThreadId, stack_bytes: usize },
+    StackOverflow {
+        /// Name of the kernel.
+        kernel: String,
+        /// The thread that overflowed its stack.
+        thread: ThreadId,
+        /// Stack size of each thread, in bytes (`Options::stack_bytes`).
+        stack_bytes: usize,
+    },
     /// The launch exceeded `Options::time_limit`; `threads` says what every unfinished thread was doing.
-    TimeLimit { kernel: String, seconds: f64, steps: u64, threads: Vec<WaitGroup> },
+    TimeLimit {
+        /// Name of the kernel.
+        kernel: String,
+        /// Wall-clock seconds the launch had run when it was stopped.
+        seconds: f64,
+        /// Scheduler steps (context switches) the launch had taken.
+        steps: u64,
+        /// The unfinished threads, grouped by what they were doing.
+        threads: Vec<WaitGroup>,
+    },
 }
 
 impl fmt::Display for EmuError {

@@ -82,7 +82,9 @@ use std::time::Duration;
 /// Grid, block and dynamic shared memory of a launch, as in `kernel<<<grid, block, shared>>>`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LaunchConfig {
+    /// Blocks in the grid, in up to three dimensions (`gridDim`).
     pub grid: Dim3,
+    /// Threads per block, in up to three dimensions (`blockDim`).
     pub block: Dim3,
     /// Bytes of dynamic shared memory per block.
     pub shared_bytes: usize,

@@ -8,7 +8,9 @@ use std::fmt;
 /// A GPU thread: its block and its thread index in the block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ThreadId {
+    /// Index of the block in the grid, `(x, y, z)` (`blockIdx`).
     pub block: (u32, u32, u32),
+    /// Index of the thread in its block, `(x, y, z)` (`threadIdx`).
     pub thread: (u32, u32, u32),
 }
 
@@ -32,6 +34,7 @@ impl fmt::Display for ThreadId {
 /// One side of a race.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AccessInfo {
+    /// The thread that made the access.
     pub thread: ThreadId,
     /// `read`, `write`, `atomic`, `volatile read`, `volatile write`, `acquire load`, `release store`.
     pub kind: &'static str,
@@ -56,7 +59,9 @@ impl fmt::Display for AccessInfo {
 /// Two unordered, conflicting accesses to one location.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Race {
+    /// Name of the kernel.
     pub kernel: String,
+    /// Whether the location is in global or shared memory.
     pub space: SpaceKind,
     /// Global memory: the buffer's name (a [`Buffer`](crate::emu::Buffer) or a registered name), else
     /// the kernel parameter and base address of the view that holds it (`parameter `y` at 0x7f…`), the
@@ -96,6 +101,7 @@ impl fmt::Display for Race {
 /// is whatever an earlier block left there).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UninitRead {
+    /// Name of the kernel.
     pub kernel: String,
     /// The reading thread (its block is the block whose shared memory was read).
     pub thread: ThreadId,
@@ -103,8 +109,9 @@ pub struct UninitRead {
     pub kind: &'static str,
     /// Element index in the block's shared memory (the byte offset divided by the access size).
     pub index: usize,
-    /// Byte offset in the block's shared memory, and bytes read.
+    /// Byte offset of the read in the block's shared memory.
     pub offset: usize,
+    /// Bytes read.
     pub size: usize,
     /// `file:line:column` in the kernel source.
     pub site: String,
@@ -158,6 +165,7 @@ pub struct Outcome {
 /// ([`POISON`](crate::emu::POISON)) and runs on: a kernel that never uses the value is correct.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Warning {
+    /// Name of the kernel.
     pub kernel: String,
     /// `file:line:column` of the operation.
     pub site: String,
