@@ -4,7 +4,7 @@ use anyhow::Result;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use host::device::DeviceChoice;
 use host::examples::{self, RunParams};
-use host::report::{table_header, table_row, tier_rows};
+use host::report::{table_header, table_row, tier_rows, totals_line};
 use host::run::{RunRequest, open, run_one, select, sizes};
 use std::io::Write;
 use std::process::ExitCode;
@@ -116,6 +116,7 @@ impl RunArgs {
 fn run(req: RunRequest) -> Result<bool> {
     let selected = select(&req.examples)?;
     let mut all_pass = true;
+    let (mut passed, mut failed) = (0, 0);
     let mut header_done = false;
     for k in 0..req.schedules {
         let sched_seed = req.schedule_seed + k as u64;
@@ -140,6 +141,11 @@ fn run(req: RunRequest) -> Result<bool> {
                 let started = std::time::Instant::now();
                 let r = run_one(&dev, ex, &RunParams { n, seed: req.seed, reps });
                 all_pass &= r.pass;
+                if r.pass {
+                    passed += 1;
+                } else {
+                    failed += 1;
+                }
                 if req.json {
                     let schedule_seed = (!dev.is_gpu()).then_some(sched_seed);
                     println!("{}", r.to_json(schedule_seed));
@@ -175,6 +181,12 @@ fn run(req: RunRequest) -> Result<bool> {
                 std::io::stdout().flush().ok();
             }
         }
+    }
+    // The closing total; with --json it goes to stderr, so stdout stays one JSON object per line.
+    if req.json {
+        eprintln!("{}", totals_line(passed, failed));
+    } else {
+        println!("{}", totals_line(passed, failed));
     }
     Ok(all_pass)
 }

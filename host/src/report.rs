@@ -167,9 +167,19 @@ pub fn tier_rows(r: &ExampleResult) -> Vec<String> {
         .collect()
 }
 
+/// The closing line of `host run`: how many rows passed and failed, e.g. `run: 37 passed, 0 failed`.
+pub fn totals_line(passed: usize, failed: usize) -> String {
+    format!("run: {passed} passed, {failed} failed")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn totals() {
+        assert_eq!(totals_line(37, 2), "run: 37 passed, 2 failed");
+    }
     #[test]
     fn json_escapes_and_fields() {
         let mut r = ExampleResult::new("x\"y", "emu", 7, 3);

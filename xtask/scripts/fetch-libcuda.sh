@@ -9,13 +9,22 @@
 # and state directory (the system's apt configuration is left as it is) and unpacked with `dpkg -x`.
 # The GPU machine loads its own driver's libcuda.so.1 at run time; this copy is only linked against.
 # Needs Debian (or a derivative with Debian's archive keyring), apt-get, dpkg and network access.
-# Usage: xtask/scripts/fetch-libcuda.sh [DIR]   (default: target/libcuda in the workspace)
+# Usage: xtask/scripts/fetch-libcuda.sh [DIR]   (default: target/libcuda in this workspace)
+# DIR may be anywhere, e.g. another project's own target directory:
+#
+#   export CUDA_LIBRARY_PATH=$(path/to/fetch-libcuda.sh my-app/target/libcuda)
+#
+# The directory goes to standard output alone; the line to use goes to standard error.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 dir="$(realpath -m "${1:-$root/target/libcuda}")"
-if [ -e "$dir/lib64/libcuda.so" ]; then
+done_msg() {
+    echo "fetch-libcuda.sh: libcuda.so is in $dir/lib64; build with CUDA_LIBRARY_PATH=$dir" >&2
     echo "$dir"
+}
+if [ -e "$dir/lib64/libcuda.so" ]; then
+    done_msg
     exit 0
 fi
 for tool in apt-get dpkg; do
@@ -51,4 +60,4 @@ if [ ! -e "$dir/lib64/libcuda.so" ]; then
     ln -sf libcuda.so.1 "$dir/lib64/libcuda.so"
 fi
 [ -e "$dir/lib64/libcuda.so" ] || { echo "fetch-libcuda.sh: no libcuda.so.1 in libcuda1" >&2; exit 1; }
-echo "$dir"
+done_msg

@@ -21,11 +21,11 @@ use std::time::Instant;
 use crate::build_ptx::{DEFAULT_ARCH, build_ptx};
 use crate::cuda;
 use crate::flows::CUDA_FEATURE;
-use crate::json::{self, Value};
 use crate::util::{
     Context, Error, Result, cargo_command, copy_file, create_dir_all, display_path, replace_file, run_stdout, secs,
 };
 use crate::workspace::Workspace;
+use gpu_builder::json::{self, Value};
 
 pub const BUNDLE_DIR: &str = ".gpu-bundle";
 
@@ -111,7 +111,7 @@ pub fn bundle(root: &Path) -> Result<()> {
     let kernels = workspace.kernel_crates();
     let mut modules = Vec::new();
     for krate in &kernels {
-        modules.push((krate, build_ptx(root, krate, &kernels, DEFAULT_ARCH)?));
+        modules.push((krate, build_ptx(root, krate, DEFAULT_ARCH)?));
     }
     println!("bundle: linking the `{CUDA_FEATURE}` feature with CUDA_LIBRARY_PATH={}", cuda_dir.display());
 
@@ -250,7 +250,8 @@ mod tests {
         let here = &dir;
         let want = ["gpu_kernels", "user_kernels"]
             .map(|c| {
-                let krate = crate::workspace::KernelCrate { package: String::new(), crate_name: c.into() };
+                let krate =
+                    crate::workspace::KernelCrate { package: String::new(), crate_name: c.into(), dir: PathBuf::new() };
                 format!("{}={}/ptx/{c}.ptx", krate.ptx_env(), here.display())
             })
             .join("\n");

@@ -72,7 +72,7 @@ pub fn run(root: &Path, host_args: &[String]) -> Result<()> {
     let arch = backend.arch();
     let workspace = Workspace::load(root)?;
     let krate = workspace.kernel_crate(DEFAULT_KERNEL_PACKAGE)?;
-    let ptx = build_ptx(root, &krate, &workspace.kernel_crates(), &arch)?;
+    let ptx = build_ptx(root, &krate, &arch)?;
     println!("run: examples will run on the {}", backend.describe());
 
     let mut cmd = cargo_command();
@@ -101,7 +101,7 @@ pub fn sanitize(root: &Path, host_args: &[String]) -> Result<()> {
     }
     let workspace = Workspace::load(root)?;
     let krate = workspace.kernel_crate(DEFAULT_KERNEL_PACKAGE)?;
-    let ptx = build_ptx(root, &krate, &workspace.kernel_crates(), &backend.arch())?;
+    let ptx = build_ptx(root, &krate, &backend.arch())?;
     let mut cmd = cargo_command();
     cmd.current_dir(root).args(["run", "--release", "--package", "host", "--features", CUDA_FEATURE, "--", "sanitize"]);
     cmd.args(host_args);
@@ -173,9 +173,9 @@ fn run_counting(cmd: &mut std::process::Command, counts: &mut TestCounts) -> Res
 }
 
 /// The steps of `cargo xtask test`, in order: build-ptx of every kernel crate, check-ptx of each,
-/// fmt, clippy, and one `cargo test` of gpu-std, the kernel crates, host, tests and xtask.
+/// fmt, clippy, and one `cargo test` of gpu-std, gpu-builder, the kernel crates, host, tests and xtask.
 fn test_steps(gpu: bool, arch: &str, kernels: &[KernelCrate]) -> Vec<Step> {
-    let mut cargo_test: Vec<String> = vec!["test".into(), "-p".into(), "gpu-std".into()];
+    let mut cargo_test: Vec<String> = ["test", "-p", "gpu-std", "-p", "gpu-builder"].map(String::from).to_vec();
     for k in kernels {
         cargo_test.extend(["-p".into(), k.package.clone()]);
     }
@@ -269,7 +269,7 @@ pub fn test(root: &Path, allow_skip: bool) -> Result<()> {
         println!("{label} ...");
         let step_start = Instant::now();
         let result = match &step.action {
-            Action::BuildPtx { krate, arch } => build_ptx(root, krate, &kernels, arch).map(|_| true),
+            Action::BuildPtx { krate, arch } => build_ptx(root, krate, arch).map(|_| true),
             Action::CheckPtx { krate, arch } => {
                 check_ptx(root, &CheckOptions { krate, arch, allow_skip }).map(|o| o == CheckOutcome::Assembled)
             }
@@ -344,7 +344,7 @@ mod tests {
 
     fn kernels() -> Vec<KernelCrate> {
         [("gpu-kernels", "gpu_kernels"), ("user-kernels", "user_kernels")]
-            .map(|(p, c)| KernelCrate { package: p.into(), crate_name: c.into() })
+            .map(|(p, c)| KernelCrate { package: p.into(), crate_name: c.into(), dir: PathBuf::new() })
             .to_vec()
     }
 
@@ -354,10 +354,14 @@ mod tests {
             Action::Cargo(args) => args.join(" "),
             _ => unreachable!(),
         };
-        assert_eq!(args(false), "test -p gpu-std -p gpu-kernels -p user-kernels -p host -p tests -p xtask");
+        assert_eq!(
+            args(false),
+            "test -p gpu-std -p gpu-builder -p gpu-kernels -p user-kernels -p host -p tests -p xtask"
+        );
         assert_eq!(
             args(true),
-            "test -p gpu-std -p gpu-kernels -p user-kernels -p host -p tests -p xtask --features host/cuda,tests/cuda"
+            "test -p gpu-std -p gpu-builder -p gpu-kernels -p user-kernels -p host -p tests -p xtask --features \
+             host/cuda,tests/cuda"
         );
     }
 

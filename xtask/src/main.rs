@@ -2,18 +2,15 @@
 //! check the PTX with `ptxas`, run the examples, run every test, bundle a GPU build, and plot the
 //! benchmark results.
 //!
-//! The same executable also serves as the PTX linker of the kernel build (see `ptx_link`).
+//! The same executable also serves as the PTX linker of the kernel build: `gpu-builder` passes it to
+//! rustc as the linker, so `main` first hands over to `gpu_builder::link_if_invoked`.
 
-mod ar;
 mod build_ptx;
 mod bundle;
 mod cuda;
 mod flows;
-mod json;
 mod plot;
-mod ptx_link;
 mod ptxas;
-mod toolchain;
 mod util;
 mod workspace;
 
@@ -74,9 +71,8 @@ environment:
 ";
 
 fn main() -> ExitCode {
-    if ptx_link::is_linker_invocation() {
-        return exit_code(ptx_link::main());
-    }
+    // When rustc runs this executable as the PTX linker, this links and exits.
+    gpu_builder::link_if_invoked();
     let args: Vec<String> = std::env::args().skip(1).collect();
     match dispatch(&args) {
         Ok(()) => ExitCode::SUCCESS,
@@ -166,13 +162,13 @@ fn dispatch(args: &[String]) -> Result<()> {
             let opts = parse_options(command, rest, &["--arch", "--package"])?;
             let workspace = Workspace::load(&root)?;
             let krate = opts.kernel_crate(&workspace)?;
-            build_ptx::build_ptx(&root, &krate, &workspace.kernel_crates(), &opts.arch).map(|_| ())
+            build_ptx::build_ptx(&root, &krate, &opts.arch).map(|_| ())
         }
         "check-ptx" => {
             let opts = parse_options(command, rest, &["--arch", "--package", "--allow-skip"])?;
             let workspace = Workspace::load(&root)?;
             let krate = opts.kernel_crate(&workspace)?;
-            build_ptx::build_ptx(&root, &krate, &workspace.kernel_crates(), &opts.arch)?;
+            build_ptx::build_ptx(&root, &krate, &opts.arch)?;
             let check = ptxas::CheckOptions { krate: &krate, arch: &opts.arch, allow_skip: opts.allow_skip };
             ptxas::check_ptx(&root, &check).map(|_| ())
         }

@@ -10,11 +10,12 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use crate::build_ptx::{ptx_entries, ptx_path, validate_arch};
+use crate::build_ptx::{ptx_path, validate_arch};
 use crate::util::{
     Context, EXIT_SKIPPED, Error, Result, display_path, find_in_path, run_capture, secs, set_executable,
 };
 use crate::workspace::KernelCrate;
+use gpu_builder::ptx::entries as ptx_entries;
 
 /// The wheel that carries `ptxas` for Linux (x86_64 and aarch64 builds exist).
 pub const PTXAS_WHEEL: &str = "nvidia-cuda-nvcc-cu12";

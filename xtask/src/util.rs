@@ -73,11 +73,6 @@ pub fn cargo_command() -> Command {
     Command::new(env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
 }
 
-/// The `rustc` of the active toolchain.
-pub fn rustc_command() -> Command {
-    Command::new(env::var_os("RUSTC").unwrap_or_else(|| "rustc".into()))
-}
-
 /// One line describing a command, for error messages and logs.
 pub fn describe(cmd: &Command) -> String {
     let mut text = cmd.get_program().to_string_lossy().into_owned();

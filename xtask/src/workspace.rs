@@ -9,10 +9,10 @@
 //!
 //! `build-ptx` and `check-ptx` take one with `-p`; `test` and `bundle` build every one.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use crate::json::{self, Value};
 use crate::util::{Error, Result, cargo_command, describe, run_capture};
+use gpu_builder::json::{self, Value};
 
 /// The kernel crate `build-ptx` builds without `-p`.
 pub const DEFAULT_KERNEL_PACKAGE: &str = "gpu-kernels";
@@ -24,6 +24,8 @@ pub struct KernelCrate {
     pub package: String,
     /// The library's crate name, e.g. `user_kernels`: the module is `target/ptx/<crate_name>.ptx`.
     pub crate_name: String,
+    /// The package's directory (where its `Cargo.toml` is).
+    pub dir: PathBuf,
 }
 
 impl KernelCrate {
@@ -41,6 +43,8 @@ struct Member {
     lib: Option<String>,
     /// `[package.metadata.xtask] build-ptx = true`.
     builds_ptx: bool,
+    /// The directory of its `Cargo.toml`.
+    dir: PathBuf,
 }
 
 /// The members of the workspace.
@@ -83,7 +87,10 @@ impl Workspace {
                     .and_then(|t| t.get("name").and_then(Value::as_str))
                     .map(str::to_string);
                 let builds_ptx = p.at(&["metadata", "xtask", "build-ptx"]).and_then(Value::as_bool) == Some(true);
-                Ok(Member { name, lib, builds_ptx })
+                let manifest =
+                    p.get("manifest_path").and_then(Value::as_str).ok_or("a package without a manifest_path")?;
+                let dir = Path::new(manifest).parent().map(Path::to_path_buf).unwrap_or_default();
+                Ok(Member { name, lib, builds_ptx, dir })
             })
             .collect::<std::result::Result<Vec<_>, String>>()?;
         Ok(Workspace { members })
@@ -94,7 +101,9 @@ impl Workspace {
         self.members
             .iter()
             .filter(|m| m.builds_ptx)
-            .filter_map(|m| Some(KernelCrate { package: m.name.clone(), crate_name: m.lib.clone()? }))
+            .filter_map(|m| {
+                Some(KernelCrate { package: m.name.clone(), crate_name: m.lib.clone()?, dir: m.dir.clone() })
+            })
             .collect()
     }
 
@@ -127,25 +136,34 @@ mod tests {
 
     /// The shape of `cargo metadata --no-deps --format-version 1` (trimmed).
     const METADATA: &str = r#"{"packages":[
-        {"name":"gpu-std","targets":[{"kind":["rlib"],"name":"gpu_std"}],"metadata":null},
-        {"name":"gpu-kernels","targets":[{"kind":["rlib"],"name":"gpu_kernels"},{"kind":["test"],"name":"detector"}],
+        {"name":"gpu-std","manifest_path":"/w/gpu-std/Cargo.toml","targets":[{"kind":["rlib"],"name":"gpu_std"}],"metadata":null},
+        {"name":"gpu-kernels","manifest_path":"/w/gpu-kernels/Cargo.toml","targets":[{"kind":["rlib"],"name":"gpu_kernels"},{"kind":["test"],"name":"detector"}],
          "metadata":{"xtask":{"build-ptx":true}}},
-        {"name":"host","targets":[{"kind":["lib"],"name":"host"},{"kind":["bin"],"name":"host"}],"metadata":null},
-        {"name":"no-lib","targets":[{"kind":["bin"],"name":"no-lib"}],"metadata":{"xtask":{"build-ptx":true}}},
-        {"name":"off","targets":[{"kind":["lib"],"name":"off"}],"metadata":{"xtask":{"build-ptx":false}}},
-        {"name":"user-kernels","targets":[{"kind":["rlib"],"name":"user_kernels"}],
+        {"name":"host","manifest_path":"/w/host/Cargo.toml","targets":[{"kind":["lib"],"name":"host"},{"kind":["bin"],"name":"host"}],"metadata":null},
+        {"name":"no-lib","manifest_path":"/w/no-lib/Cargo.toml","targets":[{"kind":["bin"],"name":"no-lib"}],"metadata":{"xtask":{"build-ptx":true}}},
+        {"name":"off","manifest_path":"/w/off/Cargo.toml","targets":[{"kind":["lib"],"name":"off"}],"metadata":{"xtask":{"build-ptx":false}}},
+        {"name":"user-kernels","manifest_path":"/w/tests/user-kernels/Cargo.toml","targets":[{"kind":["rlib"],"name":"user_kernels"}],
          "metadata":{"xtask":{"build-ptx":true}}}
     ],"workspace_members":[],"version":1}"#;
 
-    fn kc(package: &str, crate_name: &str) -> KernelCrate {
-        KernelCrate { package: package.into(), crate_name: crate_name.into() }
+    fn kc(package: &str, crate_name: &str, dir: &str) -> KernelCrate {
+        KernelCrate { package: package.into(), crate_name: crate_name.into(), dir: dir.into() }
     }
 
     #[test]
     fn kernel_crates_are_the_marked_libraries() {
         let ws = Workspace::parse(METADATA).unwrap();
-        assert_eq!(ws.kernel_crates(), [kc("gpu-kernels", "gpu_kernels"), kc("user-kernels", "user_kernels")]);
-        assert_eq!(ws.kernel_crate("user-kernels").unwrap(), kc("user-kernels", "user_kernels"));
+        assert_eq!(
+            ws.kernel_crates(),
+            [
+                kc("gpu-kernels", "gpu_kernels", "/w/gpu-kernels"),
+                kc("user-kernels", "user_kernels", "/w/tests/user-kernels")
+            ]
+        );
+        assert_eq!(
+            ws.kernel_crate("user-kernels").unwrap(),
+            kc("user-kernels", "user_kernels", "/w/tests/user-kernels")
+        );
         assert_eq!(ws.kernel_crate(DEFAULT_KERNEL_PACKAGE).unwrap().ptx_env(), "GPU_KERNELS_PTX");
     }
 

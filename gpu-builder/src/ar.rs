@@ -1,7 +1,7 @@
 //! Reader for `ar` archives (the container of `.rlib` files): GNU and BSD member naming.
 //!
 //! Layout: the magic `!<arch>\n`, then per member a 60-byte header (name 16, mtime 12, uid 6,
-//! gid 6, mode 8, size 10, terminator "`\n") followed by `size` bytes, padded to an even offset.
+//! gid 6, mode 8, size 10, terminator ``` `\n ```) followed by `size` bytes, padded to an even offset.
 //! GNU names end in `/`; long names are `/<offset>` into the `//` member; `/` and `/SYM64/` are
 //! symbol tables. BSD long names are `#1/<len>` with the name stored at the start of the data.
 
@@ -10,17 +10,17 @@ const THIN_MAGIC: &[u8] = b"!<thin>\n";
 const HEADER_LEN: usize = 60;
 
 #[derive(Debug, PartialEq)]
-pub struct Member<'a> {
-    pub name: String,
-    pub data: &'a [u8],
+pub(crate) struct Member<'a> {
+    pub(crate) name: String,
+    pub(crate) data: &'a [u8],
 }
 
-pub fn is_archive(bytes: &[u8]) -> bool {
+pub(crate) fn is_archive(bytes: &[u8]) -> bool {
     bytes.starts_with(MAGIC) || bytes.starts_with(THIN_MAGIC)
 }
 
 /// Every file member of the archive, in order; symbol tables and the long-name table are left out.
-pub fn members(bytes: &[u8]) -> Result<Vec<Member<'_>>, String> {
+pub(crate) fn members(bytes: &[u8]) -> Result<Vec<Member<'_>>, String> {
     if bytes.starts_with(THIN_MAGIC) {
         return Err("thin archives (members stored outside the file) are not supported".into());
     }
@@ -135,8 +135,14 @@ mod tests {
     #[test]
     fn reads_the_toolchains_libcore() {
         // A real rlib: the host's prebuilt libcore from the active toolchain (ELF members there).
-        let tc = crate::toolchain::Toolchain::detect().expect("rustc must answer for the test");
-        let lib_dir = tc.sysroot.join("lib/rustlib").join(&tc.host).join("lib");
+        let rustc = |args: &[&str]| {
+            let out = std::process::Command::new("rustc").args(args).output().expect("rustc must answer for the test");
+            String::from_utf8(out.stdout).unwrap()
+        };
+        let sysroot = rustc(&["--print", "sysroot"]);
+        let version = rustc(&["-vV"]);
+        let host = version.lines().find_map(|l| l.strip_prefix("host: ")).expect("host triple");
+        let lib_dir = std::path::Path::new(sysroot.trim()).join("lib/rustlib").join(host).join("lib");
         let rlib = std::fs::read_dir(&lib_dir)
             .expect("toolchain lib dir")
             .filter_map(|e| e.ok().map(|e| e.path()))

@@ -1,14 +1,24 @@
-//! A small JSON reader, enough for cargo's `--message-format=json` lines.
+//! A small JSON reader, enough for cargo's `--message-format=json` lines and `cargo metadata`.
+//!
+//! The builder reads cargo's messages with it; it is public so that a tool driving cargo next to the
+//! builder (e.g. to find its kernel crates in `cargo metadata`) needs no JSON dependency.
 
 use std::collections::BTreeMap;
 
+/// A JSON value.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
+    /// `null`.
     Null,
+    /// `true` or `false`.
     Bool(bool),
+    /// A number (every number is read as `f64`).
     Number(f64),
+    /// A string.
     String(String),
+    /// An array.
     Array(Vec<Value>),
+    /// An object; keys in sorted order.
     Object(BTreeMap<String, Value>),
 }
 
@@ -21,6 +31,7 @@ impl Value {
         }
     }
 
+    /// The text of a string; `None` for anything else.
     pub fn as_str(&self) -> Option<&str> {
         match self {
             Value::String(s) => Some(s),
@@ -28,6 +39,7 @@ impl Value {
         }
     }
 
+    /// The value of a boolean; `None` for anything else.
     pub fn as_bool(&self) -> Option<bool> {
         match self {
             Value::Bool(b) => Some(*b),
@@ -35,6 +47,7 @@ impl Value {
         }
     }
 
+    /// The items of an array; empty for anything else.
     pub fn as_array(&self) -> &[Value] {
         match self {
             Value::Array(items) => items,

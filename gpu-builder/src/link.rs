@@ -19,43 +19,81 @@
 //! 4. `llc -mtriple=nvptx64-nvidia-cuda -mcpu=<target-cpu> [-mattr=<features>]` writes the PTX to the
 //!    `-o` path, which is then checked to declare every exported symbol.
 //!
-//! Intermediate files stay in `ptx-link/` next to the linker executable, and every run writes its
-//! command line and the tool invocations to `ptx-linker.log` there.
+//! Rustc runs the linker given with `-Clinker`, and a build dependency cannot ship an executable,
+//! so the builder names the program that called it: the build script binary (or a command-line
+//! tool), found with `std::env::current_exe()`. The child build's environment carries
+//! [`LINKER_ENV`] set to that path; rustc passes its environment on to the linker, so when the
+//! program starts again as the linker, [`crate::link_if_invoked`] (which [`crate::PtxBuilder::build`]
+//! calls first) sees the variable naming its own executable, links, and exits with the link's status.
+//! Another program that merely inherits the variable (a build script of a kernel dependency) names a
+//! different executable and is left alone.
+//!
+//! Intermediate files go to a work directory next to the log ([`LOG_ENV`]), and every run writes its
+//! command line and the tool invocations to that log.
 
 use std::env;
 use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 use crate::ar;
-use crate::toolchain::Toolchain;
-use crate::util::{Context, Error, Result, describe, run_capture};
+use crate::process::{describe, status_text};
+use crate::ptx::{declares, undefined_functions};
 
-/// Set (to `1`) in the environment of the nvptx build so the copied xtask executable knows that rustc
-/// started it as the linker.
-pub const LINKER_MODE_ENV: &str = "GPU_KERNELS_PTX_LINKER";
-/// Directory of `llvm-link`, `opt` and `llc`, passed down by `build-ptx` to save a `rustc` query.
-pub const LLVM_BIN_ENV: &str = "GPU_KERNELS_LLVM_BIN";
-/// File name of the linker copy that `build-ptx` installs in the nvptx target directory.
-pub const LINKER_FILE_NAME: &str = "ptx-linker";
-pub const LOG_FILE_NAME: &str = "ptx-linker.log";
+/// Set in the child build's environment to the path of the executable that rustc runs as the
+/// linker; that executable is in linker mode when it finds its own path here.
+pub(crate) const LINKER_ENV: &str = "GPU_BUILDER_LINKER";
+/// Directory of `llvm-link`, `opt` and `llc` of the kernel toolchain.
+pub(crate) const LLVM_BIN_ENV: &str = "GPU_BUILDER_LLVM_BIN";
+/// The log file of the link; its work directory is the log's path without the extension.
+pub(crate) const LOG_ENV: &str = "GPU_BUILDER_LINK_LOG";
+/// The option that carries the linker's identity (see [`LINK_ID`]) on the linker command line.
+pub(crate) const LINK_ID_ARG: &str = "--gpu-builder-link-id";
 
-/// True when this process was started by rustc as the PTX linker.
-pub fn is_linker_invocation() -> bool {
-    env::var_os(LINKER_MODE_ENV).is_some_and(|v| v == "1")
-        || env::args_os().next().is_some_and(|arg0| Path::new(&arg0).file_name().is_some_and(|n| n == LINKER_FILE_NAME))
+/// A hash of the link code, passed on the linker command line through `-Clink-arg` so that cargo
+/// links the kernel crate again when the linker changes (and only then).
+pub(crate) const LINK_ID: u64 = {
+    let sources: [&[u8]; 2] = [include_bytes!("link.rs"), include_bytes!("ar.rs")];
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut s = 0;
+    while s < sources.len() {
+        let bytes = sources[s];
+        let mut i = 0;
+        while i < bytes.len() {
+            hash ^= bytes[i] as u64;
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+            i += 1;
+        }
+        s += 1;
+    }
+    hash
+};
+
+type Result<T> = std::result::Result<T, String>;
+
+/// True when rustc started this process as the PTX linker: [`LINKER_ENV`] names this executable.
+pub(crate) fn invoked() -> bool {
+    match (env::var_os(LINKER_ENV), env::current_exe()) {
+        (Some(named), Ok(me)) => names_executable(Path::new(&named), &me),
+        _ => false,
+    }
 }
 
-/// Entry point of linker mode: returns the process exit code.
-pub fn main() -> i32 {
+/// Whether `named` is the executable `me` (the same path, or the same file once links are resolved).
+fn names_executable(named: &Path, me: &Path) -> bool {
+    named == me || matches!((fs::canonicalize(named), fs::canonicalize(me)), (Ok(a), Ok(b)) if a == b)
+}
+
+/// Linker mode: links, writes the log, and returns the process exit code.
+pub(crate) fn main() -> i32 {
     let argv: Vec<String> = env::args().skip(1).collect();
-    let exe_dir =
-        env::current_exe().ok().and_then(|p| p.parent().map(Path::to_path_buf)).unwrap_or_else(|| PathBuf::from("."));
-    let log_path = exe_dir.join(LOG_FILE_NAME);
+    let log_path =
+        env::var_os(LOG_ENV).map(PathBuf::from).unwrap_or_else(|| env::temp_dir().join("gpu-builder-link.log"));
+    let work_dir = log_path.with_extension("");
     let mut log = Log { path: log_path.clone(), text: String::new() };
     log.line(format!("argv: {}", quote_all(&argv)));
-    let result = link(&argv, &exe_dir.join("ptx-link"), &mut log);
+    let result = link(&argv, &work_dir, &mut log);
     if let Err(e) = &result {
         log.line(format!("FAILED: {e}"));
     } else {
@@ -65,8 +103,8 @@ pub fn main() -> i32 {
     match result {
         Ok(()) => 0,
         Err(e) => {
-            eprintln!("ptx-linker: {e}");
-            eprintln!("ptx-linker: command line and tool invocations: {}", log_path.display());
+            eprintln!("ptx link: {e}");
+            eprintln!("ptx link: command line and tool invocations: {}", log_path.display());
             1
         }
     }
@@ -97,16 +135,16 @@ fn quote_all(args: &[String]) -> String {
 
 /// The parts of rustc's linker command line that the pipeline uses.
 #[derive(Debug, Default, PartialEq)]
-pub struct LinkArgs {
-    pub exports: Vec<String>,
-    pub inputs: Vec<PathBuf>,
-    pub target: Option<String>,
-    pub target_cpu: Option<String>,
+pub(crate) struct LinkArgs {
+    pub(crate) exports: Vec<String>,
+    pub(crate) inputs: Vec<PathBuf>,
+    pub(crate) target: Option<String>,
+    pub(crate) target_cpu: Option<String>,
     /// LLVM target features, e.g. `+ptx70` (rustc adds a PTX ISA version for older GPUs).
-    pub target_features: Vec<String>,
-    pub output: Option<PathBuf>,
+    pub(crate) target_features: Vec<String>,
+    pub(crate) output: Option<PathBuf>,
     /// `0`..`3`, `s` or `z`.
-    pub opt_level: String,
+    pub(crate) opt_level: String,
 }
 
 /// Expands `@file` response files: one argument per line, `\` escaping a following character.
@@ -139,13 +177,12 @@ fn unescape_response_line(line: &str) -> String {
     out
 }
 
-pub fn parse_args(argv: &[String]) -> Result<LinkArgs> {
+pub(crate) fn parse_args(argv: &[String]) -> Result<LinkArgs> {
     let argv = expand_response_files(argv)?;
     let mut args = LinkArgs { opt_level: "3".into(), ..LinkArgs::default() };
     let mut it = argv.iter();
     while let Some(arg) = it.next() {
-        let mut value =
-            |flag: &str| it.next().cloned().ok_or_else(|| Error::new(format!("`{flag}` is missing its value")));
+        let mut value = |flag: &str| it.next().cloned().ok_or_else(|| format!("`{flag}` is missing its value"));
         match arg.as_str() {
             "--export-symbol" => args.exports.push(value(arg)?),
             "-o" => args.output = Some(PathBuf::from(value(arg)?)),
@@ -156,6 +193,11 @@ pub fn parse_args(argv: &[String]) -> Result<LinkArgs> {
                 value(arg)?;
             }
             "--debug" => {}
+            // Only there to make cargo link again when the link code changes.
+            LINK_ID_ARG => {
+                value(arg)?;
+            }
+            a if a.starts_with(LINK_ID_ARG) && a[LINK_ID_ARG.len()..].starts_with('=') => {}
             a if a.starts_with("--export-symbol=") => args.exports.push(a["--export-symbol=".len()..].into()),
             a if a.starts_with("--target-cpu=") => args.target_cpu = Some(a["--target-cpu=".len()..].into()),
             a if a.starts_with("--target-feature=") => {
@@ -167,24 +209,24 @@ pub fn parse_args(argv: &[String]) -> Result<LinkArgs> {
                 args.opt_level = a[2..].to_string();
             }
             a if a.starts_with('-') && a.len() > 1 => {
-                return Err(Error::new(format!("unsupported linker argument `{a}`")));
+                return Err(format!("unsupported linker argument `{a}`"));
             }
             a => args.inputs.push(PathBuf::from(a)),
         }
     }
     if args.output.is_none() {
-        return Err(Error::new("no output file (`-o`) given"));
+        return Err(String::from("no output file (`-o`) given"));
     }
     if let Some(target) = &args.target
         && !target.starts_with("nvptx64-")
     {
-        return Err(Error::new(format!("this linker only produces PTX, not `{target}`")));
+        return Err(format!("this linker only produces PTX, not `{target}`"));
     }
     Ok(args)
 }
 
 /// Raw bitcode (`BC 0xC0DE`) or the bitcode wrapper header (`0x0B17C0DE`, little endian).
-pub fn is_bitcode(bytes: &[u8]) -> bool {
+pub(crate) fn is_bitcode(bytes: &[u8]) -> bool {
     bytes.starts_with(b"BC\xc0\xde") || bytes.starts_with(&[0xde, 0xc0, 0x17, 0x0b])
 }
 
@@ -198,7 +240,7 @@ fn link(argv: &[String], work_dir: &Path, log: &mut Log) -> Result<()> {
 
     let (objects, members) = collect_bitcode(&args.inputs, work_dir, log)?;
     if objects.is_empty() {
-        return Err(Error::new("no LLVM bitcode object among the inputs (nothing to link)"));
+        return Err(String::from("no LLVM bitcode object among the inputs (nothing to link)"));
     }
 
     let bin = llvm_bin_dir()?;
@@ -250,23 +292,20 @@ fn link(argv: &[String], work_dir: &Path, log: &mut Log) -> Result<()> {
 
 /// The linked module must define every exported symbol and call nothing undefined.
 fn check_linked_ptx(ptx: &str, exports: &[String]) -> Result<()> {
-    let missing: Vec<&str> = exports.iter().map(String::as_str).filter(|name| !ptx_declares(ptx, name)).collect();
+    let missing: Vec<&str> = exports.iter().map(String::as_str).filter(|name| !declares(ptx, name)).collect();
     if !missing.is_empty() {
-        return Err(Error::new(format!(
-            "exported symbol(s) missing from the PTX after linking: {}",
-            missing.join(", ")
-        )));
+        return Err(format!("exported symbol(s) missing from the PTX after linking: {}", missing.join(", ")));
     }
-    let undefined: Vec<String> = ptx_undefined_functions(ptx)
+    let undefined: Vec<String> = undefined_functions(ptx)
         .into_iter()
         .filter(|name| !DRIVER_PROVIDED_FUNCTIONS.contains(&name.as_str()))
         .collect();
     if !undefined.is_empty() {
-        return Err(Error::new(format!(
+        return Err(format!(
             "undefined symbol(s): {} (declared, but defined neither in the crate nor in core or \
              compiler_builtins)",
             undefined.join(", ")
-        )));
+        ));
     }
     Ok(())
 }
@@ -284,7 +323,7 @@ fn collect_bitcode(inputs: &[PathBuf], work_dir: &Path, log: &mut Log) -> Result
             let stem = input.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
             let dir = work_dir.join(format!("{index:02}-{stem}"));
             fs::create_dir_all(&dir).context(|| format!("cannot create {}", dir.display()))?;
-            let list = ar::members(&bytes).map_err(|e| Error::new(format!("{}: {e}", input.display())))?;
+            let list = ar::members(&bytes).map_err(|e| format!("{}: {e}", input.display()))?;
             let mut taken = 0;
             let mut skipped = Vec::new();
             for (i, member) in list.iter().enumerate() {
@@ -304,64 +343,47 @@ fn collect_bitcode(inputs: &[PathBuf], work_dir: &Path, log: &mut Log) -> Result
             }
             log.line(format!("archive {}: {taken} bitcode members, skipped [{}]", input.display(), skipped.join(", ")));
         } else {
-            return Err(Error::new(format!(
-                "linker input {} is neither LLVM bitcode nor an ar archive",
-                input.display()
-            )));
+            return Err(format!("linker input {} is neither LLVM bitcode nor an ar archive", input.display()));
         }
     }
     Ok((objects, members))
 }
 
 fn llvm_bin_dir() -> Result<PathBuf> {
-    if let Some(dir) = env::var_os(LLVM_BIN_ENV) {
-        return Ok(PathBuf::from(dir));
-    }
-    let toolchain = Toolchain::detect()?;
-    toolchain.check_ptx_components()?;
-    Ok(toolchain.llvm_bin_dir())
+    env::var_os(LLVM_BIN_ENV)
+        .map(PathBuf::from)
+        .ok_or_else(|| format!("{LLVM_BIN_ENV} is not set (the builder sets it for the kernel build)"))
 }
 
 fn run_tool(cmd: &mut Command, log: &mut Log) -> Result<()> {
     log.line(format!("run: {}", describe(cmd)));
-    let out = run_capture(cmd)?;
-    let stderr = out.stderr.trim();
+    let out = cmd.stdin(Stdio::null()).output().map_err(|e| format!("could not start `{}`: {e}", describe(cmd)))?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = stderr.trim();
     if !stderr.is_empty() {
         log.line(format!("  stderr: {stderr}"));
     }
-    if out.success() {
+    if out.status.success() {
         Ok(())
     } else {
-        let tool = cmd.get_program().to_string_lossy().into_owned();
-        let tool = Path::new(&tool).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or(tool);
-        Err(Error::new(format!("`{tool}` failed ({}):\n{stderr}", out.status_text())))
+        let tool = Path::new(cmd.get_program()).file_name().unwrap_or(cmd.get_program()).to_string_lossy().into_owned();
+        Err(format!("`{tool}` failed ({}):\n{stderr}", status_text(out.status)))
+    }
+}
+
+/// Adds "what was being done" to an I/O error.
+trait Context<T> {
+    fn context(self, what: impl FnOnce() -> String) -> Result<T>;
+}
+
+impl<T> Context<T> for std::io::Result<T> {
+    fn context(self, what: impl FnOnce() -> String) -> Result<T> {
+        self.map_err(|e| format!("{}: {e}", what()))
     }
 }
 
 /// Functions a PTX module may leave external because the CUDA driver supplies them.
 const DRIVER_PROVIDED_FUNCTIONS: [&str; 4] = ["vprintf", "__assertfail", "malloc", "free"];
-
-/// Names of the functions a PTX module declares `.extern .func` (used but not defined).
-pub fn ptx_undefined_functions(ptx: &str) -> Vec<String> {
-    ptx.lines()
-        .filter_map(|line| {
-            let mut rest = line.strip_prefix(".extern")?.trim_start().strip_prefix(".func")?.trim_start();
-            if rest.starts_with('(') {
-                // Skip the return value parameter list.
-                rest = rest[rest.find(')')? + 1..].trim_start();
-            }
-            let name: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || "_$.".contains(*c)).collect();
-            (!name.is_empty()).then_some(name)
-        })
-        .collect()
-}
-
-/// Whether a top-level PTX directive line (an `.entry`, `.func` or variable declaration) names `symbol`.
-pub fn ptx_declares(ptx: &str, symbol: &str) -> bool {
-    ptx.lines()
-        .filter(|line| line.starts_with('.'))
-        .any(|line| line.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$')).any(|w| w == symbol))
-}
 
 #[cfg(test)]
 mod tests {
@@ -426,29 +448,35 @@ mod tests {
     }
 
     #[test]
+    fn accepts_its_own_identity_argument() {
+        let id = format!("{LINK_ID_ARG}={LINK_ID:x}");
+        assert!(parse_args(&strings(&[&id, "-o", "a.ptx"])).is_ok());
+        assert!(parse_args(&strings(&[LINK_ID_ARG, "12", "-o", "a.ptx"])).is_ok());
+        assert!(parse_args(&strings(&[&format!("{LINK_ID_ARG}x"), "-o", "a.ptx"])).is_err());
+    }
+
+    #[test]
+    fn linker_mode_only_for_the_named_executable() {
+        let me = env::current_exe().unwrap();
+        assert!(names_executable(&me, &me));
+        assert!(!names_executable(Path::new("/nonexistent/build-script-build"), &me));
+        // Named through a symbolic link to the same file.
+        let dir = env::temp_dir().join(format!("gpu-builder-link-test-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let link = dir.join("exe");
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(&me, &link).unwrap();
+            assert!(names_executable(&link, &me));
+        }
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
     fn recognises_bitcode() {
         assert!(is_bitcode(b"BC\xc0\xde\x35\x14"));
         assert!(is_bitcode(&[0xde, 0xc0, 0x17, 0x0b, 0, 0]));
         assert!(!is_bitcode(b"rust\0\0\0"));
         assert!(!is_bitcode(b"\x7fELF"));
-    }
-
-    #[test]
-    fn finds_undefined_functions() {
-        let ptx = ".extern .func  (.param .b32 func_retval0) not_defined_anywhere\n(\n\t.param .b32 p\n)\n;\n\
-                   .extern .func __assertfail\n(\n)\n;\n\
-                   .extern .shared .align 4 .b8 dyn_smem[];\n\
-                   .visible .entry k(\n)\n{\n}\n";
-        assert_eq!(ptx_undefined_functions(ptx), ["not_defined_anywhere", "__assertfail"]);
-    }
-
-    #[test]
-    fn finds_declared_symbols_only_in_directives() {
-        let ptx = ".version 7.8\n.target sm_90\n\n.visible .entry probe(\n\t.param .u32 probe_param_0\n)\n{\n\tcall helper_x;\n}\n.visible .global .align 4 .u32 COUNTER;\n";
-        assert!(ptx_declares(ptx, "probe"));
-        assert!(ptx_declares(ptx, "COUNTER"));
-        assert!(!ptx_declares(ptx, "probe_param_0"));
-        assert!(!ptx_declares(ptx, "helper_x"));
-        assert!(!ptx_declares(ptx, "prob"));
     }
 }
