@@ -132,8 +132,9 @@ impl<'a, P: KernelParam> Arg<'a, P> {
 
 /// One argument of a launch as the caller writes it: a [`Pod`] scalar, or an [`Arg`] holding a view
 /// that borrows its buffer. A bare view is not one: it proves nothing about the memory it points to,
-/// and goes only to the `unsafe` launchers that take the parameter tuple itself.
-pub trait IntoParam: Copy {
+/// and goes only to the `unsafe` launchers that take the parameter tuple itself. Sealed: a launcher
+/// trusts what `space` says, so no other type may implement it.
+pub trait IntoParam: Copy + into_param_sealed::Sealed {
     /// What the kernel receives.
     type Param: KernelParam;
     /// The parameter, without the borrow an [`Arg`] holds.
@@ -145,6 +146,12 @@ pub trait IntoParam: Copy {
     /// The memory a view points into (`None` for a scalar).
     fn space(&self) -> Option<MemorySpace>;
 }
+mod into_param_sealed {
+    pub trait Sealed {}
+    impl<T: crate::pod::Pod + crate::memory::KernelParam> Sealed for T {}
+    impl<P: crate::memory::KernelParam> Sealed for super::Arg<'_, P> {}
+}
+
 impl<T: Pod + KernelParam> IntoParam for T {
     type Param = T;
     unsafe fn into_param(self) -> T {
