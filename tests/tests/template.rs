@@ -1,8 +1,9 @@
 //! The project template, used as a user would: copied to a directory outside this repository, its path
 //! dependencies pointed at this checkout, then `cargo test` (the kernels on the emulator, the race in the
 //! twin reported), `cargo build` (the PTX built by `build.rs`, with both kernels' entries) and
-//! `cargo run` (no GPU here: the emulator, and the right result). Runs with the machine's default
-//! toolchain, as a user's project would.
+//! `cargo run` (no GPU here: the emulator, and the right result), and `cargo build --features cuda`
+//! where no libcuda.so can be found (one message saying what to set and how to get one). Runs with
+//! the machine's default toolchain, as a user's project would.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -29,15 +30,23 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-/// Points the template's `../../../<crate>` path dependencies at this checkout.
-fn repoint(manifest: &Path, root: &Path) {
+/// Points the template's path dependencies (`../../../<crate>` from a member, `../../<crate>` from
+/// the template's root) at this checkout.
+fn repoint(manifest: &Path, up: &str, root: &Path) {
     let text = std::fs::read_to_string(manifest).expect("manifest");
-    let text = text.replace("\"../../../", &format!("\"{}/", root.display()));
+    let text = text.replace(&format!("\"{up}"), &format!("\"{}/", root.display()));
     std::fs::write(manifest, text).expect("write manifest");
 }
 
 /// `cargo ARGS` in `dir` with the environment a user's shell would have: nothing of this build.
 fn cargo(dir: &Path, args: &[&str]) -> Output {
+    let out = cargo_command(dir, args).output().expect("cargo runs");
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "`cargo {}` in {} failed:\n{text}", args.join(" "), dir.display());
+    out
+}
+
+fn cargo_command(dir: &Path, args: &[&str]) -> Command {
     let mut cmd = Command::new("cargo");
     cmd.current_dir(dir).args(args);
     for (key, _) in std::env::vars_os() {
@@ -50,10 +59,7 @@ fn cargo(dir: &Path, args: &[&str]) -> Output {
             cmd.env_remove(&key);
         }
     }
-    let out = cmd.output().expect("cargo runs");
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    assert!(out.status.success(), "`cargo {}` in {} failed:\n{text}", args.join(" "), dir.display());
-    out
+    cmd
 }
 
 fn ptx_files(dir: &Path, found: &mut Vec<PathBuf>) {
@@ -74,8 +80,9 @@ fn the_template_works_outside_the_repository() {
     let dir = std::env::temp_dir().join(format!("kernel-project-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     copy_dir(&root.join("templates/kernel-project"), &dir);
-    repoint(&dir.join("kernels/Cargo.toml"), &root);
-    repoint(&dir.join("app/Cargo.toml"), &root);
+    repoint(&dir.join("kernels/Cargo.toml"), "../../../", &root);
+    repoint(&dir.join("app/Cargo.toml"), "../../../", &root);
+    repoint(&dir.join("Cargo.toml"), "../../", &root);
     assert!(!dir.starts_with(&root), "the copy must lie outside the repository");
 
     let version = cargo(&dir, &["--version"]);
@@ -105,5 +112,34 @@ fn the_template_works_outside_the_repository() {
     let auto = cargo(&dir, &["run", "--", "4099"]);
     let stdout = String::from_utf8_lossy(&auto.stdout);
     assert!(stdout.contains("no CUDA GPU available") && stdout.contains("PASS"), "{stdout}");
+
+    cuda_feature_without_libcuda(&dir);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Where no libcuda.so can be found (no `CUDA_LIBRARY_PATH`, no toolkit, no driver), building with
+/// `--features cuda` stops with one message: what to set and the command that gets the library.
+fn cuda_feature_without_libcuda(dir: &Path) {
+    let search = find_cuda_helper::search::Search::from_env();
+    if std::env::var_os("CUDA_LIBRARY_PATH").is_none() && !search.link_dirs().is_empty()
+        || find_cuda_helper::search::find_driver().is_some()
+    {
+        println!("skipped: `--features cuda` without libcuda.so (this machine has a CUDA toolkit or driver)");
+        return;
+    }
+    let mut cmd = cargo_command(dir, &["build", "--features", "cuda"]);
+    cmd.env_remove("CUDA_LIBRARY_PATH");
+    let out = cmd.output().expect("cargo runs");
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "the build must stop without a libcuda.so:\n{text}");
+    for needle in [
+        "CUDA_LIBRARY_PATH is not set",
+        "Set CUDA_LIBRARY_PATH to a directory DIR that holds DIR/lib64/libcuda.so",
+        "export CUDA_LIBRARY_PATH=$(bash ",
+        "gpu-host/scripts/fetch-libcuda.sh",
+        "libcuda.so.1 of the machine it runs on",
+    ] {
+        assert!(text.contains(needle), "`{needle}` missing from:\n{text}");
+    }
+    assert!(!text.contains("Could not find a cuda installation"), "the bare message of the original helper:\n{text}");
 }

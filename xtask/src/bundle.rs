@@ -11,7 +11,7 @@
 //!
 //! The `cuda` feature links against `libcuda.so`: `CUDA_LIBRARY_PATH` names a directory with
 //! `lib64/libcuda.so`, else this machine's driver is used; without a driver,
-//! `xtask/scripts/fetch-libcuda.sh` unpacks one from Debian's `libcuda1` package.
+//! `gpu-host/scripts/fetch-libcuda.sh` unpacks one from Debian's `libcuda1` package.
 
 use std::env;
 use std::fs;
@@ -34,7 +34,7 @@ pub const BUNDLE_DIR: &str = ".gpu-bundle";
 const GPU_TESTS: [&str; 6] = ["examples", "user_kernels", "shfl_table", "mask_check", "output_views", "gpu_open"];
 
 /// The helper that unpacks a linkable `libcuda.so` on a machine without the NVIDIA driver.
-pub const FETCH_LIBCUDA: &str = "xtask/scripts/fetch-libcuda.sh";
+pub const FETCH_LIBCUDA: &str = "gpu-host/scripts/fetch-libcuda.sh";
 
 const RUN_SCRIPT: &str = r#"#!/usr/bin/env bash
 # Runs every example on this machine's GPU (`host run all --device gpu`), then every integration test

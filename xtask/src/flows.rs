@@ -173,11 +173,13 @@ fn run_counting(cmd: &mut std::process::Command, counts: &mut TestCounts) -> Res
 }
 
 /// The steps of `cargo xtask test`, in order: build-ptx of every kernel crate, check-ptx of each,
-/// fmt, clippy, and one `cargo test` of gpu-std, gpu-host, gpu-builder, the kernel crates, host, tests and
-/// xtask.
+/// fmt, clippy, and one `cargo test` of gpu-std, gpu-host, gpu-builder, find_cuda_helper, the kernel
+/// crates, host, tests and xtask.
 fn test_steps(gpu: bool, arch: &str, kernels: &[KernelCrate]) -> Vec<Step> {
     let mut cargo_test: Vec<String> =
-        ["test", "-p", "gpu-std", "-p", "gpu-host", "-p", "gpu-builder"].map(String::from).to_vec();
+        ["test", "-p", "gpu-std", "-p", "gpu-host", "-p", "gpu-builder", "-p", "find_cuda_helper"]
+            .map(String::from)
+            .to_vec();
     for k in kernels {
         cargo_test.extend(["-p".into(), k.package.clone()]);
     }
@@ -358,11 +360,11 @@ mod tests {
         };
         assert_eq!(
             args(false),
-            "test -p gpu-std -p gpu-host -p gpu-builder -p gpu-kernels -p user-kernels -p host -p tests -p xtask"
+            "test -p gpu-std -p gpu-host -p gpu-builder -p find_cuda_helper -p gpu-kernels -p user-kernels -p host -p tests -p xtask"
         );
         assert_eq!(
             args(true),
-            "test -p gpu-std -p gpu-host -p gpu-builder -p gpu-kernels -p user-kernels -p host -p tests -p xtask --features \
+            "test -p gpu-std -p gpu-host -p gpu-builder -p find_cuda_helper -p gpu-kernels -p user-kernels -p host -p tests -p xtask --features \
              host/cuda,tests/cuda"
         );
     }

@@ -51,7 +51,7 @@ commands:
       Build every kernel crate's PTX (sm_90), the host and the GPU integration tests with the `cuda`
       feature, and put them with run-gpu.sh into .gpu-bundle/ for a GPU machine without Rust. Links
       against CUDA_LIBRARY_PATH, else this machine's NVIDIA driver; without either it says how to get
-      a linkable libcuda.so (xtask/scripts/fetch-libcuda.sh).
+      a linkable libcuda.so (gpu-host/scripts/fetch-libcuda.sh).
   plot [--csv PATH] [--svg PATH] [--markdown PATH]
       Read the results of bench/bench.cu (default bench/results.csv) and write a chart of GB/s per
       workload and implementation, with each workload's read limit (default bench/results.svg), and

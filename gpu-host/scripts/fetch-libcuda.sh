@@ -1,24 +1,20 @@
 #!/usr/bin/env bash
-# Unpacks libcuda.so from Debian's non-free `libcuda1` package into DIR, so that a build with the
-# `cuda` feature (`cargo xtask bundle`) can be linked on a machine without the NVIDIA driver. Prints
-# DIR, which holds lib64/libcuda.so, for CUDA_LIBRARY_PATH:
+# Unpacks libcuda.so from Debian's non-free `libcuda1` package into DIR, so that a program with CUDA
+# support (gpu-host's `cuda` feature, through the `cust` crate) can be linked on a machine without
+# the NVIDIA driver. Prints DIR, which holds lib64/libcuda.so, for CUDA_LIBRARY_PATH:
 #
-#   CUDA_LIBRARY_PATH=$(xtask/scripts/fetch-libcuda.sh) cargo xtask bundle
+#   export CUDA_LIBRARY_PATH=$(bash path/to/gpu-host/scripts/fetch-libcuda.sh target/libcuda)
 #
 # Nothing is installed: the package is fetched with `apt-get download` through a private source list
 # and state directory (the system's apt configuration is left as it is) and unpacked with `dpkg -x`.
 # The GPU machine loads its own driver's libcuda.so.1 at run time; this copy is only linked against.
 # Needs Debian (or a derivative with Debian's archive keyring), apt-get, dpkg and network access.
-# Usage: xtask/scripts/fetch-libcuda.sh [DIR]   (default: target/libcuda in this workspace)
-# DIR may be anywhere, e.g. another project's own target directory:
-#
-#   export CUDA_LIBRARY_PATH=$(path/to/fetch-libcuda.sh my-app/target/libcuda)
+# Usage: fetch-libcuda.sh [DIR]   (default: target/libcuda under the current directory)
 #
 # The directory goes to standard output alone; the line to use goes to standard error.
 set -euo pipefail
 
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-dir="$(realpath -m "${1:-$root/target/libcuda}")"
+dir="$(realpath -m "${1:-$PWD/target/libcuda}")"
 done_msg() {
     echo "fetch-libcuda.sh: libcuda.so is in $dir/lib64; build with CUDA_LIBRARY_PATH=$dir" >&2
     echo "$dir"
