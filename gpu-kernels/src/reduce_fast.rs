@@ -45,6 +45,18 @@ pub const MAX_DETERMINISTIC_VBLOCKS: u32 = 512;
 /// Elements per virtual block [`deterministic_vblocks`] aims for below that cap.
 pub const MIN_VBLOCK_ELEMS: usize = 2048;
 
+/// Fewest 16-byte vectors per block the fast tier is launched with (one tile of `UNROLL * BLOCK`):
+/// below `resident * MIN_BLOCK_VECTORS` vectors, [`fast_grid`] launches fewer blocks than resident slots.
+pub const MIN_BLOCK_VECTORS: usize = 2048;
+
+/// The fast tier's grid (and `vblocks`) for `n_vectors` 16-byte vectors on a device with `resident`
+/// resident slots: one block per slot, but no more than `ceil(n_vectors / MIN_BLOCK_VECTORS)` (at
+/// least 1), so that a small input is not spread over hundreds of nearly idle blocks whose partials
+/// the last block must add.
+pub fn fast_grid(n_vectors: usize, resident: u32) -> u32 {
+    n_vectors.div_ceil(MIN_BLOCK_VECTORS).clamp(1, resident.max(1) as usize) as u32
+}
+
 /// The virtual-block count of the deterministic sum of `n` elements: `ceil(n / 2048)`, between 1 and
 /// 512. It depends on `n` only, so the result's bits do not depend on the grid it is launched with.
 pub fn deterministic_vblocks(n: usize) -> u32 {
