@@ -235,8 +235,9 @@ nv_reduce_fast(const T* in, size_t n, unsigned vblocks, T* partials, unsigned* t
     }
     // Publish the partials (fence, then the ticket), draw a ticket; the last block's thread 0 fences
     // after its add, and the barrier passes what it acquired on to its block.
-    int last = 0;
-    if (threadIdx.x == 0) {
+    // One block: it is the last; no ticket, no fences.
+    int last = gridDim.x == 1;
+    if (!last && threadIdx.x == 0) {
         __threadfence();
         last = atomicAdd(ticket, 1u) == gridDim.x - 1;
         if (last) __threadfence();
@@ -249,7 +250,7 @@ nv_reduce_fast(const T* in, size_t n, unsigned vblocks, T* partials, unsigned* t
             for (size_t j = 0; j < head; j++) s = add(s, in[j]);
             for (size_t j = 0; j < tail; j++) s = add(s, in[head + nv * L + j]);
             *out = s;
-            atomicExch(ticket, 0u);  // every block has drawn its ticket: ready for the next launch
+            if (gridDim.x > 1) atomicExch(ticket, 0u);  // every block has drawn its ticket: ready for the next launch
         }
     }
 }
@@ -309,6 +310,137 @@ __global__ void __launch_bounds__(HF_BLOCK) nv_histogram_fast(const unsigned cha
         unsigned c = hf_counts[b * 32 + lane];
         for (int o = 16; o > 0; o >>= 1) c += __shfl_xor_sync(0xffffffffu, c, o);
         if (lane == 0 && c) atomicAdd(&hist[b], c);
+    }
+}
+
+// ---- scan (nvcc twin of gpu_kernels::scan, with variants for --tune) ------------------------------
+// Tiles of blockDim.x * ITEMS elements; warp w owns 32 * ITEMS consecutive elements, read as ITEMS / 4
+// chunks of 32 uint4 (lane l: vector l of each chunk). Thread scan of 4, warp scan (shfl.up) of the
+// vector totals, carry over chunks, warp totals through shared memory, warp 0 scans them. Tile ids
+// from a ticket (TICKET) or blockIdx; status words: flag << 32 | value, published with st.release.gpu,
+// polled per lane with ld.acquire.gpu (ACQ = 1) or ld.relaxed.gpu and one fence.acq_rel.gpu after the
+// wait (ACQ = 0), with a nanosleep back-off after 8 polls (SLEEP = 1) or none.
+__device__ __forceinline__ unsigned long long sc_ld_acquire(const unsigned long long* p) {
+    unsigned long long v;
+    asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ __forceinline__ unsigned long long sc_ld_relaxed(const unsigned long long* p) {
+    unsigned long long v;
+    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ __forceinline__ void sc_st_release(unsigned long long* p, unsigned long long v) {
+    asm volatile("st.release.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+__device__ __forceinline__ unsigned sc_warp_incl(unsigned v, unsigned lane) {
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+        const unsigned u = __shfl_up_sync(0xffffffffu, v, o);
+        if (lane >= (unsigned)o) v += u;
+    }
+    return v;
+}
+template <int ITEMS, int ACQ, int SLEEP, int TICKET>
+__global__ void nv_scan(const unsigned* __restrict__ in, unsigned* __restrict__ out, size_t n, unsigned long long* state) {
+    constexpr int CH = ITEMS / 4;
+    __shared__ unsigned s_warps[32], s_tile, s_prefix;
+    const unsigned lane = threadIdx.x & 31, w = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+    const size_t tile_len = (size_t)blockDim.x * ITEMS, tiles = n == 0 ? 1 : (n + tile_len - 1) / tile_len;
+    size_t tile = blockIdx.x;
+    if (TICKET && gridDim.x > 1) {
+        if (threadIdx.x == 0) s_tile = (unsigned)atomicAdd(state, 1ull);
+        __syncthreads();
+        tile = s_tile;
+    }
+    if (tile >= tiles) return;
+    const size_t seg = tile * tile_len + (size_t)w * 32 * ITEMS;
+    uint4 v[CH];
+#pragma unroll
+    for (int k = 0; k < CH; k++) {
+        const size_t e = seg + k * 128 + 4 * lane;
+        if (e + 4 <= n) v[k] = reinterpret_cast<const uint4*>(in)[e / 4];
+        else {
+            v[k] = make_uint4(0, 0, 0, 0);
+            if (e < n) v[k].x = in[e];
+            if (e + 1 < n) v[k].y = in[e + 1];
+            if (e + 2 < n) v[k].z = in[e + 2];
+        }
+    }
+    unsigned wt = 0;
+#pragma unroll
+    for (int k = 0; k < CH; k++) {
+        v[k].y += v[k].x; v[k].z += v[k].y; v[k].w += v[k].z;
+        const unsigned inc = sc_warp_incl(v[k].w, lane);
+        const unsigned up = __shfl_up_sync(0xffffffffu, inc, 1);
+        const unsigned before = lane == 0 ? wt : wt + up;
+        v[k].x += before; v[k].y += before; v[k].z += before; v[k].w += before;
+        wt += __shfl_sync(0xffffffffu, inc, 31);
+    }
+    if (lane == 0) s_warps[w] = wt;
+    __syncthreads();
+    if (w == 0) {
+        const unsigned total = lane < nwarps ? s_warps[lane] : 0;
+        const unsigned inc = sc_warp_incl(total, lane);
+        const unsigned up = __shfl_up_sync(0xffffffffu, inc, 1);
+        const unsigned agg = __shfl_sync(0xffffffffu, inc, 31);
+        if (lane < nwarps) s_warps[lane] = lane == 0 ? 0 : up;
+        unsigned prefix = 0;
+        unsigned long long* status = state + 2;
+        if (gridDim.x > 1) {
+            if (tile == 0) {
+                if (lane == 0) sc_st_release(status, (2ull << 32) | agg);
+            } else {
+                if (lane == 0) sc_st_release(status + tile, (1ull << 32) | agg);
+                long long hi = (long long)tile - 1;
+                while (true) {
+                    const long long me = hi - (long long)lane;
+                    unsigned long long word = 2ull << 32;
+                    if (me >= 0) {
+                        int spins = 0;
+                        while (true) {
+                            word = ACQ ? sc_ld_acquire(status + me) : sc_ld_relaxed(status + me);
+                            if ((word >> 32) != 0 || spins >= (1 << 22)) break;
+                            spins++;
+                            if (SLEEP && spins > 8) __nanosleep(64);
+                        }
+                    }
+                    if (!ACQ) __threadfence();
+                    if (__any_sync(0xffffffffu, (word >> 32) == 0)) {
+                        if (lane == 0) atomicOr(state + 1, 1ull);
+                        break;
+                    }
+                    const unsigned done = __ballot_sync(0xffffffffu, (word >> 32) == 2);
+                    if (done) {
+                        const unsigned nearest = __ffs(done) - 1;
+                        unsigned x = lane <= nearest ? (unsigned)word : 0;
+                        for (int o = 16; o > 0; o >>= 1) x += __shfl_xor_sync(0xffffffffu, x, o);
+                        prefix += x;
+                        break;
+                    }
+                    unsigned x = (unsigned)word;
+                    for (int o = 16; o > 0; o >>= 1) x += __shfl_xor_sync(0xffffffffu, x, o);
+                    prefix += x;
+                    hi -= 32;
+                }
+                if (lane == 0) sc_st_release(status + tile, (2ull << 32) | (prefix + agg));
+            }
+        }
+        if (lane == 0) s_prefix = prefix;
+    }
+    __syncthreads();
+    const unsigned before = s_prefix + s_warps[w];
+#pragma unroll
+    for (int k = 0; k < CH; k++) {
+        const size_t e = seg + k * 128 + 4 * lane;
+        uint4 r = v[k];
+        r.x += before; r.y += before; r.z += before; r.w += before;
+        if (e + 4 <= n) reinterpret_cast<uint4*>(out)[e / 4] = r;
+        else {
+            if (e < n) out[e] = r.x;
+            if (e + 1 < n) out[e + 1] = r.y;
+            if (e + 2 < n) out[e + 2] = r.z;
+        }
     }
 }
 
@@ -633,7 +765,7 @@ static void bench_reduce(CUmodule mod, int log2n, uint64_t seed) {
 
     // The chapter's kernel (f32 only): the output must be zeroed, so the memset is part of each launch.
     const unsigned grid_ch = (unsigned)std::min<size_t>((n + BLOCK - 1) / BLOCK, 1024);
-    if (std::is_same<T, float>::value && !g_sweep) {
+    if constexpr (std::is_same<T, float>::value) if (!g_sweep) {
         measure(t, "nvcc reduce_sum (chapter)", "", poison, [&] {
             CK(cudaMemsetAsync(out, 0, sizeof(float)));
             nv_reduce_sum<<<grid_ch, BLOCK>>>(in, out, (int)n);
@@ -644,7 +776,7 @@ static void bench_reduce(CUmodule mod, int log2n, uint64_t seed) {
     measure(t, "nvcc reduce_deterministic", "", poison, [&] { nv_launch(grid_det, vblocks_det); }, check_fast(1));
     const T nv_det = read_out();
 
-    if (std::is_same<T, float>::value && !g_sweep) {
+    if constexpr (std::is_same<T, float>::value) if (!g_sweep) {
         CUfunction rs_reduce = get_fn(mod, "reduce_sum");
         measure(t, "Rust reduce_sum (chapter)", "nvcc reduce_sum (chapter)", poison, [&] {
             View vin{in, n}, vout{out, 1};
@@ -827,7 +959,7 @@ static void bench_histogram(CUmodule mod, int log2n, int hist_bpsm, uint64_t see
 // gpu_kernels::scan: tiles of SC_ITEMS elements per thread; the launcher (host/src/examples/scan.rs,
 // scan::launch) uses blocks of SC_BLOCK threads, one block per tile, and zeroes the state words
 // (ticket, error word, one status word per tile) before each launch of more than one block.
-static const int SC_BLOCK = 256, SC_ITEMS = 16, SC_SPINE_BLOCK = 1024;
+static const int SC_BLOCK = 512, SC_ITEMS = 32, SC_SPINE_BLOCK = 1024;
 static const size_t SC_STATE_HEADER = 2;
 static size_t sc_tiles(size_t n, int block) {
     const size_t te = (size_t)block * SC_ITEMS;
@@ -862,7 +994,7 @@ static void bench_scan(CUmodule mod, int log2n, uint64_t seed) {
     const size_t bytes = n * 4;
     uint32_t *in, *out, *sums;
     uint64_t* state;
-    const size_t max_tiles = sc_tiles(n, 64);
+    const size_t max_tiles = (n + 64 * 16 - 1) / (64 * 16) + 1;  // the smallest tiles measured: 64 threads x 16
     CK(cudaMalloc(&in, bytes));
     CK(cudaMalloc(&out, bytes));
     CK(cudaMalloc(&sums, max_tiles * 4));
@@ -926,7 +1058,7 @@ static void bench_scan(CUmodule mod, int log2n, uint64_t seed) {
     CK(cudaMalloc(&tmp, tmp_bytes));
     measure(t, "CUB DeviceScan::InclusiveSum", "", poison, [&] { CK(cub::DeviceScan::InclusiveSum(tmp, tmp_bytes, in, out, (int)n)); },
             check(false));
-    measure(t, "Rust scan_u32 (single pass)", "", poison, [&] { rs_single(SC_BLOCK); }, check(sc_tiles(n, SC_BLOCK) > 1));
+    measure(t, "Rust scan_u32 (single pass)", "nvcc scan_u32 (single pass)", poison, [&] { rs_single(SC_BLOCK); }, check(sc_tiles(n, SC_BLOCK) > 1));
     {
         const size_t tiles = sc_tiles(n, SC_BLOCK);
         measure(t, "Rust reduce-then-scan (3 kernels)", "", poison, [&] {
@@ -939,9 +1071,34 @@ static void bench_scan(CUmodule mod, int log2n, uint64_t seed) {
             CU(cuLaunchKernel(rs_down, (unsigned)tiles, 1, 1, SC_BLOCK, 1, 1, sc_shared, 0, a3, nullptr));
         }, check(false));
     }
-    if (g_tune)
-        for (int b : {128, 512, 1024})
+    auto nv_single = [&](auto kernel, int items, int block) {
+        const size_t tiles = std::max<size_t>(1, (n + (size_t)block * items - 1) / ((size_t)block * items));
+        if (tiles > 1) CK(cudaMemsetAsync(state, 0, (SC_STATE_HEADER + tiles) * 8));
+        kernel<<<(unsigned)tiles, block>>>(in, out, n, reinterpret_cast<unsigned long long*>(state));
+        CK(cudaGetLastError());
+    };
+    measure(t, "nvcc scan_u32 (single pass)", "", poison, [&] { nv_single(nv_scan<SC_ITEMS, 1, 1, 1>, SC_ITEMS, SC_BLOCK); }, check(sc_tiles(n, SC_BLOCK) > 1));
+    if (g_tune) {
+        for (int b : {128, 256, 1024})
             measure(t, "tune scan_u32 block " + std::to_string(b), "", poison, [&, b] { rs_single(b); }, check(sc_tiles(n, b) > 1));
+        struct V { const char* name; void (*k)(const unsigned*, unsigned*, size_t, unsigned long long*); int items, block; };
+        const V vs[] = {
+            {"tune nvcc scan no sleep", nv_scan<16, 1, 0, 1>, 16, 256},
+            {"tune nvcc scan relaxed+fence", nv_scan<16, 0, 1, 1>, 16, 256},
+            {"tune nvcc scan relaxed+fence no sleep", nv_scan<16, 0, 0, 1>, 16, 256},
+            {"tune nvcc scan blockIdx", nv_scan<16, 1, 1, 0>, 16, 256},
+            {"tune nvcc scan items 32 block 256", nv_scan<32, 1, 1, 1>, 32, 256},
+            {"tune nvcc scan items 32 block 512", nv_scan<32, 1, 1, 1>, 32, 512},
+            {"tune nvcc scan items 32 relaxed no sleep 256", nv_scan<32, 0, 0, 1>, 32, 256},
+            {"tune nvcc scan items 32 relaxed no sleep 512", nv_scan<32, 0, 0, 1>, 32, 512},
+            {"tune nvcc scan items 16 block 1024", nv_scan<16, 1, 1, 1>, 16, 1024},
+        };
+        for (const V& x : vs) {
+            const size_t tiles = std::max<size_t>(1, (n + (size_t)x.block * x.items - 1) / ((size_t)x.block * x.items));
+            if (tiles > max_tiles) continue;
+            measure(t, x.name, "", poison, [&, x] { nv_single(x.k, x.items, x.block); }, check(tiles > 1));
+        }
+    }
     close_table(t);
     CK(cudaFree(tmp));
     CK(cudaFree(in));

@@ -15,6 +15,7 @@
 //!   block: the tile arithmetic uses the constant, so that four loads share one address register.
 //! - **One kernel, no atomics on the data.** The last block to finish adds the partial sums in a fixed
 //!   order (the chapter's `__threadfence` + ticket pattern, §5.4): no second launch, no zeroed output.
+//!   A grid of one block (small inputs) is its own last block: no ticket, no fence.
 //!
 //! **Deterministic sum.** Each virtual block is summed in a fixed order (each thread's four
 //! accumulators over its tiles, then a fixed shuffle tree and a fixed tree over warps), and the
@@ -227,8 +228,9 @@ fn reduce_fast<T: Summand>(
     // Publish this block's partials (fence, then the ticket's add: a release), and draw a ticket. The
     // thread that draws the last one fences right after its add (an acquire: it now sees every block's
     // partials), and the barrier passes that on to the rest of its block.
-    let mut last = false;
-    if t == 0 {
+    // A grid of one block is its own last block: no ticket, no fences.
+    let mut last = grid_dim().x == 1;
+    if !last && t == 0 {
         threadfence();
         last = ticket.atomic(0).fetch_add(1) == grid_dim().x - 1;
         if last {
@@ -252,7 +254,9 @@ fn reduce_fast<T: Summand>(
             }
             out.set(0, s);
             // Every block has drawn its ticket: reset it for the next launch.
-            ticket.atomic(0).swap(0);
+            if grid_dim().x > 1 {
+                ticket.atomic(0).swap(0);
+            }
         }
     }
 }

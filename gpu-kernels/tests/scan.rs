@@ -14,9 +14,10 @@ use gpu_kernels::scan::{
 use gpu_std::emu::{EmuError, LaunchConfig, Options, Outcome};
 use gpu_std::{Global, GlobalMut, Kernel};
 
-/// Blocks of 32 threads on the emulator: tiles of 512 elements, so that a few thousand elements make
-/// many tiles.
+/// Blocks of 32 threads on the emulator: tiles of `TILE` elements, so that a few tens of thousands of
+/// elements make many tiles.
 const EMU_BLOCK: u32 = 32;
+const TILE: usize = scan::tile_elems(EMU_BLOCK);
 
 fn cfg(n: usize) -> LaunchConfig {
     LaunchConfig::linear(scan::tiles(n, EMU_BLOCK) as u32, EMU_BLOCK, SHARED_BYTES)
@@ -60,7 +61,7 @@ where
 
 /// Sizes: one element, a few, a vector plus one, tiles ± 1, and more than 33 tiles (the look-back
 /// crosses a whole window of 32 when the nearest prefixes are not yet published).
-const SIZES: &[usize] = &[1, 7, 33, 511, 512, 513, 3 * 512 + 5, 35 * 512 + 3];
+const SIZES: &[usize] = &[1, 7, 33, TILE - 1, TILE, TILE + 1, 3 * TILE + 5, 35 * TILE + 3];
 
 #[test]
 fn scan_u32_is_exact_and_race_free_on_every_schedule() {
@@ -80,7 +81,7 @@ fn scan_u32_is_exact_and_race_free_on_every_schedule() {
                 assert_eq!(state[0], tiles as u64, "one ticket per block");
                 // Every tile ends with its inclusive prefix published.
                 for t in 0..tiles {
-                    let last = want[((t + 1) * 512).min(n) - 1];
+                    let last = want[((t + 1) * TILE).min(n) - 1];
                     assert_eq!(state[scan::STATE_HEADER + t], scan::pack(scan::FLAG_PREFIX, last), "tile {t}");
                 }
             }
@@ -90,7 +91,7 @@ fn scan_u32_is_exact_and_race_free_on_every_schedule() {
 
 #[test]
 fn scan_f32_is_within_its_bound() {
-    let n = 35 * 512 + 3;
+    let n = 35 * TILE + 3;
     // Values of both signs, so that the bound (on the sum of magnitudes) is not the sum itself.
     let x: Vec<f32> = (0..n).map(|i| ((i * 7919 % 2003) as f32 - 1001.0) / 64.0).collect();
     for s in [1, 2] {
@@ -100,7 +101,7 @@ fn scan_f32_is_within_its_bound() {
         for i in 0..n {
             exact += x[i] as f64;
             mag += (x[i] as f64).abs();
-            let k = scan::f32_error_bound_terms(i / 512) as f64;
+            let k = scan::f32_error_bound_terms(i / TILE) as f64;
             let err = (got[i] as f64 - exact).abs();
             assert!(
                 err <= k * f64::from(f32::EPSILON) / 2.0 * mag,
@@ -114,7 +115,7 @@ fn scan_f32_is_within_its_bound() {
 #[test]
 fn a_misaligned_view_is_scanned_element_by_element() {
     // Views starting one element past a 16-byte boundary: every access takes the scalar path.
-    let n = 3 * 512 + 5;
+    let n = 3 * TILE + 5;
     let x = input_u32(n + 1, 9);
     let want = prefix_u32(&x[1..]);
     let mut input = Buf::new("input", x);
@@ -135,7 +136,7 @@ fn a_misaligned_view_is_scanned_element_by_element() {
 
 #[test]
 fn reduce_then_scan_is_exact() {
-    for &n in &[1usize, 513, 35 * 512 + 3] {
+    for &n in &[1usize, TILE + 1, 35 * TILE + 3] {
         let x = input_u32(n, 5);
         let want = prefix_u32(&x);
         let tiles = scan::tiles(n, EMU_BLOCK);
@@ -167,7 +168,7 @@ fn assert_status_word_race(o: &Outcome, what: &str) {
 
 #[test]
 fn publishing_without_release_is_a_race() {
-    let n = 3 * 512 + 5;
+    let n = 3 * TILE + 5;
     let x = input_u32(n, 1);
     for s in SEEDS {
         let (r, _, _) = run::<scan_no_release_u32, u32>(&x, &seed(s));
@@ -177,7 +178,7 @@ fn publishing_without_release_is_a_race() {
 
 #[test]
 fn reading_without_acquire_is_a_race() {
-    let n = 3 * 512 + 5;
+    let n = 3 * TILE + 5;
     let x = input_u32(n, 1);
     for s in SEEDS {
         let (r, _, _) = run::<scan_no_acquire_u32, u32>(&x, &seed(s));
@@ -189,7 +190,7 @@ fn reading_without_acquire_is_a_race() {
 fn tiles_from_block_idx_livelock_when_blocks_are_not_all_resident() {
     // 12 tiles, 3 blocks resident at once, started in a seeded order: a resident block waits for a
     // tile whose block has not started. The ticketed scan completes under the same options.
-    let n = 12 * 512;
+    let n = 12 * TILE;
     let x = input_u32(n, 2);
     let want = prefix_u32(&x);
     for s in SEEDS {

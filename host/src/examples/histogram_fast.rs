@@ -20,11 +20,7 @@ const EMU_GRID: u32 = 2;
 /// fewer for small inputs), a few blocks on the emulator.
 fn launch(dev: &Device, n: usize) -> Result<Launch> {
     let resident = dev.max_coresident_blocks::<histogram_fast>(Dim3::x(BLOCK), SHARED_BYTES)?;
-    let grid = if dev.is_gpu() {
-        hf::grid(n, dev.sm_count()?, resident)
-    } else {
-        resident.min(EMU_GRID)
-    };
+    let grid = if dev.is_gpu() { hf::grid(n, dev.sm_count()?, resident) } else { resident.min(EMU_GRID) };
     Ok(Launch::linear(grid, BLOCK, SHARED_BYTES))
 }
 

@@ -227,8 +227,8 @@ pub const ALL: &[Example] = &[
         row: Some(20),
         section: "§5.4–5.5",
         about: "single-pass inclusive prefix sum: tiles from an atomic ticket, decoupled look-back over 64-bit release/acquire status words; u32 exact, f32 within bound; reduce-then-scan baseline; twins without release/acquire are races",
-        gpu_sizes: &[1, 7, 31, 33, 255, 257, 4095, 4097, (1 << 20) + 1, 1 << 26, 1 << 30],
-        emu_sizes: &[1, 7, 31, 33, 255, 257, 4097, 3 * 4096 + 5],
+        gpu_sizes: &[1, 7, 31, 33, 255, 257, 16383, 16385, (1 << 20) + 1, 1 << 26, 1 << 30],
+        emu_sizes: &[1, 7, 31, 33, 255, 257, 4097, 2 * 16384 + 5],
         run: scan::run,
     },
     Example {
