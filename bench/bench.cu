@@ -959,7 +959,7 @@ static void bench_histogram(CUmodule mod, int log2n, int hist_bpsm, uint64_t see
 // gpu_kernels::scan: tiles of SC_ITEMS elements per thread; the launcher (host/src/examples/scan.rs,
 // scan::launch) uses blocks of SC_BLOCK threads, one block per tile, and zeroes the state words
 // (ticket, error word, one status word per tile) before each launch of more than one block.
-static const int SC_BLOCK = 512, SC_ITEMS = 32, SC_SPINE_BLOCK = 1024;
+static const int SC_BLOCK = 256, SC_ITEMS = 16, SC_SPINE_BLOCK = 1024;
 static const size_t SC_STATE_HEADER = 2;
 static size_t sc_tiles(size_t n, int block) {
     const size_t te = (size_t)block * SC_ITEMS;
@@ -1079,7 +1079,7 @@ static void bench_scan(CUmodule mod, int log2n, uint64_t seed) {
     };
     measure(t, "nvcc scan_u32 (single pass)", "", poison, [&] { nv_single(nv_scan<SC_ITEMS, 1, 1, 1>, SC_ITEMS, SC_BLOCK); }, check(sc_tiles(n, SC_BLOCK) > 1));
     if (g_tune) {
-        for (int b : {128, 256, 1024})
+        for (int b : {128, 512, 1024})
             measure(t, "tune scan_u32 block " + std::to_string(b), "", poison, [&, b] { rs_single(b); }, check(sc_tiles(n, b) > 1));
         struct V { const char* name; void (*k)(const unsigned*, unsigned*, size_t, unsigned long long*); int items, block; };
         const V vs[] = {

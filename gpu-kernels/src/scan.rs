@@ -53,12 +53,11 @@ use gpu_std::thread::{block_dim, block_idx, grid_dim, thread_idx};
 use gpu_std::warp::{self, FULL_MASK, WARP_SIZE};
 use gpu_std::{Global, GlobalMut, kernel, shared_layout};
 
-/// Threads per block the launchers use (any multiple of 32 up to 1024 is accepted). With [`ITEMS`],
-/// tiles of 16384 elements: on an H200, 512 x 32 measured fastest of 256/512 threads x 16/32 elements
-/// at 2^20 … 2^30 (fewer, larger tiles mean fewer look-back steps per element).
-pub const BLOCK: u32 = 512;
+/// Threads per block the launchers use (any multiple of 32 up to 1024 is accepted): with [`ITEMS`],
+/// tiles of 4096 elements.
+pub const BLOCK: u32 = 256;
 /// Elements per thread: `ITEMS / 4` 16-byte vectors.
-pub const ITEMS: usize = 32;
+pub const ITEMS: usize = 16;
 /// Vectors per thread (chunks per warp segment).
 const CHUNKS: usize = ITEMS / 4;
 /// Polls of one look-back window before a tile gives up and sets the error word.
