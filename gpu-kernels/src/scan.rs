@@ -275,7 +275,7 @@ enum Carry<'a, T: ScanValue> {
 #[inline(always)]
 fn scan_tile<T: ScanValue>(input: Global<T>, out: Option<GlobalMut<T>>, carry: Carry<T>) {
     let threads = block_dim().x;
-    if threads % WARP_SIZE != 0 || threads > 1024 {
+    if !threads.is_multiple_of(WARP_SIZE) || threads > 1024 {
         panic!("scan kernels are launched with a multiple of 32 threads, at most 1024");
     }
     let n = input.len();

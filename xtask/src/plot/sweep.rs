@@ -25,11 +25,14 @@ const COLOURS: [RGBColor; 6] = [
     RGBColor(0x9c, 0x75, 0x5f),
 ];
 
-/// One panel: a family's lines, each `(implementation, [(log2 n, GB/s)])`, in file order.
+/// One line of a panel: an implementation, its kind, and its points `(log2 n, GB/s)`.
+pub type Line = (String, Kind, Vec<(f64, f64)>);
+
+/// One panel: a family's lines, in file order.
 #[derive(Debug, PartialEq)]
 pub struct Family {
     pub name: String,
-    pub lines: Vec<(String, Kind, Vec<(f64, f64)>)>,
+    pub lines: Vec<Line>,
 }
 
 /// The family of a workload name: the name without its `2^k` word (`histogram u8 2^20 zipf` ->
