@@ -5,7 +5,11 @@
 // Build and run (on a machine with the CUDA toolkit):
 //   nvcc -O3 -std=c++17 -arch=sm_90 -o bench bench/bench.cu -lcuda
 //   ./bench target/ptx/gpu_kernels.ptx --csv bench/results.csv [--reps 50] [--hist-blocks-per-sm 1]
-//           [--only WORKLOAD-SUBSTRING]
+//           [--only WORKLOAD-SUBSTRING] [--sweep] [--tune]
+//   --sweep: every power of two from 2^10 to 2^30 (f64 to 2^29) for reduce f32/f64/i32 (fast and
+//            deterministic tiers), the histogram (uniform, one-bin, Zipf) and the scan, without the
+//            chapter kernels' rows (bench/sweep.csv, bench/sweep.md);
+//   --tune:  extra rows with launch shapes other than the launchers' (named "tune ..."), to choose them.
 //
 // For each workload one table is printed, with a row per implementation:
 //   time ms  median of --reps (default 50) launches, each timed with CUDA events, after 5 warm-ups;
@@ -42,6 +46,10 @@
 static const int WARMUP = 5;
 static int g_reps = 50;
 static int g_sms = 0;
+// --sweep: only the rows that compare tiers (proxy, CUB, nvcc twins, Rust tiers), at every size.
+static bool g_sweep = false;
+// --tune: extra rows with other launch shapes than the launchers choose (labelled "tune ...").
+static bool g_tune = false;
 
 // gpu_kernels::Global<T> / GlobalMut<T> / Output<T, _>: #[repr(C)] {ptr, len}, passed by value (16 bytes).
 struct View { const void* ptr; size_t len; };
@@ -78,6 +86,23 @@ __global__ void __launch_bounds__(PROXY_BLOCK) proxy_read2(const uint4* p, size_
     if (i < nv) a0 ^= xor4(__ldg(p + i));
     const unsigned acc = a0 ^ a1;
     if (acc == sentinel) *sink = acc;
+}
+
+// ---- copy proxy (read + write, for the scan) ------------------------------------------------------
+// Copies the scan's input to its output with 16-byte loads and stores in a grid-stride loop: the bytes a
+// scan must move, without the scan. The proxy row of a scan table is the faster of this kernel and
+// cudaMemcpyAsync (device to device).
+static const char* COPY_PROXY_NAME = "copy proxy (read + write)";
+__global__ void __launch_bounds__(PROXY_BLOCK) proxy_copy(const uint4* __restrict__ p, uint4* __restrict__ q, size_t nv) {
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+#pragma unroll 1
+    for (; i + stride < nv; i += 2 * stride) {
+        const uint4 a = __ldg(p + i), b = __ldg(p + i + stride);
+        q[i] = a;
+        q[i + stride] = b;
+    }
+    if (i < nv) q[i] = __ldg(p + i);
 }
 
 // ---- chapter kernels (nvcc twins of reduce_sum, histogram_privatised, warp_reduce) ----------------
@@ -132,6 +157,14 @@ __global__ void cub_warp_reduce(const float* in, float* out, size_t n) {
 // vblocks = clamp(ceil(n / 2048), 1, 512) on at most that many blocks.
 static const int RF_BLOCK = 512, RF_SHARED = 256, RF_UNROLL = 4, RF_MAX_DET_VBLOCKS = 512;
 static const size_t RF_MIN_VBLOCK_ELEMS = 2048;
+// gpu_kernels::reduce_fast::fast_grid: one block per resident slot, but no more blocks than
+// ceil(vectors / RF_MIN_BLOCK_VECTORS) (at least one), so that a small input is not spread over
+// hundreds of nearly idle blocks whose partials the last block must add.
+static const size_t RF_MIN_BLOCK_VECTORS = 2048;
+static unsigned rf_fast_grid(size_t nv, unsigned resident) {
+    const size_t want = std::max<size_t>(1, (nv + RF_MIN_BLOCK_VECTORS - 1) / RF_MIN_BLOCK_VECTORS);
+    return (unsigned)std::min<size_t>(want, resident);
+}
 
 template <typename T> __device__ __forceinline__ T add(T a, T b) { return a + b; }
 template <> __device__ __forceinline__ int add<int>(int a, int b) { return (int)((unsigned)a + (unsigned)b); }  // wraps
@@ -202,8 +235,9 @@ nv_reduce_fast(const T* in, size_t n, unsigned vblocks, T* partials, unsigned* t
     }
     // Publish the partials (fence, then the ticket), draw a ticket; the last block's thread 0 fences
     // after its add, and the barrier passes what it acquired on to its block.
-    int last = 0;
-    if (threadIdx.x == 0) {
+    // One block: it is the last; no ticket, no fences.
+    int last = gridDim.x == 1;
+    if (!last && threadIdx.x == 0) {
         __threadfence();
         last = atomicAdd(ticket, 1u) == gridDim.x - 1;
         if (last) __threadfence();
@@ -216,7 +250,7 @@ nv_reduce_fast(const T* in, size_t n, unsigned vblocks, T* partials, unsigned* t
             for (size_t j = 0; j < head; j++) s = add(s, in[j]);
             for (size_t j = 0; j < tail; j++) s = add(s, in[head + nv * L + j]);
             *out = s;
-            atomicExch(ticket, 0u);  // every block has drawn its ticket: ready for the next launch
+            if (gridDim.x > 1) atomicExch(ticket, 0u);  // every block has drawn its ticket: ready for the next launch
         }
     }
 }
@@ -227,6 +261,14 @@ nv_reduce_fast(const T* in, size_t n, unsigned vblocks, T* partials, unsigned* t
 // flight per thread, grid-stride. Each warp then folds the 32 columns of its bins with a butterfly and
 // adds the non-zero totals to the global bins.
 static const int HF_BLOCK = 1024, HF_SHARED = 256 * 32 * 4;
+// gpu_kernels::histogram_fast::grid: BLOCKS_PER_SM blocks per SM (at most what fits), but no more
+// blocks than ceil(n / HF_MIN_BLOCK_BYTES) (at least one): each block zeroes and merges 32 KiB of
+// counters, worth it only over enough bytes.
+static const size_t HF_MIN_BLOCK_BYTES = 64 * 1024;
+static unsigned hf_grid(size_t n, unsigned full) {
+    const size_t want = std::max<size_t>(1, (n + HF_MIN_BLOCK_BYTES - 1) / HF_MIN_BLOCK_BYTES);
+    return (unsigned)std::min<size_t>(want, full);
+}
 __device__ __forceinline__ void hf_count_word(unsigned* counts, unsigned lane, unsigned w) {
 #pragma unroll
     for (int k = 0; k < 4; k++) atomicAdd(&counts[((w >> (8 * k)) & 0xffu) * 32 + lane], 1u);
@@ -268,6 +310,137 @@ __global__ void __launch_bounds__(HF_BLOCK) nv_histogram_fast(const unsigned cha
         unsigned c = hf_counts[b * 32 + lane];
         for (int o = 16; o > 0; o >>= 1) c += __shfl_xor_sync(0xffffffffu, c, o);
         if (lane == 0 && c) atomicAdd(&hist[b], c);
+    }
+}
+
+// ---- scan (nvcc twin of gpu_kernels::scan, with variants for --tune) ------------------------------
+// Tiles of blockDim.x * ITEMS elements; warp w owns 32 * ITEMS consecutive elements, read as ITEMS / 4
+// chunks of 32 uint4 (lane l: vector l of each chunk). Thread scan of 4, warp scan (shfl.up) of the
+// vector totals, carry over chunks, warp totals through shared memory, warp 0 scans them. Tile ids
+// from a ticket (TICKET) or blockIdx; status words: flag << 32 | value, published with st.release.gpu,
+// polled per lane with ld.acquire.gpu (ACQ = 1) or ld.relaxed.gpu and one fence.acq_rel.gpu after the
+// wait (ACQ = 0), with a nanosleep back-off after 8 polls (SLEEP = 1) or none.
+__device__ __forceinline__ unsigned long long sc_ld_acquire(const unsigned long long* p) {
+    unsigned long long v;
+    asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ __forceinline__ unsigned long long sc_ld_relaxed(const unsigned long long* p) {
+    unsigned long long v;
+    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ __forceinline__ void sc_st_release(unsigned long long* p, unsigned long long v) {
+    asm volatile("st.release.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+__device__ __forceinline__ unsigned sc_warp_incl(unsigned v, unsigned lane) {
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+        const unsigned u = __shfl_up_sync(0xffffffffu, v, o);
+        if (lane >= (unsigned)o) v += u;
+    }
+    return v;
+}
+template <int ITEMS, int ACQ, int SLEEP, int TICKET>
+__global__ void nv_scan(const unsigned* __restrict__ in, unsigned* __restrict__ out, size_t n, unsigned long long* state) {
+    constexpr int CH = ITEMS / 4;
+    __shared__ unsigned s_warps[32], s_tile, s_prefix;
+    const unsigned lane = threadIdx.x & 31, w = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+    const size_t tile_len = (size_t)blockDim.x * ITEMS, tiles = n == 0 ? 1 : (n + tile_len - 1) / tile_len;
+    size_t tile = blockIdx.x;
+    if (TICKET && gridDim.x > 1) {
+        if (threadIdx.x == 0) s_tile = (unsigned)atomicAdd(state, 1ull);
+        __syncthreads();
+        tile = s_tile;
+    }
+    if (tile >= tiles) return;
+    const size_t seg = tile * tile_len + (size_t)w * 32 * ITEMS;
+    uint4 v[CH];
+#pragma unroll
+    for (int k = 0; k < CH; k++) {
+        const size_t e = seg + k * 128 + 4 * lane;
+        if (e + 4 <= n) v[k] = reinterpret_cast<const uint4*>(in)[e / 4];
+        else {
+            v[k] = make_uint4(0, 0, 0, 0);
+            if (e < n) v[k].x = in[e];
+            if (e + 1 < n) v[k].y = in[e + 1];
+            if (e + 2 < n) v[k].z = in[e + 2];
+        }
+    }
+    unsigned wt = 0;
+#pragma unroll
+    for (int k = 0; k < CH; k++) {
+        v[k].y += v[k].x; v[k].z += v[k].y; v[k].w += v[k].z;
+        const unsigned inc = sc_warp_incl(v[k].w, lane);
+        const unsigned up = __shfl_up_sync(0xffffffffu, inc, 1);
+        const unsigned before = lane == 0 ? wt : wt + up;
+        v[k].x += before; v[k].y += before; v[k].z += before; v[k].w += before;
+        wt += __shfl_sync(0xffffffffu, inc, 31);
+    }
+    if (lane == 0) s_warps[w] = wt;
+    __syncthreads();
+    if (w == 0) {
+        const unsigned total = lane < nwarps ? s_warps[lane] : 0;
+        const unsigned inc = sc_warp_incl(total, lane);
+        const unsigned up = __shfl_up_sync(0xffffffffu, inc, 1);
+        const unsigned agg = __shfl_sync(0xffffffffu, inc, 31);
+        if (lane < nwarps) s_warps[lane] = lane == 0 ? 0 : up;
+        unsigned prefix = 0;
+        unsigned long long* status = state + 2;
+        if (gridDim.x > 1) {
+            if (tile == 0) {
+                if (lane == 0) sc_st_release(status, (2ull << 32) | agg);
+            } else {
+                if (lane == 0) sc_st_release(status + tile, (1ull << 32) | agg);
+                long long hi = (long long)tile - 1;
+                while (true) {
+                    const long long me = hi - (long long)lane;
+                    unsigned long long word = 2ull << 32;
+                    if (me >= 0) {
+                        int spins = 0;
+                        while (true) {
+                            word = ACQ ? sc_ld_acquire(status + me) : sc_ld_relaxed(status + me);
+                            if ((word >> 32) != 0 || spins >= (1 << 22)) break;
+                            spins++;
+                            if (SLEEP && spins > 8) __nanosleep(64);
+                        }
+                    }
+                    if (!ACQ) __threadfence();
+                    if (__any_sync(0xffffffffu, (word >> 32) == 0)) {
+                        if (lane == 0) atomicOr(state + 1, 1ull);
+                        break;
+                    }
+                    const unsigned done = __ballot_sync(0xffffffffu, (word >> 32) == 2);
+                    if (done) {
+                        const unsigned nearest = __ffs(done) - 1;
+                        unsigned x = lane <= nearest ? (unsigned)word : 0;
+                        for (int o = 16; o > 0; o >>= 1) x += __shfl_xor_sync(0xffffffffu, x, o);
+                        prefix += x;
+                        break;
+                    }
+                    unsigned x = (unsigned)word;
+                    for (int o = 16; o > 0; o >>= 1) x += __shfl_xor_sync(0xffffffffu, x, o);
+                    prefix += x;
+                    hi -= 32;
+                }
+                if (lane == 0) sc_st_release(status + tile, (2ull << 32) | (prefix + agg));
+            }
+        }
+        if (lane == 0) s_prefix = prefix;
+    }
+    __syncthreads();
+    const unsigned before = s_prefix + s_warps[w];
+#pragma unroll
+    for (int k = 0; k < CH; k++) {
+        const size_t e = seg + k * 128 + 4 * lane;
+        uint4 r = v[k];
+        r.x += before; r.y += before; r.z += before; r.w += before;
+        if (e + 4 <= n) reinterpret_cast<uint4*>(out)[e / 4] = r;
+        else {
+            if (e < n) out[e] = r.x;
+            if (e + 1 < n) out[e + 1] = r.y;
+            if (e + 2 < n) out[e + 2] = r.z;
+        }
     }
 }
 
@@ -341,7 +514,7 @@ static void print_rows(Table& t) {
 // Adds a row (GB/s from its own bytes) and prints what can be printed.
 static void add_row(Table& t, const std::string& impl, const std::string& twin, double ms, double bytes) {
     const double gbps = bytes / (ms * 1e6);  // bytes / (ms * 1e-3 s) / 1e9
-    if (impl == PROXY_NAME) t.proxy_gbps = gbps;
+    if (impl == PROXY_NAME || impl == COPY_PROXY_NAME) t.proxy_gbps = gbps;
     else if (impl.rfind("CUB ", 0) == 0) t.cub_ms = ms;
     t.rows.push_back(Row{t.workload, impl, twin, t.n, bytes, ms, gbps, 0.0, 0.0});
     print_rows(t);
@@ -545,11 +718,12 @@ static void bench_reduce(CUmodule mod, int log2n, uint64_t seed) {
     const int bps = rust_blocks_per_sm(rs_fast, RF_BLOCK, RF_SHARED, entry.c_str());
     int nv_bps = 0;
     CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nv_bps, nv_reduce_fast<T>, RF_BLOCK, RF_SHARED));
-    const unsigned grid_fast = g_sms * bps, vblocks_fast = grid_fast;
+    const unsigned resident = g_sms * bps;
+    const unsigned grid_fast = rf_fast_grid(n / (16 / sizeof(T)), resident), vblocks_fast = grid_fast;
     const size_t min_vblocks = (n + RF_MIN_VBLOCK_ELEMS - 1) / RF_MIN_VBLOCK_ELEMS;
     const unsigned vblocks_det = (unsigned)std::min<size_t>(std::max<size_t>(min_vblocks, 1), RF_MAX_DET_VBLOCKS);
-    const unsigned grid_det = std::min(vblocks_det, grid_fast);
-    const size_t cap = std::max(vblocks_fast, vblocks_det);
+    const unsigned grid_det = std::min(vblocks_det, resident);
+    const size_t cap = std::max<size_t>(resident, vblocks_det);
     T* partials;
     unsigned* tickets;  // [0]: Rust, [1]: nvcc; zeroed once here, every launch leaves its ticket 0
     CK(cudaMalloc(&partials, cap * sizeof(T)));
@@ -578,9 +752,9 @@ static void bench_reduce(CUmodule mod, int log2n, uint64_t seed) {
     };
 
     Table t = open_table(wl, n, (double)bytes);
-    printf("(fast tier: grid = vblocks = %d SMs x %d blocks = %u; deterministic tier: %u virtual blocks on %u blocks; "
+    printf("(fast tier: grid = vblocks = min(%d SMs x %d blocks, ceil(vectors / %zu)) = %u; deterministic tier: %u virtual blocks on %u blocks; "
            "%d threads, %d shared bytes; nvcc build occupancy %d blocks/SM)\n",
-           g_sms, bps, grid_fast, vblocks_det, grid_det, RF_BLOCK, RF_SHARED, nv_bps);
+           g_sms, bps, RF_MIN_BLOCK_VECTORS, grid_fast, vblocks_det, grid_det, RF_BLOCK, RF_SHARED, nv_bps);
     add_proxy(t, in, bytes);
 
     void* tmp = nullptr;
@@ -591,7 +765,7 @@ static void bench_reduce(CUmodule mod, int log2n, uint64_t seed) {
 
     // The chapter's kernel (f32 only): the output must be zeroed, so the memset is part of each launch.
     const unsigned grid_ch = (unsigned)std::min<size_t>((n + BLOCK - 1) / BLOCK, 1024);
-    if constexpr (std::is_same<T, float>::value) {
+    if constexpr (std::is_same<T, float>::value) if (!g_sweep) {
         measure(t, "nvcc reduce_sum (chapter)", "", poison, [&] {
             CK(cudaMemsetAsync(out, 0, sizeof(float)));
             nv_reduce_sum<<<grid_ch, BLOCK>>>(in, out, (int)n);
@@ -602,7 +776,7 @@ static void bench_reduce(CUmodule mod, int log2n, uint64_t seed) {
     measure(t, "nvcc reduce_deterministic", "", poison, [&] { nv_launch(grid_det, vblocks_det); }, check_fast(1));
     const T nv_det = read_out();
 
-    if constexpr (std::is_same<T, float>::value) {
+    if constexpr (std::is_same<T, float>::value) if (!g_sweep) {
         CUfunction rs_reduce = get_fn(mod, "reduce_sum");
         measure(t, "Rust reduce_sum (chapter)", "nvcc reduce_sum (chapter)", poison, [&] {
             View vin{in, n}, vout{out, 1};
@@ -631,6 +805,13 @@ static void bench_reduce(CUmodule mod, int log2n, uint64_t seed) {
     }
     printf("deterministic: bit-identical over grids 1, 7, 64, %u (%u virtual blocks)", grid_det, vblocks_det);
     printf("; nvcc reduce_deterministic gives %s bits\n", memcmp(&nv_det, &det, sizeof(T)) == 0 ? "the same" : "different");
+    if (g_tune) {
+        for (unsigned g : {resident, rf_fast_grid(n / (16 / sizeof(T)), resident) * 4, (unsigned)std::max<size_t>(1, n / (16 / sizeof(T)) / 512)}) {
+            g = std::min(g, resident);
+            if (g == grid_fast) continue;
+            measure(t, "tune reduce_fast_" + tn + " grid " + std::to_string(g), "", poison, [&, g] { rs_launch(g, g); }, check_fast(0));
+        }
+    }
 
     close_table(t);
     CK(cudaFree(tmp));
@@ -693,7 +874,7 @@ static void bench_histogram(CUmodule mod, int log2n, int hist_bpsm, uint64_t see
     CUfunction rs_fast = get_fn(mod, "histogram_fast");
     const int occ = rust_blocks_per_sm(rs_fast, HF_BLOCK, HF_SHARED, "histogram_fast");
     const int bps = std::min(occ, hist_bpsm);
-    const unsigned grid_fast = g_sms * bps;
+    const unsigned grid_full = g_sms * bps, grid_fast = hf_grid(n, grid_full);
     int nv_occ = 0;
     CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nv_occ, nv_histogram_fast, HF_BLOCK, HF_SHARED));
     const unsigned grid_ch = 1024;  // the chapter kernel's grid
@@ -723,40 +904,207 @@ static void bench_histogram(CUmodule mod, int log2n, int hist_bpsm, uint64_t see
         auto zero = [&] { CK(cudaMemsetAsync(hist, 0, 256 * sizeof(unsigned))); };
 
         Table t = open_table(wl, n, (double)n);
-        printf("(histogram_fast: grid = %d SMs x min(occupancy %d, %d) = %u, %d threads, %d shared bytes; nvcc build occupancy %d; "
+        printf("(histogram_fast: grid = min(%d SMs x min(occupancy %d, %d), ceil(n / %zu)) = %u, %d threads, %d shared bytes; nvcc build occupancy %d; "
                "chapter kernels: grid %u of %d threads)\n",
-               g_sms, occ, hist_bpsm, grid_fast, HF_BLOCK, HF_SHARED, nv_occ, grid_ch, BLOCK);
+               g_sms, occ, hist_bpsm, HF_MIN_BLOCK_BYTES, grid_fast, HF_BLOCK, HF_SHARED, nv_occ, grid_ch, BLOCK);
         add_proxy(t, d, n);
         // CUB zeroes its own output: nothing else in its timed launch.
         measure(t, "CUB HistogramEven", "", poison,
                 [&] { CK(cub::DeviceHistogram::HistogramEven(tmp, tmp_bytes, d, hist, 257, 0, 256, (int)n)); }, check);
-        measure(t, "nvcc histogram_privatised (chapter)", "", poison, [&] {
-            zero();
-            nv_histogram<<<grid_ch, BLOCK>>>(d, (int)n, hist);
-            CK(cudaGetLastError());
-        }, check);
+        if (!g_sweep)
+            measure(t, "nvcc histogram_privatised (chapter)", "", poison, [&] {
+                zero();
+                nv_histogram<<<grid_ch, BLOCK>>>(d, (int)n, hist);
+                CK(cudaGetLastError());
+            }, check);
         measure(t, "nvcc histogram_fast", "", poison, [&] {
             zero();
             nv_histogram_fast<<<grid_fast, HF_BLOCK, HF_SHARED>>>(d, n, hist);
             CK(cudaGetLastError());
         }, check);
-        measure(t, "Rust histogram_privatised (chapter)", "nvcc histogram_privatised (chapter)", poison, [&] {
-            View vd{d, n}, vh{hist, 256};
-            void* args[] = {&vd, &vh};
-            zero();
-            CU(cuLaunchKernel(rs_priv, grid_ch, 1, 1, BLOCK, 1, 1, 256 * sizeof(unsigned), 0, args, nullptr));
-        }, check);
+        if (!g_sweep)
+            measure(t, "Rust histogram_privatised (chapter)", "nvcc histogram_privatised (chapter)", poison, [&] {
+                View vd{d, n}, vh{hist, 256};
+                void* args[] = {&vd, &vh};
+                zero();
+                CU(cuLaunchKernel(rs_priv, grid_ch, 1, 1, BLOCK, 1, 1, 256 * sizeof(unsigned), 0, args, nullptr));
+            }, check);
         measure(t, "Rust histogram_fast", "nvcc histogram_fast", poison, [&] {
             View vd{d, n}, vh{hist, 256};
             void* args[] = {&vd, &vh};
             zero();
             CU(cuLaunchKernel(rs_fast, grid_fast, 1, 1, HF_BLOCK, 1, 1, HF_SHARED, 0, args, nullptr));
         }, check);
+        if (g_tune) {
+            const unsigned two = g_sms * std::min(occ, 2);
+            for (unsigned g : {grid_full, two, hf_grid(n, grid_full) * 4, (unsigned)std::max<size_t>(1, n / (16 * 1024))}) {
+                g = std::min(g, two);
+                if (g == grid_fast) continue;
+                measure(t, "tune histogram_fast grid " + std::to_string(g), "", poison, [&, g] {
+                    View vd{d, n}, vh{hist, 256};
+                    void* args[] = {&vd, &vh};
+                    zero();
+                    CU(cuLaunchKernel(rs_fast, g, 1, 1, HF_BLOCK, 1, 1, HF_SHARED, 0, args, nullptr));
+                }, check);
+            }
+        }
         close_table(t);
     }
     CK(cudaFree(tmp));
     CK(cudaFree(d));
     CK(cudaFree(hist));
+}
+
+// ---- scan workloads --------------------------------------------------------------------------------
+// gpu_kernels::scan: tiles of SC_ITEMS elements per thread; the launcher (host/src/examples/scan.rs,
+// scan::launch) uses blocks of SC_BLOCK threads, one block per tile, and zeroes the state words
+// (ticket, error word, one status word per tile) before each launch of more than one block.
+static const int SC_BLOCK = 256, SC_ITEMS = 16, SC_SPINE_BLOCK = 1024;
+static const size_t SC_STATE_HEADER = 2;
+static size_t sc_tiles(size_t n, int block) {
+    const size_t te = (size_t)block * SC_ITEMS;
+    return std::max<size_t>(1, (n + te - 1) / te);
+}
+
+static void bench_scan(CUmodule mod, int log2n, uint64_t seed) {
+    const size_t n = size_t(1) << log2n;
+    const std::string wl = "scan u32 2^" + std::to_string(log2n);
+    if (!selected(wl)) return;
+    std::vector<uint32_t> h(n);
+    parallel_chunks(n, [&](size_t c, size_t b, size_t e) {
+        auto g = chunk_rng(seed, c);
+        for (size_t i = b; i < e; i++) h[i] = (uint32_t)g();
+    });
+    // The reference: chunk sums, their exclusive prefix, then each chunk's prefix (wrapping).
+    std::vector<uint32_t> ref(n);
+    const size_t chunks = (n + HOST_CHUNK - 1) / HOST_CHUNK;
+    std::vector<uint32_t> csum(chunks);
+    parallel_chunks(n, [&](size_t c, size_t b, size_t e) {
+        uint32_t s = 0;
+        for (size_t i = b; i < e; i++) s += h[i];
+        csum[c] = s;
+    });
+    uint32_t run = 0;
+    for (auto& x : csum) { const uint32_t v = x; x = run; run += v; }
+    parallel_chunks(n, [&](size_t c, size_t b, size_t e) {
+        uint32_t s = csum[c];
+        for (size_t i = b; i < e; i++) { s += h[i]; ref[i] = s; }
+    });
+
+    const size_t bytes = n * 4;
+    uint32_t *in, *out, *sums;
+    uint64_t* state;
+    const size_t max_tiles = (n + 64 * 16 - 1) / (64 * 16) + 1;  // the smallest tiles measured: 64 threads x 16
+    CK(cudaMalloc(&in, bytes));
+    CK(cudaMalloc(&out, bytes));
+    CK(cudaMalloc(&sums, max_tiles * 4));
+    CK(cudaMalloc(&state, (SC_STATE_HEADER + max_tiles) * 8));
+    CK(cudaMemcpy(in, h.data(), bytes, cudaMemcpyHostToDevice));
+    std::vector<uint32_t>().swap(h);
+
+    CUfunction rs_scan = get_fn(mod, "scan_u32");
+    CUfunction rs_reduce = get_fn(mod, "scan_reduce_u32");
+    CUfunction rs_spine = get_fn(mod, "scan_spine_u32");
+    CUfunction rs_down = get_fn(mod, "scan_downsweep_u32");
+    const size_t sc_shared = 32 * 4 + 8, spine_shared = 32 * 4 + 4;
+
+    std::vector<uint32_t> got(n);
+    auto poison = [&] { CK(cudaMemset(out, 0xff, bytes)); };
+    auto check = [&](bool state_used) {
+        return [&, state_used]() -> std::string {
+            CK(cudaMemcpy(got.data(), out, bytes, cudaMemcpyDeviceToHost));
+            std::atomic<size_t> bad{n};
+            parallel_chunks(n, [&](size_t, size_t b, size_t e) {
+                for (size_t i = b; i < e; i++)
+                    if (got[i] != ref[i]) { size_t cur = bad.load(); while (i < cur && !bad.compare_exchange_weak(cur, i)) {} break; }
+            });
+            if (bad.load() < n) {
+                const size_t i = bad.load();
+                return "out[" + std::to_string(i) + "] = " + std::to_string(got[i]) + ", expected " + std::to_string(ref[i]);
+            }
+            if (state_used) {
+                uint64_t err;
+                CK(cudaMemcpy(&err, state + 1, 8, cudaMemcpyDeviceToHost));
+                if (err != 0) return "the error word is " + std::to_string(err) + " (a tile gave up waiting)";
+            }
+            return "";
+        };
+    };
+    auto rs_single = [&](int block) {
+        const size_t tiles = sc_tiles(n, block);
+        View vin{in, n}, vout{out, n}, vstate{state, SC_STATE_HEADER + tiles};
+        void* args[] = {&vin, &vout, &vstate};
+        if (tiles > 1) CK(cudaMemsetAsync(state, 0, (SC_STATE_HEADER + tiles) * 8));
+        CU(cuLaunchKernel(rs_scan, (unsigned)tiles, 1, 1, block, 1, 1, sc_shared, 0, args, nullptr));
+    };
+
+    Table t = open_table(wl, n, 2.0 * bytes);
+    printf("(scan_u32: %zu tiles of %d threads x %d elements, state zeroed before each launch of more than one block)\n",
+           sc_tiles(n, SC_BLOCK), SC_BLOCK, SC_ITEMS);
+    {
+        const size_t nv = bytes / 16;
+        const unsigned grid = g_sms * PROXY_BLOCKS_PER_SM;
+        const double m1 = time_ms([&] { CK(cudaMemcpyAsync(out, in, bytes, cudaMemcpyDeviceToDevice)); });
+        const double m2 = time_ms([&] {
+            proxy_copy<<<grid, PROXY_BLOCK>>>(reinterpret_cast<const uint4*>(in), reinterpret_cast<uint4*>(out), nv);
+            CK(cudaGetLastError());
+        });
+        printf("(copy proxy over %zu bytes: cudaMemcpyAsync %.4f ms, vec4 copy kernel %.4f ms; the faster is the proxy)\n", bytes, m1, m2);
+        add_row(t, COPY_PROXY_NAME, "", std::min(m1, m2), 2.0 * bytes);
+    }
+    void* tmp = nullptr;
+    size_t tmp_bytes = 0;
+    CK(cub::DeviceScan::InclusiveSum(tmp, tmp_bytes, in, out, (int)n));
+    CK(cudaMalloc(&tmp, tmp_bytes));
+    measure(t, "CUB DeviceScan::InclusiveSum", "", poison, [&] { CK(cub::DeviceScan::InclusiveSum(tmp, tmp_bytes, in, out, (int)n)); },
+            check(false));
+    measure(t, "Rust scan_u32 (single pass)", "nvcc scan_u32 (single pass)", poison, [&] { rs_single(SC_BLOCK); }, check(sc_tiles(n, SC_BLOCK) > 1));
+    {
+        const size_t tiles = sc_tiles(n, SC_BLOCK);
+        measure(t, "Rust reduce-then-scan (3 kernels)", "", poison, [&] {
+            View vin{in, n}, vs{sums, tiles}, vout{out, n};
+            void* a1[] = {&vin, &vs};
+            void* a2[] = {&vs};
+            void* a3[] = {&vin, &vs, &vout};
+            CU(cuLaunchKernel(rs_reduce, (unsigned)tiles, 1, 1, SC_BLOCK, 1, 1, sc_shared, 0, a1, nullptr));
+            CU(cuLaunchKernel(rs_spine, 1, 1, 1, SC_SPINE_BLOCK, 1, 1, spine_shared, 0, a2, nullptr));
+            CU(cuLaunchKernel(rs_down, (unsigned)tiles, 1, 1, SC_BLOCK, 1, 1, sc_shared, 0, a3, nullptr));
+        }, check(false));
+    }
+    auto nv_single = [&](auto kernel, int items, int block) {
+        const size_t tiles = std::max<size_t>(1, (n + (size_t)block * items - 1) / ((size_t)block * items));
+        if (tiles > 1) CK(cudaMemsetAsync(state, 0, (SC_STATE_HEADER + tiles) * 8));
+        kernel<<<(unsigned)tiles, block>>>(in, out, n, reinterpret_cast<unsigned long long*>(state));
+        CK(cudaGetLastError());
+    };
+    measure(t, "nvcc scan_u32 (single pass)", "", poison, [&] { nv_single(nv_scan<SC_ITEMS, 1, 1, 1>, SC_ITEMS, SC_BLOCK); }, check(sc_tiles(n, SC_BLOCK) > 1));
+    if (g_tune) {
+        for (int b : {128, 512, 1024})
+            measure(t, "tune scan_u32 block " + std::to_string(b), "", poison, [&, b] { rs_single(b); }, check(sc_tiles(n, b) > 1));
+        struct V { const char* name; void (*k)(const unsigned*, unsigned*, size_t, unsigned long long*); int items, block; };
+        const V vs[] = {
+            {"tune nvcc scan no sleep", nv_scan<16, 1, 0, 1>, 16, 256},
+            {"tune nvcc scan relaxed+fence", nv_scan<16, 0, 1, 1>, 16, 256},
+            {"tune nvcc scan relaxed+fence no sleep", nv_scan<16, 0, 0, 1>, 16, 256},
+            {"tune nvcc scan blockIdx", nv_scan<16, 1, 1, 0>, 16, 256},
+            {"tune nvcc scan items 32 block 256", nv_scan<32, 1, 1, 1>, 32, 256},
+            {"tune nvcc scan items 32 block 512", nv_scan<32, 1, 1, 1>, 32, 512},
+            {"tune nvcc scan items 32 relaxed no sleep 256", nv_scan<32, 0, 0, 1>, 32, 256},
+            {"tune nvcc scan items 32 relaxed no sleep 512", nv_scan<32, 0, 0, 1>, 32, 512},
+            {"tune nvcc scan items 16 block 1024", nv_scan<16, 1, 1, 1>, 16, 1024},
+        };
+        for (const V& x : vs) {
+            const size_t tiles = std::max<size_t>(1, (n + (size_t)x.block * x.items - 1) / ((size_t)x.block * x.items));
+            if (tiles > max_tiles) continue;
+            measure(t, x.name, "", poison, [&, x] { nv_single(x.k, x.items, x.block); }, check(tiles > 1));
+        }
+    }
+    close_table(t);
+    CK(cudaFree(tmp));
+    CK(cudaFree(in));
+    CK(cudaFree(out));
+    CK(cudaFree(sums));
+    CK(cudaFree(state));
 }
 
 // ---- warp_reduce: one sum per warp of 32 floats ----------------------------------------------------
@@ -808,7 +1156,8 @@ static void bench_warp_reduce(CUmodule mod, uint64_t seed) {
 
 // ---- main ----------------------------------------------------------------------------------------
 static void usage(const char* argv0) {
-    fprintf(stderr, "usage: %s gpu_kernels.ptx [--csv bench/results.csv] [--reps 50] [--hist-blocks-per-sm 1] [--only WORKLOAD-SUBSTRING]\n", argv0);
+    fprintf(stderr, "usage: %s gpu_kernels.ptx [--csv bench/results.csv] [--reps 50] [--hist-blocks-per-sm 1] [--only WORKLOAD-SUBSTRING]\n"
+                    "       [--sweep] [--tune]\n", argv0);
     exit(2);
 }
 
@@ -818,7 +1167,11 @@ int main(int argc, char** argv) {
     int hist_bpsm = 1;
     for (int i = 1; i < argc; i++) {
         const std::string a = argv[i];
-        if ((a == "--csv" || a == "--reps" || a == "--hist-blocks-per-sm" || a == "--only") && i + 1 < argc) {
+        if (a == "--sweep") {
+            g_sweep = true;
+        } else if (a == "--tune") {
+            g_tune = true;
+        } else if ((a == "--csv" || a == "--reps" || a == "--hist-blocks-per-sm" || a == "--only") && i + 1 < argc) {
             const char* v = argv[++i];
             if (a == "--csv") csv = v;
             else if (a == "--only") g_only = v;
@@ -849,15 +1202,32 @@ int main(int argc, char** argv) {
     CK(cudaEventCreate(&g_ev1));
     CK(cudaMalloc(&g_sink, sizeof(unsigned)));
 
-    bench_reduce<float>(mod, 26, 101);
-    bench_reduce<float>(mod, 28, 102);
-    bench_reduce<double>(mod, 26, 201);
-    bench_reduce<double>(mod, 28, 202);
-    bench_reduce<int>(mod, 26, 301);
-    bench_reduce<int>(mod, 28, 302);
-    bench_histogram(mod, 28, hist_bpsm, 401);
-    bench_histogram(mod, 30, hist_bpsm, 402);
-    bench_warp_reduce(mod, 501);
+    if (g_sweep) {
+        // Every power of two from 2^10 to 2^30 (f64 to 2^29); more timed launches where launches are short.
+        const int reps = g_reps;
+        for (int k = 10; k <= 30; k++) {
+            g_reps = k <= 20 ? std::max(reps, 200) : reps;
+            bench_reduce<float>(mod, k, 1000 + k);
+            if (k <= 29) bench_reduce<double>(mod, k, 2000 + k);
+            bench_reduce<int>(mod, k, 3000 + k);
+            bench_histogram(mod, k, hist_bpsm, 4000 + k);
+            bench_scan(mod, k, 5000 + k);
+        }
+        g_reps = reps;
+    } else {
+        bench_reduce<float>(mod, 26, 101);
+        bench_reduce<float>(mod, 28, 102);
+        bench_reduce<double>(mod, 26, 201);
+        bench_reduce<double>(mod, 28, 202);
+        bench_reduce<int>(mod, 26, 301);
+        bench_reduce<int>(mod, 28, 302);
+        bench_histogram(mod, 28, hist_bpsm, 401);
+        bench_histogram(mod, 30, hist_bpsm, 402);
+        bench_scan(mod, 20, 601);
+        bench_scan(mod, 26, 602);
+        bench_scan(mod, 30, 603);
+        bench_warp_reduce(mod, 501);
+    }
 
     write_csv(csv, prop);
     printf("\n== summary: the fastest Rust tier per workload (x CUB, x nvcc: their time over the Rust time; above 1: "

@@ -30,6 +30,16 @@ pub const BLOCK: u32 = 1024;
 /// at 2^28 bytes and within 3% of two at 2^30: half the SM's threads already keep the memory busy,
 /// and each extra block adds its own 32 KiB of counters to zero and merge.
 pub const BLOCKS_PER_SM: u32 = 1;
+/// Fewest input bytes per block the launcher aims for: each block zeroes and merges 32 KiB of
+/// counters, worth it only over enough bytes.
+pub const MIN_BLOCK_BYTES: usize = 64 * 1024;
+
+/// The launcher's grid for `n` bytes: `BLOCKS_PER_SM` blocks per SM (at most `resident`, what fits),
+/// but no more than `ceil(n / MIN_BLOCK_BYTES)` (at least 1).
+pub fn grid(n: usize, sms: u32, resident: u32) -> u32 {
+    let full = (sms * BLOCKS_PER_SM).min(resident).max(1);
+    n.div_ceil(MIN_BLOCK_BYTES).clamp(1, full as usize) as u32
+}
 shared_layout! {
     /// The block's counters: one column of `NUM_BINS` bins per lane, `lanes[bin * 32 + lane]`.
     pub struct Counts {

@@ -24,6 +24,7 @@ pub mod producer_consumer;
 pub mod reduce_fast;
 pub mod reduce_sum;
 pub mod running_max;
+pub mod scan;
 pub mod spinlock;
 pub mod stencil;
 pub mod sync_variants;

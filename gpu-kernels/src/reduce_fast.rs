@@ -15,6 +15,7 @@
 //!   block: the tile arithmetic uses the constant, so that four loads share one address register.
 //! - **One kernel, no atomics on the data.** The last block to finish adds the partial sums in a fixed
 //!   order (the chapter's `__threadfence` + ticket pattern, §5.4): no second launch, no zeroed output.
+//!   A grid of one block (small inputs) is its own last block: no ticket, no fence.
 //!
 //! **Deterministic sum.** Each virtual block is summed in a fixed order (each thread's four
 //! accumulators over its tiles, then a fixed shuffle tree and a fixed tree over warps), and the
@@ -44,6 +45,18 @@ pub const BLOCK: u32 = 512;
 pub const MAX_DETERMINISTIC_VBLOCKS: u32 = 512;
 /// Elements per virtual block [`deterministic_vblocks`] aims for below that cap.
 pub const MIN_VBLOCK_ELEMS: usize = 2048;
+
+/// Fewest 16-byte vectors per block the fast tier is launched with (one tile of `UNROLL * BLOCK`):
+/// below `resident * MIN_BLOCK_VECTORS` vectors, [`fast_grid`] launches fewer blocks than resident slots.
+pub const MIN_BLOCK_VECTORS: usize = 2048;
+
+/// The fast tier's grid (and `vblocks`) for `n_vectors` 16-byte vectors on a device with `resident`
+/// resident slots: one block per slot, but no more than `ceil(n_vectors / MIN_BLOCK_VECTORS)` (at
+/// least 1), so that a small input is not spread over hundreds of nearly idle blocks whose partials
+/// the last block must add.
+pub fn fast_grid(n_vectors: usize, resident: u32) -> u32 {
+    n_vectors.div_ceil(MIN_BLOCK_VECTORS).clamp(1, resident.max(1) as usize) as u32
+}
 
 /// The virtual-block count of the deterministic sum of `n` elements: `ceil(n / 2048)`, between 1 and
 /// 512. It depends on `n` only, so the result's bits do not depend on the grid it is launched with.
@@ -215,8 +228,9 @@ fn reduce_fast<T: Summand>(
     // Publish this block's partials (fence, then the ticket's add: a release), and draw a ticket. The
     // thread that draws the last one fences right after its add (an acquire: it now sees every block's
     // partials), and the barrier passes that on to the rest of its block.
-    let mut last = false;
-    if t == 0 {
+    // A grid of one block is its own last block: no ticket, no fences.
+    let mut last = grid_dim().x == 1;
+    if !last && t == 0 {
         threadfence();
         last = ticket.atomic(0).fetch_add(1) == grid_dim().x - 1;
         if last {
@@ -240,7 +254,9 @@ fn reduce_fast<T: Summand>(
             }
             out.set(0, s);
             // Every block has drawn its ticket: reset it for the next launch.
-            ticket.atomic(0).swap(0);
+            if grid_dim().x > 1 {
+                ticket.atomic(0).swap(0);
+            }
         }
     }
 }

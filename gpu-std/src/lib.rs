@@ -59,7 +59,7 @@ pub use memory::{Global, GlobalMut, KernelParam, Output, PerBlock, PerThread, Pe
 pub use pod::Pod;
 pub use shared::SharedSlice;
 pub use thread::Dim3;
-pub use vector::{Lanes, Split, Vectors};
+pub use vector::{Lanes, Split, SplitMut, Vectors, VectorsMut};
 
 /// Where in the kernel source a primitive was called: a `Location` on the host (the emulator names it
 /// in its reports), nothing on the GPU.

@@ -250,6 +250,28 @@ pub unsafe fn load<T: Pod>(p: *const T, access: Access, space: SpaceKind, _: Sit
         }
     }
 }
+/// Stores `v` (`[T; 16 / size_of::<T>()]`) to the 16 bytes at `p`: one `st.global.v4.b32` (for 8-byte
+/// `T`, `st.global.v2.b64`).
+///
+/// # Safety
+/// `p` is a valid, 16-byte aligned global address of 16 writable bytes of `T`s, and `V` is 16 bytes of
+/// `Pod`.
+#[inline(always)]
+pub unsafe fn store_vector<T: Pod, V: Copy>(p: *mut T, v: V, _: Site) {
+    const { assert!(size_of::<V>() == 16) };
+    // SAFETY: the caller's contract; the asm writes exactly the 16 bytes at `p`.
+    unsafe {
+        if size_of::<T>() == 8 {
+            let [a, b]: [u64; 2] = core::mem::transmute_copy(&v);
+            asm!("st.global.v2.b64 [{p}], {{{a}, {b}}};", p = in(reg64) p, a = in(reg64) a, b = in(reg64) b,
+                 options(nostack));
+        } else {
+            let [a, b, c, d]: [u32; 4] = core::mem::transmute_copy(&v);
+            asm!("st.global.v4.b32 [{p}], {{{a}, {b}, {c}, {d}}};", p = in(reg64) p,
+                 a = in(reg32) a, b = in(reg32) b, c = in(reg32) c, d = in(reg32) d, options(nostack));
+        }
+    }
+}
 /// Loads the 16 bytes at `p` as a `V` (`[T; 16 / size_of::<T>()]`): one `ld.global.v4.b32` (for 8-byte
 /// `T`, `ld.global.v2.b64`), or `ld.global.nc.v4.b32` / `ld.global.nc.v2.b64` through the read-only
 /// data cache when `nc`.

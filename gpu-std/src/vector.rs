@@ -1,4 +1,4 @@
-//! 16-byte vector loads: one instruction moves 16 bytes of a global view into four registers, the
+//! 16-byte vector loads and stores: one instruction moves 16 bytes of a global view into four registers, the
 //! widest load a thread can issue and what a memory-bound kernel needs to reach the memory's bandwidth
 //! (a quarter of the load instructions of 4-byte loads, so more bytes in flight per thread).
 //!
@@ -7,6 +7,8 @@
 //! `tail` of the elements after them. Buffers from the CUDA driver start on a 256-byte boundary, so on a
 //! GPU the head is empty; a sub-view or a host buffer on the emulator may start anywhere, and a kernel
 //! that reads head, body and tail reads every element exactly once either way.
+//! [`GlobalMut::split_vectors_mut`] splits a writable view the same way, into [`VectorsMut`], whose
+//! `set` writes 16 bytes with one store.
 //!
 //! ```
 //! use gpu_std::Global;
@@ -18,7 +20,7 @@
 //! assert_eq!(s.head.len() + 4 * s.body.len() + s.tail.len(), 11);
 //! ```
 
-use crate::memory::Global;
+use crate::memory::{Global, GlobalMut};
 use crate::pod::Pod;
 use crate::site;
 
@@ -131,5 +133,72 @@ impl<T: Lanes> Vectors<'_, T> {
         let p = self.at(i);
         // SAFETY: as in `get`.
         unsafe { crate::backend::load_vector::<T, T::Vector>(p, true, site()) }
+    }
+}
+
+/// A writable view of whole 16-byte groups of global memory, 16-byte aligned: vector `i` holds the
+/// elements `LANES * i .. LANES * (i + 1)`. Made by [`GlobalMut::split_vectors_mut`]. Like
+/// [`GlobalMut`], any thread may write any vector (two threads writing one vector race).
+#[derive(Clone, Copy, Debug)]
+pub struct VectorsMut<'a, T: Lanes> {
+    ptr: *mut T,
+    len: usize,
+    _launch: core::marker::PhantomData<&'a [T]>,
+}
+
+/// A writable global view split at 16-byte boundaries: see [`Split`].
+#[derive(Clone, Copy, Debug)]
+pub struct SplitMut<'a, T: Lanes> {
+    /// The elements before the first 16-byte boundary (fewer than `LANES`).
+    pub head: GlobalMut<'a, T>,
+    /// The whole 16-byte groups after them.
+    pub body: VectorsMut<'a, T>,
+    /// The elements after the last whole group (fewer than `LANES`).
+    pub tail: GlobalMut<'a, T>,
+}
+
+impl<'a, T: Lanes> GlobalMut<'a, T> {
+    /// Splits the view into a head of single elements, a body of 16-byte vectors and a tail of single
+    /// elements, at the same boundaries as [`Global::split_vectors`] of the same memory. Costs a few
+    /// integer instructions, no memory access.
+    #[inline(always)]
+    pub fn split_vectors_mut(&self) -> SplitMut<'a, T> {
+        let s = self.as_global().split_vectors();
+        let (head_ptr, head) = s.head.raw_parts();
+        let (tail_ptr, tail) = s.tail.raw_parts();
+        // SAFETY: the three ranges partition this writable view's elements (`split_vectors` of the same
+        // pointer and length), which `self` makes valid for writes for every launch it is passed to.
+        unsafe {
+            SplitMut {
+                head: GlobalMut::from_raw_parts(head_ptr as *mut T, head),
+                body: VectorsMut { ptr: s.body.ptr as *mut T, len: s.body.len, _launch: core::marker::PhantomData },
+                tail: GlobalMut::from_raw_parts(tail_ptr as *mut T, tail),
+            }
+        }
+    }
+}
+
+impl<T: Lanes> VectorsMut<'_, T> {
+    /// Number of 16-byte vectors.
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    /// Whether there are none.
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// Writes vector `i` with one 16-byte store (bounds-checked like every view access).
+    /// PTX: `st.global.v4.b32`, `st.global.v2.b64` (8-byte elements).
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub fn set(&self, i: usize, v: T::Vector) {
+        if i >= self.len {
+            crate::memory::out_of_bounds(i, self.len)
+        }
+        let p = self.ptr.wrapping_add(i * T::LANES);
+        // SAFETY: in bounds (checked above) and 16-byte aligned (`split_vectors_mut`).
+        unsafe { crate::backend::store_vector::<T, T::Vector>(p, v, site()) }
     }
 }

@@ -88,6 +88,7 @@ example_tests!(
     tile_reduce,
     grid_sync,
     sync_variants,
+    scan,
     primitives,
 );
 
@@ -112,6 +113,7 @@ fn every_example_has_tests() {
         "tile_reduce",
         "grid_sync",
         "sync_variants",
+        "scan",
         "primitives",
     ];
     for e in examples::ALL {
@@ -121,9 +123,11 @@ fn every_example_has_tests() {
 
 #[test]
 fn every_catalogue_row_is_an_example() {
-    // Rows 1..=18 of the chapter's catalogue, each once, in order, each with its section.
+    // Rows 1..=18 of the chapter's catalogue, each once, in order, each with its section; then rows
+    // beyond the catalogue (19 on), each once, in order.
     let rows: Vec<u32> = examples::ALL.iter().filter_map(|e| e.row).collect();
-    assert_eq!(rows, (1..=18).collect::<Vec<u32>>());
+    assert_eq!(rows[..18], (1..=18).collect::<Vec<u32>>());
+    assert!(rows[18..].windows(2).all(|w| w[0] < w[1]) && rows[18..].iter().all(|&r| r > 18), "{rows:?}");
     for e in examples::ALL {
         assert!(!e.section.is_empty() && !e.about.is_empty(), "{}: no section or description", e.name);
         for sizes in [e.gpu_sizes, e.emu_sizes] {

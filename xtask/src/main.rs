@@ -56,6 +56,9 @@ commands:
       Read the results of bench/bench.cu (default bench/results.csv) and write a chart of GB/s per
       workload and implementation, with each workload's read limit (default bench/results.svg), and
       the same numbers as a Markdown table (default bench/results.md).
+  plot-sweep [--csv PATH] [--svg PATH]
+      Read the size sweep of bench/bench.cu --sweep (default bench/sweep.csv) and write line charts
+      of GB/s against n per workload: the proxy, CUB and the Rust tiers (default bench/sweep.svg).
   help
       Show this text.
 
@@ -179,6 +182,7 @@ fn dispatch(args: &[String]) -> Result<()> {
             flows::test(&root, opts.allow_skip)
         }
         "plot" => plot::plot(&root, rest),
+        "plot-sweep" => plot::sweep::plot_sweep(&root, rest),
         "bundle" => {
             parse_options(command, rest, &[])?;
             bundle::bundle(&root)

@@ -192,6 +192,31 @@ pub unsafe fn load_vector<T: Copy, V: Copy>(p: *const T, _nc: bool, site: Site) 
     v
 }
 
+/// One 16-byte vector store of `V` (`[T; LANES]`) to global memory: one scheduling point, recorded as
+/// one plain write of each element.
+///
+/// # Safety
+/// `p` is valid for 16 bytes of writes (checked by the view) and 16-byte aligned.
+#[track_caller]
+pub unsafe fn store_vector<T: Copy, V: Copy>(p: *mut T, v: V, site: Site) {
+    let size = size_of::<T>();
+    access_check::check(SpaceKind::Global, p as usize, 16, site);
+    assert!((p as usize).is_multiple_of(16), "a 16-byte vector store needs a 16-byte aligned address");
+    if unwinding() {
+        // SAFETY: as below.
+        return unsafe { (p as *mut V).write_volatile(v) };
+    }
+    maybe_preempt();
+    with_state(|st, me| {
+        for k in 0..16 / size {
+            st.on_access(me, p as usize + k * size, size, SpaceKind::Global, Kind::Write, site);
+        }
+        st.wrote(me, site, None);
+    });
+    // SAFETY: caller's contract; one OS thread runs all emulated threads.
+    unsafe { (p as *mut V).write_volatile(v) }
+}
+
 /// # Safety
 /// `p` is valid for writes (checked by the view).
 #[track_caller]

@@ -8,7 +8,7 @@ use crate::device::{Device, Launch};
 use crate::report::ExampleResult;
 use crate::verify::exact;
 use anyhow::Result;
-use gpu_kernels::histogram_fast::{BLOCK, BLOCKS_PER_SM, NUM_BINS, SHARED_BYTES, histogram_fast};
+use gpu_kernels::histogram_fast::{self as hf, BLOCK, NUM_BINS, SHARED_BYTES, histogram_fast};
 use gpu_std::Dim3;
 use rand::distributions::{Distribution, WeightedIndex};
 use rand::{Rng, SeedableRng, rngs::StdRng};
@@ -16,15 +16,11 @@ use rand::{Rng, SeedableRng, rngs::StdRng};
 /// Blocks on the emulator, whose cost grows with the number of threads.
 const EMU_GRID: u32 = 2;
 
-/// The launch: `BLOCKS_PER_SM` blocks per SM (at most what fits) on a GPU, a few on the emulator.
-fn launch(dev: &Device) -> Result<Launch> {
+/// The launch for `n` bytes: [`hf::grid`] on a GPU (`BLOCKS_PER_SM` blocks per SM, at most what fits,
+/// fewer for small inputs), a few blocks on the emulator.
+fn launch(dev: &Device, n: usize) -> Result<Launch> {
     let resident = dev.max_coresident_blocks::<histogram_fast>(Dim3::x(BLOCK), SHARED_BYTES)?;
-    let grid = if dev.is_gpu() {
-        let sms = dev.sm_count()?;
-        (sms * BLOCKS_PER_SM).min(resident)
-    } else {
-        resident.min(EMU_GRID)
-    };
+    let grid = if dev.is_gpu() { hf::grid(n, dev.sm_count()?, resident) } else { resident.min(EMU_GRID) };
     Ok(Launch::linear(grid, BLOCK, SHARED_BYTES))
 }
 
@@ -49,8 +45,8 @@ fn count(data: &[u8]) -> Vec<u32> {
 /// Runs the tier on `data` (the example's random bytes, with their CPU count `want`), then on one-bin
 /// and Zipf bytes of the same length; records checks and times in `r`.
 pub(crate) fn run_tiers(dev: &Device, p: &RunParams, r: &mut ExampleResult, data: &[u8], want: &[u32]) -> Result<()> {
-    let cfg = launch(dev)?;
     let n = data.len();
+    let cfg = launch(dev, n)?;
     let inputs: [(&str, Vec<u8>); 2] = [("one bin", vec![42u8; n]), ("zipf", zipf_bytes(p.seed, n))];
     let cases = std::iter::once(("uniform", data, want.to_vec()))
         .chain(inputs.iter().map(|(name, d)| (*name, d.as_slice(), count(d))));

@@ -21,6 +21,7 @@ pub mod producer_consumer;
 pub mod reduce_fast;
 pub mod reduce_sum;
 pub mod running_max;
+pub mod scan;
 pub mod spinlock;
 pub mod stencil;
 pub mod sync_variants;
@@ -39,7 +40,7 @@ pub struct RunParams {
 /// An example: its name, where it comes from, what it shows, its test sizes, and its runner.
 pub struct Example {
     pub name: &'static str,
-    /// Its row in the chapter's catalogue of examples (1..=18); `None` for `primitives`, which checks
+    /// Its row in the chapter's catalogue of examples (1..=18, and the rows beyond it); `None` for `primitives`, which checks
     /// the device layer itself.
     pub row: Option<u32>,
     /// Where in the chapter it comes from: `§5.x` of the chapter text (001), `ex. k` of its
@@ -220,6 +221,15 @@ pub const ALL: &[Example] = &[
         gpu_sizes: GPU_SIZES,
         emu_sizes: &[1, 7, 31, 33, 255, 257, 1000, 4097],
         run: sync_variants::run,
+    },
+    Example {
+        name: "scan",
+        row: Some(20),
+        section: "§5.4–5.5",
+        about: "single-pass inclusive prefix sum: tiles from an atomic ticket, decoupled look-back over 64-bit release/acquire status words; u32 exact, f32 within bound; reduce-then-scan baseline; twins without release/acquire are races",
+        gpu_sizes: &[1, 7, 31, 33, 255, 257, 16383, 16385, (1 << 20) + 1, 1 << 26, 1 << 30],
+        emu_sizes: &[1, 7, 31, 33, 255, 257, 4097, 2 * 16384 + 5],
+        run: scan::run,
     },
     Example {
         name: "primitives",

@@ -8,7 +8,8 @@ use crate::report::ExampleResult;
 use crate::verify::{kahan_sum, within};
 use anyhow::Result;
 use gpu_kernels::reduce_fast::{
-    BLOCK, SHARED_BYTES, Summand, UNROLL, deterministic_vblocks, reduce_fast_f32, reduce_fast_f64, reduce_fast_i32,
+    BLOCK, SHARED_BYTES, Summand, UNROLL, deterministic_vblocks, fast_grid, reduce_fast_f32, reduce_fast_f64,
+    reduce_fast_i32,
 };
 use gpu_std::{Dim3, Global, GlobalMut, Kernel, Pod};
 use rand::{Rng, SeedableRng, rngs::StdRng};
@@ -116,6 +117,13 @@ fn resident_grid<K: Kernel>(dev: &Device) -> Result<u32> {
     Ok(if dev.is_gpu() { resident } else { resident.min(EMU_GRID) })
 }
 
+/// Blocks (and virtual blocks) of the fast tier of `K` for `n` elements of `lanes` per vector: on a GPU
+/// [`fast_grid`] (one per resident slot, fewer for small inputs), a few on the emulator.
+fn launcher_grid<K: Kernel>(dev: &Device, n: usize, lanes: usize) -> Result<u32> {
+    let resident = resident_grid::<K>(dev)?;
+    Ok(if dev.is_gpu() { fast_grid(n / lanes, resident) } else { resident })
+}
+
 /// The deterministic sum of `input` on `dev`, run `k` of several: run `k` uses the `k`-th grid of the
 /// launcher's, 1, 7 and 64 blocks (on the emulator, at most `2 * EMU_GRID`). The bound on its error.
 pub(crate) fn deterministic_sum(dev: &Device, input: &[f32], k: usize) -> Result<(f32, u32)> {
@@ -142,7 +150,8 @@ pub(crate) fn run_tiers(
     seed_case: bool,
 ) -> Result<()> {
     let n = input.len();
-    let grid = resident_grid::<reduce_fast_f32>(dev)?;
+    let resident = resident_grid::<reduce_fast_f32>(dev)?;
+    let grid = launcher_grid::<reduce_fast_f32>(dev, n, 4)?;
     let det_vblocks = deterministic_vblocks(n);
     let max_vblocks = grid.max(det_vblocks);
     let sum_abs = kahan_sum(input.iter().map(|&x| (x as f64).abs()));
@@ -155,7 +164,7 @@ pub(crate) fn run_tiers(
     s.time::<reduce_fast_f32>(p, r, "reduce_fast_f32", grid, grid, got)?;
 
     // f32, deterministic: virtual blocks from n alone; the bits must not depend on the grid.
-    let det_grid = det_vblocks.min(grid);
+    let det_grid = det_vblocks.min(resident);
     let det = s.run::<reduce_fast_f32>(det_vblocks, det_grid)?;
     check_f32(r, "reduce_deterministic_f32", det, want, sum_abs, n, det_vblocks, seed_case);
     let mut same = true;
@@ -180,7 +189,7 @@ pub(crate) fn run_tiers(
 
     // f64: the same values.
     let wide: Vec<f64> = input.iter().map(|&x| x as f64).collect();
-    let grid = resident_grid::<reduce_fast_f64>(dev)?;
+    let grid = launcher_grid::<reduce_fast_f64>(dev, n, 2)?;
     let s = Sum::new(dev, &wide, grid)?;
     let got = s.run::<reduce_fast_f64>(grid, grid)?;
     let bound = (depth(n, 2, grid) + 4) as f64 * (f64::EPSILON / 2.0) * sum_abs;
@@ -195,7 +204,7 @@ pub(crate) fn run_tiers(
     let mut rng = StdRng::seed_from_u64(p.seed.wrapping_add(0x132));
     let ints: Vec<i32> = (0..n).map(|_| rng.gen_range(-1000..=1000)).collect();
     let want_i = ints.iter().fold(0i32, |a, &x| a.wrapping_add(x));
-    let grid = resident_grid::<reduce_fast_i32>(dev)?;
+    let grid = launcher_grid::<reduce_fast_i32>(dev, n, 4)?;
     let s = Sum::new(dev, &ints, grid)?;
     let got = s.run::<reduce_fast_i32>(grid, grid)?;
     r.check(got == want_i, format!("reduce_fast_i32: sum {got} (exactly {want_i} expected)"));

@@ -416,6 +416,12 @@ kernel! {
     }
 }
 kernel! {
+    pub fn probe_vectors_mut_set<'a>(a: GlobalMut<'a, u32>, b: GlobalMut<'a, f64>) {
+        a.split_vectors_mut().body.set(lane() as usize, [lane(), 1, 2, 3]);
+        b.split_vectors_mut().body.set(lane() as usize, [lane() as f64, 1.0]);
+    }
+}
+kernel! {
     pub fn probe_vectors_get_nc<'a>(a: Global<'a, u8>, b: Global<'a, u64>, out: GlobalMut<'a, u32>) {
         let v = a.split_vectors().body.get_nc(lane() as usize);
         let w = b.split_vectors().body.get_nc(lane() as usize);

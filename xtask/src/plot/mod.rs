@@ -2,6 +2,7 @@
 
 pub mod chart;
 pub mod csv;
+pub mod sweep;
 pub mod table;
 
 use std::path::{Path, PathBuf};

@@ -1,0 +1,504 @@
+//! An inclusive prefix sum in one pass over the data: `out[i] = in[0] + … + in[i]`, for `u32`
+//! (wrapping, exact) and `f32`, by *decoupled look-back*; and the three-kernel reduce-then-scan it
+//! replaces, as the baseline.
+//!
+//! **Tiles.** The input is cut into tiles of `blockDim.x * ITEMS` elements, one per block. In a tile,
+//! warp `w` owns a contiguous segment of `32 * ITEMS` elements, read as `ITEMS / 4` chunks of 32
+//! 16-byte vectors (lane `l` holds vector `l` of each chunk: four consecutive elements). A thread
+//! scans its four elements, the warp scans the 32 vector totals with `shfl.up` (a Kogge–Stone scan),
+//! and a running carry joins the warp's chunks. Warp totals cross warps through shared memory between
+//! two barriers, and warp 0 scans them: the tile's *aggregate* (its own sum) is then known. Results are
+//! written back as 16-byte vectors. Every element is read once and written once.
+//!
+//! **Tile ids from a ticket.** A block does not take tile `blockIdx.x`: its thread 0 draws the next
+//! tile id from a global counter (`atomicAdd`, one ticket per block). Blocks start in any order and only
+//! some of a large grid are resident at once; with tickets, a tile only ever waits for tiles that were
+//! drawn before it, by blocks that are already running, so the wait always ends. (The twin
+//! [`scan_blockidx_u32`] takes `blockIdx.x` instead: a resident block can wait for a tile whose block
+//! has not started and cannot start until a slot frees — a deadlock on a GPU, a livelock report on the
+//! emulator when it runs fewer blocks at once than the grid has.)
+//!
+//! **Decoupled look-back.** Each tile has a 64-bit status word, zero until published: the flag in the
+//! high half (1: aggregate, 2: inclusive prefix), the value's bits in the low half, so no reader can see
+//! a flag without its value. A tile publishes its aggregate as soon as it knows it, then its warp 0
+//! looks back over the 32 preceding tiles at once (lane `l` reads tile `tile - 1 - l`, polling until
+//! its word is published), and finds with `vote.ballot` the nearest tile that has its
+//! inclusive prefix: the exclusive prefix is that prefix plus the aggregates of the tiles in between,
+//! summed with a butterfly. If no tile of the window has its prefix, the window's 32 aggregates are
+//! added and the window moves 32 tiles back. The tile then publishes its own inclusive prefix, which
+//! the next tiles pick up without looking further. Tile 0 publishes its prefix directly.
+//! The wait is bounded ([`SPIN_LIMIT`] polls); a tile that gives up sets the launch's error word
+//! (`state[1]`), which the host checks.
+//!
+//! **Reduce-then-scan.** [`scan_reduce_u32`] writes each tile's sum, [`scan_spine_u32`] (one block)
+//! turns the sums into exclusive prefixes, [`scan_downsweep_u32`] rescans each tile from its prefix:
+//! three launches, no block ever waits for another, and the input is read twice.
+//!
+//! **`f32`.** Additions are rounded, in an order fixed by the tile shape and the look-back (an element
+//! of tile `t` reaches its prefix through at most `t + 1` tile-prefix additions and `63` others). So
+//! `|out[i] - exact| <= (t + 64) * 2^-24 * sum(|in[0..=i]|)` ([`f32_error_bound_terms`]).
+//!
+//! Decision procedure (§5.7): tiles cross blocks, and a block waits for others, so (1) tile ids come
+//! from an atomic ticket, in start order, not from `blockIdx` (forward progress); (2) a status word is
+//! written by one block and polled by others, so every access to it is a strong one: a device-scope
+//! release store publishes it and device-scope acquire loads read it (the twins
+//! [`scan_no_release_u32`] and [`scan_no_acquire_u32`] use a plain store or load there, a data race
+//! that the emulator reports); flag and value share the word, so no fence is needed to order them;
+//! (3) within a block, warp totals and the tile's prefix cross warps through shared memory between
+//! barriers; within a warp, shuffles and votes. The result is exact for `u32` and, for `f32`, depends
+//! on the grid and the schedule (a tile's prefix may come from a nearer or a farther window).
+use gpu_std::block::sync_threads;
+use gpu_std::fence::nanosleep;
+use gpu_std::thread::{block_dim, block_idx, grid_dim, thread_idx};
+use gpu_std::warp::{self, FULL_MASK, WARP_SIZE};
+use gpu_std::{Global, GlobalMut, kernel, shared_layout};
+
+/// Threads per block the launchers use (any multiple of 32 up to 1024 is accepted): with [`ITEMS`],
+/// tiles of 4096 elements.
+pub const BLOCK: u32 = 256;
+/// Elements per thread: `ITEMS / 4` 16-byte vectors.
+pub const ITEMS: usize = 16;
+/// Vectors per thread (chunks per warp segment).
+const CHUNKS: usize = ITEMS / 4;
+/// Polls of one look-back window before a tile gives up and sets the error word.
+pub const SPIN_LIMIT: u32 = 1 << 22;
+/// Status flag: the word holds the tile's aggregate.
+pub const FLAG_AGGREGATE: u64 = 1;
+/// Status flag: the word holds the tile's inclusive prefix.
+pub const FLAG_PREFIX: u64 = 2;
+/// `state` words before the status words: the ticket (`state[0]`) and the error word (`state[1]`).
+pub const STATE_HEADER: usize = 2;
+/// `state[1]` after a launch in which some tile gave up waiting.
+pub const ERROR_GAVE_UP: u64 = 1;
+
+shared_layout! {
+    /// Warp totals (then their exclusive prefixes), the tile id and the tile's exclusive prefix.
+    pub struct ScanShared { pub warps: [u32; 32], pub tile: [u32; 1], pub prefix: [u32; 1] }
+}
+/// Dynamic shared memory per block.
+pub const SHARED_BYTES: usize = ScanShared::BYTES;
+
+/// Elements per tile for blocks of `block` threads.
+pub const fn tile_elems(block: u32) -> usize {
+    block as usize * ITEMS
+}
+/// Tiles (= blocks of the single-pass launch) for `n` elements and blocks of `block` threads; at
+/// least 1.
+pub const fn tiles(n: usize, block: u32) -> usize {
+    let t = n.div_ceil(tile_elems(block));
+    if t == 0 { 1 } else { t }
+}
+/// `state` words the single-pass scan of `n` elements needs: the header and one status word per tile.
+pub const fn state_len(n: usize, block: u32) -> usize {
+    STATE_HEADER + tiles(n, block)
+}
+/// `k` in the `f32` bound `|out[i] - exact| <= k * 2^-24 * sum(|in[0..=i]|)` for an element of tile
+/// `tile`: rounded additions on the longest path from an input to the result.
+pub fn f32_error_bound_terms(tile: usize) -> usize {
+    tile + 64
+}
+
+/// An element type the scan adds: `u32` (wrapping) or `f32`, carried as 32 bits in the status word.
+pub trait ScanValue: Copy + gpu_std::Pod + gpu_std::Lanes<Vector = [Self; 4]> + warp::ShflValue {
+    /// The additive identity.
+    const ZERO: Self;
+    /// `a + b` (wrapping for `u32`).
+    fn add(a: Self, b: Self) -> Self;
+    /// The value's bits.
+    fn to_bits(self) -> u32;
+    /// The value of `bits`.
+    fn from_bits(bits: u32) -> Self;
+}
+impl ScanValue for u32 {
+    const ZERO: u32 = 0;
+    #[inline(always)]
+    fn add(a: u32, b: u32) -> u32 {
+        a.wrapping_add(b)
+    }
+    #[inline(always)]
+    fn to_bits(self) -> u32 {
+        self
+    }
+    #[inline(always)]
+    fn from_bits(bits: u32) -> u32 {
+        bits
+    }
+}
+impl ScanValue for f32 {
+    const ZERO: f32 = 0.0;
+    #[inline(always)]
+    fn add(a: f32, b: f32) -> f32 {
+        a + b
+    }
+    #[inline(always)]
+    fn to_bits(self) -> u32 {
+        f32::to_bits(self)
+    }
+    #[inline(always)]
+    fn from_bits(bits: u32) -> f32 {
+        f32::from_bits(bits)
+    }
+}
+
+/// A status word: `flag` in the high half, the value's bits in the low half.
+#[inline(always)]
+pub fn pack<T: ScanValue>(flag: u64, v: T) -> u64 {
+    (flag << 32) | v.to_bits() as u64
+}
+#[inline(always)]
+fn flag_of(word: u64) -> u64 {
+    word >> 32
+}
+#[inline(always)]
+fn value_of<T: ScanValue>(word: u64) -> T {
+    T::from_bits(word as u32)
+}
+
+/// Inclusive scan over the warp (`shfl.up`, offsets 1, 2, 4, 8, 16).
+#[inline(always)]
+fn warp_inclusive<T: ScanValue>(mut v: T) -> T {
+    let lane = warp::lane_id();
+    let mut offset = 1;
+    while offset < WARP_SIZE {
+        let up = warp::shfl_up(FULL_MASK, v, offset);
+        if lane >= offset {
+            v = T::add(up, v);
+        }
+        offset <<= 1;
+    }
+    v
+}
+/// Sum over the warp by a butterfly: every lane gets it.
+#[inline(always)]
+fn warp_sum<T: ScanValue>(mut v: T) -> T {
+    let mut offset = WARP_SIZE / 2;
+    while offset > 0 {
+        v = T::add(v, warp::shfl_xor(FULL_MASK, v, offset));
+        offset >>= 1;
+    }
+    v
+}
+
+/// How the status word is written and read: the correct accesses, or a twin's plain ones.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Access {
+    ReleaseAcquire,
+    PlainStore,
+    PlainLoad,
+}
+
+#[inline(always)]
+fn publish(state: GlobalMut<u64>, tile: usize, word: u64, access: Access) {
+    if access == Access::PlainStore {
+        state.set(STATE_HEADER + tile, word);
+    } else {
+        state.atomic(STATE_HEADER + tile).store_release(word);
+    }
+}
+#[inline(always)]
+fn read_status(state: GlobalMut<u64>, tile: usize, access: Access) -> u64 {
+    if access == Access::PlainLoad {
+        state.get(STATE_HEADER + tile)
+    } else {
+        state.atomic(STATE_HEADER + tile).load_acquire()
+    }
+}
+
+/// Warp 0's look-back for tile `tile > 0` with aggregate `aggregate`: publishes the aggregate, finds the
+/// exclusive prefix (every lane gets it), publishes the inclusive prefix. On giving up, sets the error
+/// word and returns the prefix found so far.
+#[inline(always)]
+fn look_back<T: ScanValue>(state: GlobalMut<u64>, tile: usize, aggregate: T, access: Access) -> T {
+    let lane = warp::lane_id() as usize;
+    if lane == 0 {
+        publish(state, tile, pack(FLAG_AGGREGATE, aggregate), access);
+    }
+    let mut prefix = T::ZERO;
+    // The window: tiles hi, hi - 1, …, hi - 31 (lane l reads tile hi - l); tiles below 0 read as an
+    // inclusive prefix of zero, so every window from tile 0 on ends the search.
+    let mut hi = tile as isize - 1;
+    loop {
+        let me = hi - lane as isize;
+        let mut word = pack(FLAG_PREFIX, T::ZERO);
+        if me >= 0 {
+            // Each lane waits for its own tile's word (bounded), then the warp meets at the votes.
+            let mut spins = 0u32;
+            loop {
+                word = read_status(state, me as usize, access);
+                if flag_of(word) != 0 || spins >= SPIN_LIMIT {
+                    break;
+                }
+                spins += 1;
+                if spins > 8 {
+                    nanosleep(64);
+                }
+            }
+        }
+        if warp::any(FULL_MASK, flag_of(word) == 0) {
+            if lane == 0 {
+                state.atomic(1).fetch_or(ERROR_GAVE_UP);
+            }
+            return prefix;
+        }
+        let done = warp::ballot(FULL_MASK, flag_of(word) == FLAG_PREFIX);
+        if done != 0 {
+            // The nearest tile with its inclusive prefix, and the aggregates of the tiles after it.
+            let nearest = done.trailing_zeros() as usize;
+            let v = if lane <= nearest { value_of::<T>(word) } else { T::ZERO };
+            prefix = T::add(warp_sum(v), prefix);
+            break;
+        }
+        prefix = T::add(warp_sum(value_of::<T>(word)), prefix);
+        hi -= WARP_SIZE as isize;
+    }
+    if lane == 0 {
+        publish(state, tile, pack(FLAG_PREFIX, T::add(prefix, aggregate)), access);
+    }
+    prefix
+}
+
+/// Where a tile's id and exclusive prefix come from.
+#[derive(Clone, Copy)]
+enum Carry<'a, T: ScanValue> {
+    /// The ticket and the look-back over `state` (the single-pass scan), with the status word's
+    /// accesses.
+    LookBack(GlobalMut<'a, u64>, Access),
+    /// `blockIdx.x` as the tile id, then the look-back (the forward-progress twin).
+    LookBackBlockIdx(GlobalMut<'a, u64>),
+    /// Tile `blockIdx.x`; only its sum is written, to `sums[tile]` (reduce-then-scan, pass 1).
+    ReduceOnly(GlobalMut<'a, T>),
+    /// Tile `blockIdx.x`; its prefix is `sums[tile]` (reduce-then-scan, pass 3).
+    Given(GlobalMut<'a, T>),
+}
+
+/// One tile of the scan: see the module docs. `out` is `None` for the reduce pass.
+#[inline(always)]
+fn scan_tile<T: ScanValue>(input: Global<T>, out: Option<GlobalMut<T>>, carry: Carry<T>) {
+    let threads = block_dim().x;
+    if !threads.is_multiple_of(WARP_SIZE) || threads > 1024 {
+        panic!("scan kernels are launched with a multiple of 32 threads, at most 1024");
+    }
+    let n = input.len();
+    if out.is_some_and(|o| o.len() != n) {
+        panic!("scan: `out` must have as many elements as `input`");
+    }
+    let sh = ScanShared::view();
+    let t = thread_idx().x;
+    let (lane, w) = (warp::lane_id(), warp::warp_id());
+    let nwarps = threads / WARP_SIZE;
+    let tile_len = threads as usize * ITEMS;
+    let tiles = tiles(n, threads);
+
+    // The tile id: a ticket (single pass, more than one block), else the block index.
+    let tile = match carry {
+        Carry::LookBack(state, _) if grid_dim().x > 1 => {
+            if t == 0 {
+                sh.tile.set(0, state.atomic(0).fetch_add(1) as u32);
+            }
+            sync_threads();
+            sh.tile.get(0) as usize
+        }
+        _ => block_idx().x as usize,
+    };
+    if tile >= tiles {
+        return;
+    }
+
+    // Load: lane `lane` of warp `w` holds elements e .. e + 4 of each chunk; 16-byte loads where the
+    // four are in range and aligned, single elements elsewhere (the end, unaligned views).
+    let seg = tile * tile_len + w as usize * (32 * ITEMS);
+    let src = input.split_vectors();
+    let in_vec = src.head.is_empty();
+    let mut v = [[T::ZERO; 4]; CHUNKS];
+    for (k, chunk) in v.iter_mut().enumerate() {
+        let e = seg + k * 128 + 4 * lane as usize;
+        if in_vec && e + 4 <= n {
+            *chunk = src.body.get(e / 4);
+        } else {
+            for (j, x) in chunk.iter_mut().enumerate() {
+                if e + j < n {
+                    *x = input.get(e + j);
+                }
+            }
+        }
+    }
+    // Scan: the thread's four elements, the warp's 32 vector totals per chunk, a carry over chunks.
+    let mut warp_total = T::ZERO;
+    for chunk in v.iter_mut() {
+        for j in 1..4 {
+            chunk[j] = T::add(chunk[j - 1], chunk[j]);
+        }
+        let inclusive = warp_inclusive(chunk[3]);
+        let up = warp::shfl_up(FULL_MASK, inclusive, 1);
+        let before = if lane == 0 { warp_total } else { T::add(warp_total, up) };
+        for x in chunk.iter_mut() {
+            *x = T::add(before, *x);
+        }
+        warp_total = T::add(warp_total, warp::shfl_idx(FULL_MASK, inclusive, WARP_SIZE - 1));
+    }
+    if lane == 0 {
+        sh.warps.set(w as usize, warp_total.to_bits());
+    }
+    sync_threads();
+    // Warp 0: the warps' exclusive prefixes, the tile's aggregate, and the tile's exclusive prefix.
+    if w == 0 {
+        let total = if lane < nwarps { T::from_bits(sh.warps.get(lane as usize)) } else { T::ZERO };
+        let inclusive = warp_inclusive(total);
+        let up = warp::shfl_up(FULL_MASK, inclusive, 1);
+        let aggregate = warp::shfl_idx(FULL_MASK, inclusive, WARP_SIZE - 1);
+        if lane < nwarps {
+            sh.warps.set(lane as usize, if lane == 0 { T::ZERO } else { up }.to_bits());
+        }
+        let (state, access) = match carry {
+            Carry::LookBack(state, access) => (Some(state), access),
+            Carry::LookBackBlockIdx(state) => (Some(state), Access::ReleaseAcquire),
+            _ => (None, Access::ReleaseAcquire),
+        };
+        let prefix = match (carry, state) {
+            (Carry::ReduceOnly(sums), _) => {
+                if lane == 0 {
+                    sums.set(tile, aggregate);
+                }
+                T::ZERO
+            }
+            (Carry::Given(sums), _) => sums.get(tile),
+            (_, Some(state)) if tile > 0 => look_back(state, tile, aggregate, access),
+            (_, Some(state)) => {
+                if lane == 0 && grid_dim().x > 1 {
+                    publish(state, 0, pack(FLAG_PREFIX, aggregate), access);
+                }
+                T::ZERO
+            }
+            (_, None) => T::ZERO,
+        };
+        if lane == 0 {
+            sh.prefix.set(0, prefix.to_bits());
+        }
+    }
+    sync_threads();
+    let Some(out) = out else { return };
+    let before = T::add(T::from_bits(sh.prefix.get(0)), T::from_bits(sh.warps.get(w as usize)));
+    let dst = out.split_vectors_mut();
+    let out_vec = dst.head.is_empty();
+    for (k, chunk) in v.iter().enumerate() {
+        let e = seg + k * 128 + 4 * lane as usize;
+        let r = chunk.map(|x| T::add(before, x));
+        if out_vec && e + 4 <= n {
+            dst.body.set(e / 4, r);
+        } else {
+            for (j, &x) in r.iter().enumerate() {
+                if e + j < n {
+                    out.set(e + j, x);
+                }
+            }
+        }
+    }
+}
+
+kernel! {
+    /// `out[i] = in[0] + … + in[i]` (wrapping), in one pass. Launch: any multiple of 32 threads up to
+    /// 1024 (`BLOCK`), `SHARED_BYTES`, `tiles(n, threads)` blocks; `state` holds `state_len` words, all
+    /// zero at launch unless the grid has one block (then `state` is not touched). After the launch,
+    /// `state[1]` is `ERROR_GAVE_UP` if a tile gave up waiting (the result is then wrong).
+    pub fn scan_u32<'a>(input: Global<'a, u32>, out: GlobalMut<'a, u32>, state: GlobalMut<'a, u64>) {
+        scan_tile(input, Some(out), Carry::LookBack(state, Access::ReleaseAcquire))
+    }
+}
+kernel! {
+    /// `out[i] = in[0] + … + in[i]` in `f32`, in one pass; launch as [`scan_u32`].
+    pub fn scan_f32<'a>(input: Global<'a, f32>, out: GlobalMut<'a, f32>, state: GlobalMut<'a, u64>) {
+        scan_tile(input, Some(out), Carry::LookBack(state, Access::ReleaseAcquire))
+    }
+}
+kernel! {
+    /// RACY twin of [`scan_u32`]: publishes the status word with a plain store, no release.
+    pub fn scan_no_release_u32<'a>(input: Global<'a, u32>, out: GlobalMut<'a, u32>, state: GlobalMut<'a, u64>) {
+        scan_tile(input, Some(out), Carry::LookBack(state, Access::PlainStore))
+    }
+}
+kernel! {
+    /// RACY twin of [`scan_u32`]: reads the status words with plain loads, no acquire.
+    pub fn scan_no_acquire_u32<'a>(input: Global<'a, u32>, out: GlobalMut<'a, u32>, state: GlobalMut<'a, u64>) {
+        scan_tile(input, Some(out), Carry::LookBack(state, Access::PlainLoad))
+    }
+}
+kernel! {
+    /// BROKEN twin of [`scan_u32`]: tile `blockIdx.x` instead of a ticket. A resident block may wait for
+    /// a tile whose block has not started: it hangs when fewer blocks are resident than the grid has.
+    /// Never launched on a GPU.
+    pub fn scan_blockidx_u32<'a>(input: Global<'a, u32>, out: GlobalMut<'a, u32>, state: GlobalMut<'a, u64>) {
+        scan_tile(input, Some(out), Carry::LookBackBlockIdx(state))
+    }
+}
+kernel! {
+    /// Reduce-then-scan, pass 1: `sums[b]` = the sum of tile `b`. Launch: as [`scan_u32`] (tiles by
+    /// `blockIdx`), `sums` holds `tiles(n, threads)` elements.
+    pub fn scan_reduce_u32<'a>(input: Global<'a, u32>, sums: GlobalMut<'a, u32>) {
+        scan_tile(input, None, Carry::ReduceOnly(sums))
+    }
+}
+kernel! {
+    /// Reduce-then-scan, pass 2: `sums` becomes its exclusive prefix sum (wrapping). Launch: 1 block of
+    /// `SPINE_BLOCK` threads, `SPINE_SHARED_BYTES`.
+    pub fn scan_spine_u32<'a>(sums: GlobalMut<'a, u32>) {
+        spine(sums)
+    }
+}
+kernel! {
+    /// Reduce-then-scan, pass 3: tile `b` scanned from the prefix `sums[b]`. Launch as
+    /// [`scan_reduce_u32`].
+    pub fn scan_downsweep_u32<'a>(input: Global<'a, u32>, sums: GlobalMut<'a, u32>, out: GlobalMut<'a, u32>) {
+        scan_tile(input, Some(out), Carry::Given(sums))
+    }
+}
+
+/// Threads of the spine kernel.
+pub const SPINE_BLOCK: u32 = 1024;
+shared_layout! {
+    /// Warp totals of the spine and the carry between its rounds.
+    pub struct SpineShared { pub warps: [u32; 32], pub carry: [u32; 1] }
+}
+/// Dynamic shared memory of the spine kernel.
+pub const SPINE_SHARED_BYTES: usize = SpineShared::BYTES;
+
+/// Exclusive scan of `sums` in place by one block: rounds of `blockDim.x` consecutive elements (one
+/// per thread, coalesced), a block scan per round, a carry between rounds.
+#[inline(always)]
+fn spine(sums: GlobalMut<u32>) {
+    let sh = SpineShared::view();
+    let t = thread_idx().x as usize;
+    let (lane, w) = (warp::lane_id(), warp::warp_id());
+    let threads = block_dim().x as usize;
+    let nwarps = block_dim().x / WARP_SIZE;
+    if t == 0 {
+        sh.carry.set(0, 0);
+    }
+    let mut base = 0;
+    while base < sums.len() {
+        let i = base + t;
+        let x = if i < sums.len() { sums.get(i) } else { 0 };
+        let inclusive = warp_inclusive(x);
+        if lane == WARP_SIZE - 1 {
+            sh.warps.set(w as usize, inclusive);
+        }
+        sync_threads();
+        if w == 0 {
+            let total = if lane < nwarps { sh.warps.get(lane as usize) } else { 0 };
+            let incl = warp_inclusive(total);
+            if lane < nwarps {
+                sh.warps.set(lane as usize, incl.wrapping_sub(total));
+            }
+        }
+        sync_threads();
+        let carry = sh.carry.get(0);
+        if i < sums.len() {
+            sums.set(i, carry.wrapping_add(sh.warps.get(w as usize)).wrapping_add(inclusive).wrapping_sub(x));
+        }
+        sync_threads();
+        if t == threads - 1 {
+            sh.carry.set(0, carry.wrapping_add(sh.warps.get(w as usize)).wrapping_add(inclusive));
+        }
+        sync_threads();
+        base += threads;
+    }
+}

@@ -1,0 +1,132 @@
+//! Host side of `scan` (example 20): the single-pass inclusive prefix sum in `u32` (every element
+//! exact, wrapping) and `f32` (every element within the stated bound of an f64 reference), the
+//! three-kernel reduce-then-scan baseline (exact), and on the emulator the twins that publish or read
+//! the status word without release/acquire, which the race detector must name.
+
+use super::{RunParams, check_n, finish, flagged, measure_tier};
+use crate::device::{Buffer, Device, Launch};
+use crate::report::ExampleResult;
+use crate::verify::exact;
+use anyhow::Result;
+use gpu_kernels::scan::{
+    self, BLOCK, ERROR_GAVE_UP, SHARED_BYTES, SPINE_BLOCK, SPINE_SHARED_BYTES, scan_downsweep_u32, scan_f32,
+    scan_no_acquire_u32, scan_no_release_u32, scan_reduce_u32, scan_spine_u32, scan_u32,
+};
+use rand::{Rng, SeedableRng, rngs::StdRng};
+
+/// The single-pass launch for `n` elements: one block of `BLOCK` threads per tile.
+pub fn launch(n: usize) -> Launch {
+    Launch::linear(scan::tiles(n, BLOCK) as u32, BLOCK, SHARED_BYTES)
+}
+
+/// The CPU reference: the wrapping inclusive prefix sum.
+fn prefix_u32(x: &[u32]) -> Vec<u32> {
+    let mut acc = 0u32;
+    x.iter()
+        .map(|&v| {
+            acc = acc.wrapping_add(v);
+            acc
+        })
+        .collect()
+}
+
+/// Zeroes the ticket, the error word and the status words before a launch.
+fn reset(state: &Buffer<'_, u64>) -> Result<()> {
+    state.write(&vec![0; state.len()])
+}
+
+pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
+    let n = p.n;
+    check_n("scan", n, 4)?;
+    let mut r = ExampleResult::new("scan", dev.kind(), n, p.seed);
+    let mut rng = StdRng::seed_from_u64(p.seed);
+    let cfg = launch(n);
+    let tiles = scan::tiles(n, BLOCK);
+
+    // u32: random words, so that the sums wrap many times.
+    let x: Vec<u32> = (0..n).map(|_| rng.r#gen()).collect();
+    let want = prefix_u32(&x);
+    let input = dev.upload("input", &x)?;
+    let out = dev.filled("out", n, 0xdead_beefu32)?;
+    let state = dev.filled("state", scan::state_len(n, BLOCK), 0u64)?;
+    dev.launch::<scan_u32>(cfg, (input.view(), out.view_mut(), state.view_mut()))?;
+    let st = state.read()?;
+    let m = exact(&out.read()?, &want, "out");
+    r.check(
+        m.is_none() && st[1] & ERROR_GAVE_UP == 0,
+        format!(
+            "scan_u32: all {n} prefix sums exact (wrapping), {tiles} tile(s) of {} elements, no tile gave up (error word {}){}",
+            scan::tile_elems(BLOCK),
+            st[1],
+            super::mismatch(m)
+        ),
+    );
+    if tiles > 1 {
+        r.check(st[0] == tiles as u64, format!("one ticket per tile: the ticket ends at {} (tiles: {tiles})", st[0]));
+    }
+    let bytes = 2 * n * 4;
+    let args = (input.view(), out.view_mut(), state.view_mut());
+    measure_tier::<scan_u32>(dev, p, &mut r, "scan_u32 (single pass)", cfg, args, bytes, &|| reset(&state))?;
+    if p.reps > 0 && dev.is_gpu() {
+        let m = exact(&out.read()?, &want, "out");
+        r.check(m.is_none(), format!("scan_u32: exact again after the timed launches{}", super::mismatch(m)));
+    }
+
+    // Reduce-then-scan (the baseline): three launches, no block waits for another.
+    let sums = dev.filled("sums", tiles, 0u32)?;
+    let out2 = dev.filled("out", n, 0xdead_beefu32)?;
+    dev.launch::<scan_reduce_u32>(cfg, (input.view(), sums.view_mut()))?;
+    dev.launch::<scan_spine_u32>(Launch::linear(1, SPINE_BLOCK, SPINE_SHARED_BYTES), (sums.view_mut(),))?;
+    dev.launch::<scan_downsweep_u32>(cfg, (input.view(), sums.view_mut(), out2.view_mut()))?;
+    let m = exact(&out2.read()?, &want, "out");
+    r.check(m.is_none(), format!("reduce-then-scan (3 kernels): all {n} prefix sums exact{}", super::mismatch(m)));
+    drop((input, out, out2, sums));
+
+    // f32: values in [-1, 1); the bound of the module docs against an f64 reference, element by element.
+    let xf: Vec<f32> = (0..n).map(|_| rng.gen_range(-1.0f32..1.0)).collect();
+    let input = dev.upload("input", &xf)?;
+    let out = dev.filled("out", n, f32::NAN)?;
+    reset(&state)?;
+    dev.launch::<scan_f32>(cfg, (input.view(), out.view_mut(), state.view_mut()))?;
+    let got = out.read()?;
+    let (mut exact_sum, mut mag, mut worst, mut bad) = (0f64, 0f64, 0f64, None);
+    let tile_len = scan::tile_elems(BLOCK);
+    for i in 0..n {
+        exact_sum += xf[i] as f64;
+        mag += (xf[i] as f64).abs();
+        let bound = scan::f32_error_bound_terms(i / tile_len) as f64 * (f32::EPSILON as f64 / 2.0) * mag;
+        let err = (got[i] as f64 - exact_sum).abs();
+        if !crate::verify::within(got[i] as f64, exact_sum, bound) && bad.is_none() {
+            bad = Some(format!("[{i}] got {} want {exact_sum} (bound {bound:.3e})", got[i]));
+        }
+        if mag > 0.0 {
+            worst = f64::max(worst, err / mag);
+        }
+    }
+    r.check(
+        bad.is_none() && state.read()?[1] == 0,
+        format!(
+            "scan_f32: all {n} prefix sums within (tile + 64) 2^-24 sum|x| of the f64 reference (largest |err| / sum|x|: {worst:.2e}){}",
+            bad.map(|b| format!(" — {b}")).unwrap_or_default()
+        ),
+    );
+    let args = (input.view(), out.view_mut(), state.view_mut());
+    measure_tier::<scan_f32>(dev, p, &mut r, "scan_f32 (single pass)", cfg, args, bytes, &|| reset(&state))?;
+
+    // The twins, on the emulator only (a race on a GPU fails silently): three tiles of 32 threads.
+    if !dev.is_gpu() {
+        let _ = dev.take_findings();
+        let m = 3 * scan::tile_elems(32) + 5;
+        let xs: Vec<u32> = (0..m).map(|_| rng.r#gen()).collect();
+        let twin = Launch::linear(scan::tiles(m, 32) as u32, 32, SHARED_BYTES);
+        let input = dev.upload("input", &xs)?;
+        let out = dev.filled("out", m, 0u32)?;
+        let state = dev.filled("state", scan::state_len(m, 32), 0u64)?;
+        dev.launch::<scan_no_release_u32>(twin, (input.view(), out.view_mut(), state.view_mut()))?;
+        flagged(dev, &mut r, "scan_no_release_u32 (status word stored without release)", true);
+        reset(&state)?;
+        dev.launch::<scan_no_acquire_u32>(twin, (input.view(), out.view_mut(), state.view_mut()))?;
+        flagged(dev, &mut r, "scan_no_acquire_u32 (status words loaded without acquire)", true);
+    }
+    Ok(finish(dev, r, false))
+}
