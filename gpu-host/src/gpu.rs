@@ -26,6 +26,7 @@ pub struct Gpu {
     params: PtxParams,
     name: String,
     sms: u32,
+    dev: CuDevice,
     _ctx: Context,
 }
 
@@ -49,7 +50,7 @@ impl Gpu {
             .with_context(|| format!("the driver rejected {} (cuModuleLoadData)", ptx.describe()))?;
         let stream = Stream::new(StreamFlags::NON_BLOCKING, None).context("cuStreamCreate")?;
         let params = PtxParams::parse(&text);
-        Ok(Gpu { stream, module, ptx: ptx.describe(), params, name, sms, _ctx: ctx })
+        Ok(Gpu { stream, module, ptx: ptx.describe(), params, name, sms, dev, _ctx: ctx })
     }
 
     pub fn name(&self) -> String {
@@ -58,6 +59,32 @@ impl Gpu {
 
     pub fn sm_count(&self) -> u32 {
         self.sms
+    }
+
+    /// A device attribute (`cuDeviceGetAttribute`).
+    pub fn attribute(&self, attr: cust::sys::CUdevice_attribute) -> Result<i32> {
+        let mut v = 0i32;
+        // SAFETY: writes one int; the device handle is valid.
+        let r = unsafe { cust::sys::cuDeviceGetAttribute(&mut v, attr, self.dev.as_raw()) };
+        cu(r, &format!("cuDeviceGetAttribute({attr:?})"))?;
+        Ok(v)
+    }
+
+    /// `len` zeroed words of mapped page-locked host memory.
+    pub fn host_alloc<T: Pod>(&self, len: usize) -> Result<HostAlloc<T>> {
+        let bytes = (len * size_of::<T>()).max(16);
+        let mut host: *mut std::ffi::c_void = std::ptr::null_mut();
+        // SAFETY: writes one pointer; the context is current on this thread (made by `open`).
+        let r = unsafe { cust::sys::cuMemHostAlloc(&mut host, bytes, cust::sys::CU_MEMHOSTALLOC_DEVICEMAP) };
+        cu(r, "cuMemHostAlloc(CU_MEMHOSTALLOC_DEVICEMAP)")?;
+        let alloc = HostAlloc { host: host as *mut T, device: 0 };
+        // SAFETY: `bytes` bytes were just allocated at `host`.
+        unsafe { std::ptr::write_bytes(host as *mut u8, 0, bytes) };
+        let mut device: cust::sys::CUdeviceptr = 0;
+        // SAFETY: writes one device pointer for an allocation made with DEVICEMAP.
+        let r = unsafe { cust::sys::cuMemHostGetDevicePointer_v2(&mut device, host, 0) };
+        cu(r, "cuMemHostGetDevicePointer")?;
+        Ok(HostAlloc { device, ..alloc })
     }
 
     pub fn upload<T: Pod>(&self, data: &[T]) -> Result<GpuBuffer<T>> {
@@ -158,6 +185,31 @@ fn cu(r: cust::sys::CUresult, what: &str) -> Result<()> {
         unsafe { std::ffi::CStr::from_ptr(name) }.to_string_lossy().into_owned()
     };
     bail!("{what} failed: {name}")
+}
+
+/// Mapped page-locked host memory (`cuMemHostAlloc` with `CU_MEMHOSTALLOC_DEVICEMAP`): its host
+/// address and the address kernels use; freed with `cuMemFreeHost`.
+pub struct HostAlloc<T> {
+    host: *mut T,
+    device: cust::sys::CUdeviceptr,
+}
+
+impl<T> HostAlloc<T> {
+    pub fn host_ptr(&self) -> *mut T {
+        self.host
+    }
+    pub fn device_ptr(&self) -> u64 {
+        self.device
+    }
+}
+
+impl<T> Drop for HostAlloc<T> {
+    fn drop(&mut self) {
+        // SAFETY: allocated by cuMemHostAlloc; no view or launch uses it any more (they borrow the
+        // buffer that owns this). A failure cannot be reported from a destructor; the memory is then
+        // leaked, never freed twice.
+        unsafe { cust::sys::cuMemFreeHost(self.host as *mut std::ffi::c_void) };
+    }
 }
 
 /// A device allocation of `bytes` (typed views are made from its address).

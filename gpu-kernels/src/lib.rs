@@ -27,5 +27,6 @@ pub mod running_max;
 pub mod spinlock;
 pub mod stencil;
 pub mod sync_variants;
+pub mod system_scope;
 pub mod tile_reduce;
 pub mod warp_reduce;

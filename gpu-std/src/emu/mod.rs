@@ -57,6 +57,7 @@ mod collectives;
 mod deadlock;
 mod errors;
 mod findings;
+pub mod host_agent;
 mod launch;
 mod poll;
 mod race;
@@ -195,7 +196,51 @@ pub unsafe fn launch_params<'a, K: Kernel>(
         })
         .collect();
     let _regions = access_check::LaunchRegions::set(regions);
-    launch::run_launch(K::NAME, cfg, opts, &move || K::run(params))
+    launch::run_launch(K::NAME, cfg, opts, &move || K::run(params), None)
+}
+
+/// Runs kernel `K` on the emulator with `args`, and `agent` as a host thread next to it: a closure
+/// scheduled with the kernel's threads, which talks with them through memory both can reach (mapped
+/// host memory on a GPU) using the functions of [`host_agent`]. Its operations count as
+/// system-scope operations of a thread outside every block, so the detectors check the protocol
+/// between the host and the GPU threads: a publication at device scope is reported as a race naming
+/// the host thread, and a spin of the agent appears in livelock reports. The launch runs all blocks
+/// at once (see [`host_agent`] for the limits).
+pub fn launch_with_host<'a, K: Kernel>(
+    cfg: &LaunchConfig,
+    opts: &Options,
+    args: impl IntoArgs<Params = K::Args<'a>>,
+    agent: &mut dyn FnMut(),
+) -> Result<Outcome, EmuError> {
+    args.check_space(K::NAME, K::PARAMS, crate::MemorySpace::HOST).map_err(EmuError::InvalidLaunch)?;
+    // SAFETY: as in `launch`.
+    unsafe { launch_params_with_host::<K>(cfg, opts, args.into_args(), agent) }
+}
+
+/// [`launch_with_host`] with the kernel's parameter tuple itself.
+///
+/// # Safety
+/// As [`launch_params`].
+pub unsafe fn launch_params_with_host<'a, K: Kernel>(
+    cfg: &LaunchConfig,
+    opts: &Options,
+    params: K::Args<'a>,
+    agent: &mut dyn FnMut(),
+) -> Result<Outcome, EmuError> {
+    launch::check_caller(K::NAME)?;
+    params.check_launch(K::NAME, K::PARAMS, cfg.grid, cfg.block).map_err(EmuError::InvalidLaunch)?;
+    let regions = params
+        .views()
+        .into_iter()
+        .map(|v| access_check::Region {
+            base: v.base,
+            bytes: v.bytes,
+            position: v.position,
+            name: K::PARAMS.get(v.position).copied(),
+        })
+        .collect();
+    let _regions = access_check::LaunchRegions::set(regions);
+    launch::run_launch(K::NAME, cfg, opts, &move || K::run(params), Some(agent))
 }
 
 /// Runs `body` as the kernel named `name` (every thread of the launch calls it). Like [`launch`], it
@@ -207,5 +252,5 @@ pub unsafe fn launch_params<'a, K: Kernel>(
 pub unsafe fn launch_fn(name: &str, cfg: &LaunchConfig, opts: &Options, body: &dyn Fn()) -> Result<Outcome, EmuError> {
     launch::check_caller(name)?;
     let _unchecked = access_check::LaunchRegions::unchecked();
-    launch::run_launch(name, cfg, opts, body)
+    launch::run_launch(name, cfg, opts, body, None)
 }

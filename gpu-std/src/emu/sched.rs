@@ -104,6 +104,8 @@ pub(crate) struct State {
     pub steps: u64,
     pub(super) yielders: Vec<*const Yielder<(), ()>>,
     pub wave_live: u32,
+    /// The launch's host agent, if it has one (see `host_agent`).
+    pub host: Option<super::host_agent::HostAgent>,
 }
 
 pub(crate) struct Emu {
@@ -198,14 +200,16 @@ pub(super) fn schedule(
     bdim: Dim3,
     gdim: Dim3,
     start: Instant,
+    mut host: Option<&mut super::host_agent::HostRun>,
 ) -> Result<(), EmuError> {
     loop {
-        let (next, who) = {
+        let pick = {
             let st = &mut *emu.st.borrow_mut();
             if let Some(e) = st.error.take() {
                 return Err(e);
             }
-            if st.runnable.is_empty() {
+            let host_ready = st.host_ready();
+            if st.runnable.is_empty() && !host_ready {
                 if st.wave_live == 0 {
                     return Ok(());
                 }
@@ -219,17 +223,26 @@ pub(super) fn schedule(
                         kernel: st.kernel.clone(),
                         seconds: el.as_secs_f64(),
                         steps: st.steps,
-                        threads: st.unfinished_threads(),
+                        threads: st.with_host_group(st.unfinished_threads()),
                     });
                 }
             }
-            if st.steps.is_multiple_of(1024) && st.livelocked() {
-                return Err(EmuError::Livelock(st.livelock_report()));
+            if st.steps.is_multiple_of(1024) && st.livelocked() && st.host_spinning_or_done() {
+                return Err(EmuError::Livelock(st.livelock_report_with_host()));
             }
-            let n = st.runnable.len();
+            let n = st.runnable.len() + host_ready as usize;
             let k = st.rng.below(n);
-            let t = st.runnable[k];
-            (t, st.make_current(t, bdim, gdim))
+            if k == st.runnable.len() {
+                // The host agent's turn.
+                None
+            } else {
+                let t = st.runnable[k];
+                Some((t, st.make_current(t, bdim, gdim)))
+            }
+        };
+        let Some((next, who)) = pick else {
+            host.as_mut().expect("a launch with a host agent has its coroutine").resume(emu)?;
+            continue;
         };
         let co = cos[next].as_mut().expect("runnable thread has a coroutine");
         stack::running(Some((guards[next], who)));
