@@ -17,7 +17,9 @@ use gpu_std::KernelArgs;
 use gpu_std::Pod;
 
 pub struct Gpu {
-    // Field order: drop the stream and module before the context.
+    // Field order: drop the events, stream and module before the context.
+    /// Start and stop events of every launch (made once: launches are synchronous and one at a time).
+    events: (Event, Event),
     stream: Stream,
     module: Module,
     /// The module, for messages.
@@ -50,7 +52,11 @@ impl Gpu {
             .with_context(|| format!("the driver rejected {} (cuModuleLoadData)", ptx.describe()))?;
         let stream = Stream::new(StreamFlags::NON_BLOCKING, None).context("cuStreamCreate")?;
         let params = PtxParams::parse(&text);
-        Ok(Gpu { stream, module, ptx: ptx.describe(), params, name, sms, dev, _ctx: ctx })
+        let events = (
+            Event::new(EventFlags::DEFAULT).context("cuEventCreate")?,
+            Event::new(EventFlags::DEFAULT).context("cuEventCreate")?,
+        );
+        Ok(Gpu { events, stream, module, ptx: ptx.describe(), params, name, sms, dev, _ctx: ctx })
     }
 
     pub fn name(&self) -> String {
@@ -77,14 +83,14 @@ impl Gpu {
         // SAFETY: writes one pointer; the context is current on this thread (made by `open`).
         let r = unsafe { cust::sys::cuMemHostAlloc(&mut host, bytes, cust::sys::CU_MEMHOSTALLOC_DEVICEMAP) };
         cu(r, "cuMemHostAlloc(CU_MEMHOSTALLOC_DEVICEMAP)")?;
-        let alloc = HostAlloc { host: host as *mut T, device: 0 };
+        // Owned from here: freed on every path out (and only once: the value itself is returned).
+        let mut alloc = HostAlloc { host: host as *mut T, device: 0 };
         // SAFETY: `bytes` bytes were just allocated at `host`.
         unsafe { std::ptr::write_bytes(host as *mut u8, 0, bytes) };
-        let mut device: cust::sys::CUdeviceptr = 0;
         // SAFETY: writes one device pointer for an allocation made with DEVICEMAP.
-        let r = unsafe { cust::sys::cuMemHostGetDevicePointer_v2(&mut device, host, 0) };
+        let r = unsafe { cust::sys::cuMemHostGetDevicePointer_v2(&mut alloc.device, host, 0) };
         cu(r, "cuMemHostGetDevicePointer")?;
-        Ok(HostAlloc { device, ..alloc })
+        Ok(alloc)
     }
 
     pub fn upload<T: Pod>(&self, data: &[T]) -> Result<GpuBuffer<T>> {
@@ -132,8 +138,7 @@ impl Gpu {
             }
         }
         let mut ptrs = args.pointers();
-        let start = Event::new(EventFlags::DEFAULT).context("cuEventCreate")?;
-        let stop = Event::new(EventFlags::DEFAULT).context("cuEventCreate")?;
+        let (start, stop) = (&self.events.0, &self.events.1);
         start.record(&self.stream).context("cuEventRecord")?;
         // SAFETY: the argument tuple has the count and sizes of the parameters the module declares for
         // this kernel (checked above), every view points to a live device buffer of its length in this
@@ -165,7 +170,7 @@ impl Gpu {
         self.stream
             .synchronize()
             .with_context(|| format!("kernel `{name}` failed while running (cuStreamSynchronize)"))?;
-        let ms = stop.elapsed_time_f32(&start).context("cuEventElapsedTime")?;
+        let ms = stop.elapsed_time_f32(start).context("cuEventElapsedTime")?;
         Ok(ms as f64)
     }
 }

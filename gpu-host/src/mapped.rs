@@ -201,8 +201,8 @@ impl<T: HostWord> HostView<'_, T> {
     }
 
     /// Waits until `ready(load(i, Acquire))` holds, for at most `max_polls` polls and `timeout`;
-    /// returns the value, or `None` on a timeout. Each poll is followed by a pause (a
-    /// `spin_loop` hint).
+    /// returns the value, or `None` on a timeout. A tight loop of loads (each one is a poll, and in a
+    /// host agent a scheduling point); the clock is read every 1024 polls.
     #[track_caller]
     pub fn wait_until(
         &self,
@@ -220,7 +220,6 @@ impl<T: HostWord> HostView<'_, T> {
             if k % 1024 == 1023 && start.elapsed() > timeout {
                 return None;
             }
-            host_agent::pause();
         }
         None
     }

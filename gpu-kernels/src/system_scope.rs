@@ -9,7 +9,7 @@
 //!   polls it with a system-scope acquire load (`ld.acquire.sys`), or volatile loads followed by
 //!   `__threadfence_system()`; after a block barrier every thread copies the payload out.
 //! - [`ping_pong`]: one GPU thread and one host thread bounce a counter through two flags, one volatile
-//!   flag each way with `__threadfence_system()`, for the round-trip latency; [`bump`] is the naive
+//!   flag each way and one `__threadfence_system()` per round trip, for the round-trip latency; [`bump`] is the naive
 //!   alternative (one launch, synchronise and copy per round trip).
 //! - [`sys_atomics`]: system-scope atomic adds on one word, with the host adding to the same word —
 //!   atomic only where the device reports host-native atomics.
@@ -145,18 +145,20 @@ kernel! {
 
 kernel! {
     /// Launch 1 thread. For `r` in `1..=rounds`: wait (bounded) for `to_gpu[0] == r` with volatile
-    /// polls + `__threadfence_system()`, then `__threadfence_system()` + `to_host[0] = r` (volatile).
+    /// polls, `__threadfence_system()`, then `to_host[0] = r` (volatile). The one fence between the
+    /// poll and the answer is both the acquire of the host's round and the release of the answer.
     /// `status[0]` = rounds completed; `status[1]` = [`TIMED_OUT`] if a wait gave up, else [`RECEIVED`].
     pub fn ping_pong<'a>(to_gpu: GlobalMut<'a, u32>, to_host: GlobalMut<'a, u32>, status: GlobalMut<'a, u32>, rounds: u32, max_polls: u32) {
         let mut done = 0;
         let mut ok = true;
         while done < rounds {
             let r = done + 1;
+            // Volatile polls, then `__threadfence_system()`.
             if !wait_flag(&to_gpu, r, max_polls, SYSTEM_FENCE) {
                 ok = false;
                 break;
             }
-            raise_flag(&to_host, r, SYSTEM_FENCE);
+            to_host.set_volatile(0, r);
             done = r;
         }
         status.set(0, done);

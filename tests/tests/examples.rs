@@ -88,6 +88,7 @@ example_tests!(
     tile_reduce,
     grid_sync,
     sync_variants,
+    system_scope,
     primitives,
 );
 
@@ -112,6 +113,7 @@ fn every_example_has_tests() {
         "tile_reduce",
         "grid_sync",
         "sync_variants",
+        "system_scope",
         "primitives",
     ];
     for e in examples::ALL {
@@ -121,9 +123,9 @@ fn every_example_has_tests() {
 
 #[test]
 fn every_catalogue_row_is_an_example() {
-    // Rows 1..=18 of the chapter's catalogue, each once, in order, each with its section.
+    // Rows 1..=19 of the chapter's catalogue, each once, in order, each with its section.
     let rows: Vec<u32> = examples::ALL.iter().filter_map(|e| e.row).collect();
-    assert_eq!(rows, (1..=18).collect::<Vec<u32>>());
+    assert_eq!(rows, (1..=19).collect::<Vec<u32>>());
     for e in examples::ALL {
         assert!(!e.section.is_empty() && !e.about.is_empty(), "{}: no section or description", e.name);
         for sizes in [e.gpu_sizes, e.emu_sizes] {

@@ -34,7 +34,7 @@ use super::findings::Place;
 use super::poll::{Polled, bits_of, fmt_value};
 use super::race::{Cur, Epoch, Kind, explain};
 use super::report::{Race, ThreadId};
-use super::sched::{Emu, IN_KERNEL, LAST_PANIC, State, YIELDER, suspend, unwinding, with_state};
+use super::sched::{CTX, Emu, IN_KERNEL, INFO, Info, LAST_PANIC, State, YIELDER, suspend, unwinding};
 use super::stack::{self, Co, Guard};
 use super::{buffer, stack::Overflow};
 use crate::Site;
@@ -59,6 +59,20 @@ thread_local! {
 /// modelled; otherwise they are plain atomics).
 pub fn in_host_agent() -> bool {
     AGENT.with(|a| a.get())
+}
+
+/// The thread index the running host agent has for GPU primitives: none (they refuse to run).
+pub(crate) const NOT_A_GPU_THREAD: usize = usize::MAX;
+
+/// Runs `f` on the launch state, for the host agent's operations (see `sched::with_state`).
+fn host_state<R>(f: impl FnOnce(&mut State) -> R) -> R {
+    let emu = CTX.with(|c| c.get());
+    assert!(!emu.is_null(), "host agent operation outside a launch");
+    stack::check();
+    // SAFETY: as in `sched::with_state`: the launch's state, alive for the whole launch, touched by
+    // this OS thread only.
+    let emu = unsafe { &*emu };
+    f(&mut emu.st.borrow_mut())
 }
 
 /// The host agent's state in a launch.
@@ -121,7 +135,7 @@ impl HostRun {
         let co = unsafe {
             corosensei::Coroutine::with_stack_unchecked(stack, move |y: &Yielder<(), ()>, ()| {
                 YIELDER.with(|c| c.set(y as *const _));
-                with_state(|st, _| {
+                host_state(|st| {
                     if let Some(h) = st.host.as_mut() {
                         h.yielder = y as *const _;
                     }
@@ -141,6 +155,8 @@ impl HostRun {
             let y = st.host.as_ref().map_or(std::ptr::null(), |h| h.yielder);
             YIELDER.with(|c| c.set(y));
         }
+        // GPU primitives called by the agent find no GPU thread (and say so).
+        INFO.with(|i| i.set(Info { index: NOT_A_GPU_THREAD, ..Info::default() }));
         stack::running(Some((self.guard, WHO)));
         AGENT.with(|a| a.set(true));
         IN_KERNEL.with(|k| k.set(true));
@@ -189,6 +205,7 @@ impl HostRun {
         }
         let y = emu.st.borrow().host.as_ref().map_or(std::ptr::null(), |h| h.yielder);
         YIELDER.with(|c| c.set(y));
+        INFO.with(|i| i.set(Info { index: NOT_A_GPU_THREAD, ..Info::default() }));
         stack::running(Some((self.guard, WHO)));
         AGENT.with(|a| a.set(true));
         super::sched::TEARDOWN.with(|d| d.set(true));
@@ -457,7 +474,7 @@ pub unsafe fn load<T: HostWord>(p: *const T, order: Ordering) -> T {
     // SAFETY: the caller's contract; only this OS thread runs the launch.
     let v = unsafe { T::atomic_load(p, Ordering::Relaxed) };
     let kind = if order == Ordering::Relaxed { Kind::VolatileRead } else { Kind::AcquireLoad(ScopeKind::System) };
-    with_state(|st, _| {
+    host_state(|st| {
         st.host_access(p as usize, size_of::<T>(), kind, site);
         st.host_poll(site, Some(Polled::of(p, SpaceKind::Global, v)));
     });
@@ -479,7 +496,7 @@ pub unsafe fn store<T: HostWord>(p: *mut T, v: T, order: Ordering) {
     let site = crate::site();
     suspend();
     let kind = if order == Ordering::Relaxed { Kind::VolatileWrite } else { Kind::ReleaseStore(ScopeKind::System) };
-    with_state(|st, _| {
+    host_state(|st| {
         st.host_access(p as usize, size_of::<T>(), kind, site);
         st.host_wrote(site, p as usize);
     });
@@ -505,14 +522,14 @@ pub unsafe fn fetch_add<T: HostWord>(p: *mut T, v: T, order: Ordering) -> T {
     let acquires = matches!(order, Ordering::Acquire | Ordering::AcqRel | Ordering::SeqCst);
     if releases {
         suspend();
-        with_state(|st, _| st.host_fence(site));
+        host_state(|st| st.host_fence(site));
     }
     suspend();
     // SAFETY: the caller's contract; the read-modify-write is indivisible (no other emulated thread
     // runs until the agent suspends).
     let old = unsafe { T::atomic_load(p, Ordering::Relaxed) };
     let new = old.wrapping_add(v);
-    with_state(|st, _| {
+    host_state(|st| {
         st.host_access(p as usize, size_of::<T>(), Kind::Atomic(ScopeKind::System), site);
         if bits_of(new) == bits_of(old) {
             st.host_poll(site, Some(Polled::of(p, SpaceKind::Global, old)));
@@ -524,7 +541,7 @@ pub unsafe fn fetch_add<T: HostWord>(p: *mut T, v: T, order: Ordering) -> T {
     unsafe { T::atomic_store(p, new, Ordering::Relaxed) };
     if acquires {
         suspend();
-        with_state(|st, _| st.host_fence(site));
+        host_state(|st| st.host_fence(site));
     }
     old
 }
@@ -539,7 +556,7 @@ pub fn fence(order: Ordering) {
     }
     let site = crate::site();
     suspend();
-    with_state(|st, _| st.host_fence(site));
+    host_state(|st| st.host_fence(site));
 }
 
 /// A pause in a spin loop (`std::hint::spin_loop`). In a host agent: a poll that reads no memory,
@@ -552,5 +569,5 @@ pub fn pause() {
     }
     let site = crate::site();
     suspend();
-    with_state(|st, _| st.host_poll(site, None));
+    host_state(|st| st.host_poll(site, None));
 }

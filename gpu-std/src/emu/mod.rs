@@ -22,6 +22,10 @@
 //!   accesses of one width. Each element keeps an exact record (no bound on the history), of 56 bytes
 //!   for most elements (per byte only where narrower accesses split it); `Outcome::shadow_bytes` says
 //!   how much the launch used.
+//! - **Host agent**: [`launch_with_host`] runs a host closure next to the kernel, under the same seeded
+//!   scheduler; its accesses (through [`host_agent`]) are system-scope operations of a thread outside
+//!   every block, so a GPU↔host protocol that publishes or acquires at device scope is reported as a
+//!   race naming `the host thread`, and its spins appear in livelock reports.
 //! - **Uninitialised shared memory**: a read of shared memory that no thread of the block has written
 //!   in the launch is reported (`Outcome::uninit_reads`).
 //! - **Deadlock detector**: a barrier that some threads of the block never reach (they exited, or wait
@@ -181,6 +185,20 @@ pub unsafe fn launch_params<'a, K: Kernel>(
     opts: &Options,
     params: K::Args<'a>,
 ) -> Result<Outcome, EmuError> {
+    // SAFETY: the caller's contract.
+    unsafe { launch_checked::<K>(cfg, opts, params, None) }
+}
+
+/// [`launch_params`], with a host agent or without.
+///
+/// # Safety
+/// As [`launch_params`].
+unsafe fn launch_checked<'a, K: Kernel>(
+    cfg: &LaunchConfig,
+    opts: &Options,
+    params: K::Args<'a>,
+    agent: Option<&mut dyn FnMut()>,
+) -> Result<Outcome, EmuError> {
     // Refused before anything is touched: a launch from inside a kernel would replace the running
     // launch's regions with its own, and reset them on its way out.
     launch::check_caller(K::NAME)?;
@@ -196,7 +214,7 @@ pub unsafe fn launch_params<'a, K: Kernel>(
         })
         .collect();
     let _regions = access_check::LaunchRegions::set(regions);
-    launch::run_launch(K::NAME, cfg, opts, &move || K::run(params), None)
+    launch::run_launch(K::NAME, cfg, opts, &move || K::run(params), agent)
 }
 
 /// Runs kernel `K` on the emulator with `args`, and `agent` as a host thread next to it: a closure
@@ -227,20 +245,8 @@ pub unsafe fn launch_params_with_host<'a, K: Kernel>(
     params: K::Args<'a>,
     agent: &mut dyn FnMut(),
 ) -> Result<Outcome, EmuError> {
-    launch::check_caller(K::NAME)?;
-    params.check_launch(K::NAME, K::PARAMS, cfg.grid, cfg.block).map_err(EmuError::InvalidLaunch)?;
-    let regions = params
-        .views()
-        .into_iter()
-        .map(|v| access_check::Region {
-            base: v.base,
-            bytes: v.bytes,
-            position: v.position,
-            name: K::PARAMS.get(v.position).copied(),
-        })
-        .collect();
-    let _regions = access_check::LaunchRegions::set(regions);
-    launch::run_launch(K::NAME, cfg, opts, &move || K::run(params), Some(agent))
+    // SAFETY: the caller's contract.
+    unsafe { launch_checked::<K>(cfg, opts, params, Some(agent)) }
 }
 
 /// Runs `body` as the kernel named `name` (every thread of the launch calls it). Like [`launch`], it

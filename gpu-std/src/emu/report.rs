@@ -60,6 +60,10 @@ pub struct AccessInfo {
 
 impl fmt::Display for AccessInfo {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.thread.is_host() {
+            // The host agent passes no barrier.
+            return write!(f, "{:<14} by {} at {}", self.kind, self.thread, self.site);
+        }
         write!(
             f,
             "{:<14} by {} at {} (after {} block barrier(s), {} grid barrier(s))",

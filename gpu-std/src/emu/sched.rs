@@ -163,6 +163,7 @@ pub(crate) fn unwinding() -> bool {
 
 pub(crate) fn info() -> Info {
     assert!(active(), "GPU primitive called outside a kernel launch (use gpu_std::emu::launch)");
+    assert!(!super::host_agent::in_host_agent(), "a GPU primitive (thread index) was called from the host agent");
     stack::check();
     INFO.with(|i| i.get())
 }
@@ -174,6 +175,11 @@ pub(crate) fn with_state<R>(f: impl FnOnce(&mut State, usize) -> R) -> R {
     assert!(!emu.is_null(), "GPU primitive called outside a kernel launch (use gpu_std::emu::launch)");
     stack::check();
     let me = INFO.with(|i| i.get().index);
+    assert!(
+        me != super::host_agent::NOT_A_GPU_THREAD,
+        "a GPU primitive was called from the host agent (it is a host thread: it may use only the host_agent \
+         operations)"
+    );
     // SAFETY: CTX points to the Emu owned by `run_launch`, alive for the whole launch, and only this
     // OS thread touches it.
     let emu = unsafe { &*emu };
