@@ -233,14 +233,14 @@ fn system_scope_kernels_use_system_scope() {
     };
     has(
         "gpu_to_host",
-        &["fence.sc.sys;", "st.volatile.global.u32", "st.release.sys.global.u32", "ld.acquire.sys.global.u32"],
+        &["fence.sc.sys;", "st.volatile.global.b32", "st.release.sys.global.u32", "ld.acquire.sys.global.u32"],
     );
     has("gpu_to_host", &["fence.sc.gpu;", "st.release.gpu.global.u32"]);
     has(
         "host_to_gpu",
-        &["ld.acquire.sys.global.u32", "ld.volatile.global.u32", "fence.sc.sys;", "ld.acquire.gpu.global.u32"],
+        &["ld.acquire.sys.global.u32", "ld.volatile.global.b32", "fence.sc.sys;", "ld.acquire.gpu.global.u32"],
     );
-    has("ping_pong", &["ld.volatile.global.u32", "fence.sc.sys;", "st.volatile.global.u32"]);
+    has("ping_pong", &["ld.volatile.global.b32", "fence.sc.sys;", "st.volatile.global.b32"]);
     let atomics = &kernels["sys_atomics"];
     assert!(
         atomics.contains("red.relaxed.sys.global.add.u32") || atomics.contains("atom.relaxed.sys.global.add.u32"),
