@@ -55,8 +55,10 @@
 use crate::buffer::Buffer;
 use crate::findings::Findings;
 use crate::launch::{Launch, Timing};
+use crate::mapped::MappedBuffer;
 use crate::ptx::Ptx;
 use anyhow::{Result, bail};
+use gpu_std::emu::host_agent::HostWord;
 use gpu_std::emu::{self, EmuError};
 use gpu_std::{Dim3, IntoArgs, Kernel, KernelArgs, MemorySpace, Pod};
 use std::cell::RefCell;
@@ -97,6 +99,27 @@ impl std::fmt::Display for NoGpu {
 }
 
 impl std::error::Error for NoGpu {}
+
+/// What a GPU promises about memory shared with the host (device attributes), which decides which
+/// host↔GPU protocols are legal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SystemAttributes {
+    /// `CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY`: kernels can address mapped page-locked host memory.
+    pub can_map_host_memory: bool,
+    /// `CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING`: host and device share one virtual address space.
+    pub unified_addressing: bool,
+    /// `CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED`: the link to the host supports native atomics,
+    /// so the GPU's system-scope read-modify-writes are atomic with the host's on the same word.
+    pub host_native_atomics: bool,
+    /// `CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS`: kernels can access pageable (malloc'd) host memory.
+    pub pageable_memory_access: bool,
+    /// `CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES`: and through the host's page
+    /// tables.
+    pub pageable_uses_host_page_tables: bool,
+    /// `CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS`: managed memory may be accessed by the host while
+    /// a kernel runs.
+    pub concurrent_managed_access: bool,
+}
 
 /// A device: a GPU with a loaded PTX module, or the emulator. Buffers and their views belong to the
 /// device that made them.
@@ -202,6 +225,84 @@ impl Device {
         }
     }
 
+    /// What the GPU promises about memory shared with the host; `None` on the emulator (which models
+    /// the PTX memory model: mapped memory, and system-scope atomics atomic with the host agent's).
+    pub fn system_attributes(&self) -> Result<Option<SystemAttributes>> {
+        match &self.inner {
+            #[cfg(feature = "cuda")]
+            Inner::Gpu(g) => {
+                use cust::sys::CUdevice_attribute as A;
+                let on = |a: A| g.attribute(a).map(|v| v != 0);
+                Ok(Some(SystemAttributes {
+                    can_map_host_memory: on(A::CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY)?,
+                    unified_addressing: on(A::CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING)?,
+                    host_native_atomics: on(A::CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED)?,
+                    pageable_memory_access: on(A::CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS)?,
+                    pageable_uses_host_page_tables: on(
+                        A::CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES,
+                    )?,
+                    concurrent_managed_access: on(A::CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS)?,
+                }))
+            }
+            Inner::Emu(_) => Ok(None),
+        }
+    }
+
+    /// `len` zeroed words of page-locked host memory mapped into this device's address space, for a
+    /// kernel and a host thread to share while the kernel runs (see [`MappedBuffer`]). `name` appears in
+    /// the emulator's reports. On a GPU that cannot map host memory, an error.
+    pub fn mapped<T: HostWord + Pod>(&self, name: &str, len: usize) -> Result<MappedBuffer<'_, T>> {
+        match &self.inner {
+            #[cfg(feature = "cuda")]
+            Inner::Gpu(g) => {
+                if !self.system_attributes()?.is_some_and(|a| a.can_map_host_memory) {
+                    bail!("{} cannot map host memory (CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY is 0)", g.name());
+                }
+                Ok(MappedBuffer::new(len, self.space, crate::mapped::MapInner::Gpu(g.host_alloc(len)?)))
+            }
+            Inner::Emu(_) => Ok(MappedBuffer::host_memory(name, len)),
+        }
+    }
+
+    /// Launches `K` with a host thread running `agent` at the same time, and waits for both. On a GPU,
+    /// `agent` runs on a new OS thread started just before the launch, and the call returns once the
+    /// kernel has finished and the thread has returned. On the emulator it is the launch's host agent
+    /// (see `gpu_std::emu::launch_with_host`): scheduled with the kernel's threads, its accesses through
+    /// [`MappedBuffer::host`] checked by the race detector as system-scope operations.
+    ///
+    /// Every wait on either side must be bounded: a kernel waiting for a host that gave up, or a host
+    /// waiting for a kernel that failed to launch, must give up too.
+    pub fn launch_with_host<'a, K: Kernel>(
+        &self,
+        cfg: Launch,
+        args: impl IntoArgs<Params = K::Args<'a>>,
+        agent: &mut (dyn FnMut() + Send),
+    ) -> Result<()> {
+        let params = self.checked_args::<K>(&cfg, args)?;
+        match &self.inner {
+            #[cfg(feature = "cuda")]
+            Inner::Gpu(g) => std::thread::scope(|s| {
+                let host = s.spawn(agent);
+                let launched = g.launch(K::NAME, cfg, params).map(|_| ());
+                let joined = host.join();
+                launched?;
+                joined.map_err(|p| {
+                    let msg = p
+                        .downcast_ref::<&str>()
+                        .map(|s| s.to_string())
+                        .or_else(|| p.downcast_ref::<String>().cloned())
+                        .unwrap_or_else(|| "panic".into());
+                    anyhow::anyhow!("the host thread next to kernel `{}` panicked: {msg}", K::NAME)
+                })
+            }),
+            Inner::Emu(opts) => {
+                // SAFETY: as in `launch`.
+                let r = unsafe { emu::launch_params_with_host::<K>(&cfg, opts, params, agent) };
+                self.absorb(r)
+            }
+        }
+    }
+
     /// Takes what the emulator's detectors found since the last call.
     pub fn take_findings(&self) -> Findings {
         std::mem::take(&mut self.findings.borrow_mut())
@@ -246,18 +347,24 @@ impl Device {
             Inner::Emu(opts) => {
                 // SAFETY: the views in `params` come from `Arg`s in host memory (checked above) whose
                 // buffers outlive this call; the launch completes before it returns.
-                match unsafe { emu::launch_params::<K>(&cfg, opts, params) } {
-                    Ok(out) => {
-                        self.findings.borrow_mut().absorb(out);
-                        Ok(())
-                    }
-                    Err(e) => {
-                        if matches!(e, EmuError::Deadlock(_) | EmuError::Livelock(_)) {
-                            self.findings.borrow_mut().deadlocks.push(e.to_string());
-                        }
-                        Err(anyhow::Error::new(e))
-                    }
+                let r = unsafe { emu::launch_params::<K>(&cfg, opts, params) };
+                self.absorb(r)
+            }
+        }
+    }
+
+    /// Keeps what an emulated launch found; a deadlock or livelock is also an error.
+    fn absorb(&self, r: std::result::Result<emu::Outcome, EmuError>) -> Result<()> {
+        match r {
+            Ok(out) => {
+                self.findings.borrow_mut().absorb(out);
+                Ok(())
+            }
+            Err(e) => {
+                if matches!(e, EmuError::Deadlock(_) | EmuError::Livelock(_)) {
+                    self.findings.borrow_mut().deadlocks.push(e.to_string());
                 }
+                Err(anyhow::Error::new(e))
             }
         }
     }

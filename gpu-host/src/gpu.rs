@@ -17,7 +17,9 @@ use gpu_std::KernelArgs;
 use gpu_std::Pod;
 
 pub struct Gpu {
-    // Field order: drop the stream and module before the context.
+    // Field order: drop the events, stream and module before the context.
+    /// Start and stop events of every launch (made once: launches are synchronous and one at a time).
+    events: (Event, Event),
     stream: Stream,
     module: Module,
     /// The module, for messages.
@@ -26,6 +28,7 @@ pub struct Gpu {
     params: PtxParams,
     name: String,
     sms: u32,
+    dev: CuDevice,
     _ctx: Context,
 }
 
@@ -49,7 +52,11 @@ impl Gpu {
             .with_context(|| format!("the driver rejected {} (cuModuleLoadData)", ptx.describe()))?;
         let stream = Stream::new(StreamFlags::NON_BLOCKING, None).context("cuStreamCreate")?;
         let params = PtxParams::parse(&text);
-        Ok(Gpu { stream, module, ptx: ptx.describe(), params, name, sms, _ctx: ctx })
+        let events = (
+            Event::new(EventFlags::DEFAULT).context("cuEventCreate")?,
+            Event::new(EventFlags::DEFAULT).context("cuEventCreate")?,
+        );
+        Ok(Gpu { events, stream, module, ptx: ptx.describe(), params, name, sms, dev, _ctx: ctx })
     }
 
     pub fn name(&self) -> String {
@@ -58,6 +65,32 @@ impl Gpu {
 
     pub fn sm_count(&self) -> u32 {
         self.sms
+    }
+
+    /// A device attribute (`cuDeviceGetAttribute`).
+    pub fn attribute(&self, attr: cust::sys::CUdevice_attribute) -> Result<i32> {
+        let mut v = 0i32;
+        // SAFETY: writes one int; the device handle is valid.
+        let r = unsafe { cust::sys::cuDeviceGetAttribute(&mut v, attr, self.dev.as_raw()) };
+        cu(r, &format!("cuDeviceGetAttribute({attr:?})"))?;
+        Ok(v)
+    }
+
+    /// `len` zeroed words of mapped page-locked host memory.
+    pub fn host_alloc<T: Pod>(&self, len: usize) -> Result<HostAlloc<T>> {
+        let bytes = (len * size_of::<T>()).max(16);
+        let mut host: *mut std::ffi::c_void = std::ptr::null_mut();
+        // SAFETY: writes one pointer; the context is current on this thread (made by `open`).
+        let r = unsafe { cust::sys::cuMemHostAlloc(&mut host, bytes, cust::sys::CU_MEMHOSTALLOC_DEVICEMAP) };
+        cu(r, "cuMemHostAlloc(CU_MEMHOSTALLOC_DEVICEMAP)")?;
+        // Owned from here: freed on every path out (and only once: the value itself is returned).
+        let mut alloc = HostAlloc { host: host as *mut T, device: 0 };
+        // SAFETY: `bytes` bytes were just allocated at `host`.
+        unsafe { std::ptr::write_bytes(host as *mut u8, 0, bytes) };
+        // SAFETY: writes one device pointer for an allocation made with DEVICEMAP.
+        let r = unsafe { cust::sys::cuMemHostGetDevicePointer_v2(&mut alloc.device, host, 0) };
+        cu(r, "cuMemHostGetDevicePointer")?;
+        Ok(alloc)
     }
 
     pub fn upload<T: Pod>(&self, data: &[T]) -> Result<GpuBuffer<T>> {
@@ -105,8 +138,7 @@ impl Gpu {
             }
         }
         let mut ptrs = args.pointers();
-        let start = Event::new(EventFlags::DEFAULT).context("cuEventCreate")?;
-        let stop = Event::new(EventFlags::DEFAULT).context("cuEventCreate")?;
+        let (start, stop) = (&self.events.0, &self.events.1);
         start.record(&self.stream).context("cuEventRecord")?;
         // SAFETY: the argument tuple has the count and sizes of the parameters the module declares for
         // this kernel (checked above), every view points to a live device buffer of its length in this
@@ -138,7 +170,7 @@ impl Gpu {
         self.stream
             .synchronize()
             .with_context(|| format!("kernel `{name}` failed while running (cuStreamSynchronize)"))?;
-        let ms = stop.elapsed_time_f32(&start).context("cuEventElapsedTime")?;
+        let ms = stop.elapsed_time_f32(start).context("cuEventElapsedTime")?;
         Ok(ms as f64)
     }
 }
@@ -158,6 +190,31 @@ fn cu(r: cust::sys::CUresult, what: &str) -> Result<()> {
         unsafe { std::ffi::CStr::from_ptr(name) }.to_string_lossy().into_owned()
     };
     bail!("{what} failed: {name}")
+}
+
+/// Mapped page-locked host memory (`cuMemHostAlloc` with `CU_MEMHOSTALLOC_DEVICEMAP`): its host
+/// address and the address kernels use; freed with `cuMemFreeHost`.
+pub struct HostAlloc<T> {
+    host: *mut T,
+    device: cust::sys::CUdeviceptr,
+}
+
+impl<T> HostAlloc<T> {
+    pub fn host_ptr(&self) -> *mut T {
+        self.host
+    }
+    pub fn device_ptr(&self) -> u64 {
+        self.device
+    }
+}
+
+impl<T> Drop for HostAlloc<T> {
+    fn drop(&mut self) {
+        // SAFETY: allocated by cuMemHostAlloc; no view or launch uses it any more (they borrow the
+        // buffer that owns this). A failure cannot be reported from a destructor; the memory is then
+        // leaked, never freed twice.
+        unsafe { cust::sys::cuMemFreeHost(self.host as *mut std::ffi::c_void) };
+    }
 }
 
 /// A device allocation of `bytes` (typed views are made from its address).

@@ -56,14 +56,16 @@ mod findings;
 #[cfg(feature = "cuda")]
 mod gpu;
 mod launch;
+mod mapped;
 mod ptx;
 
 pub use buffer::Buffer;
-pub use device::{Device, DeviceChoice, NoGpu};
+pub use device::{Device, DeviceChoice, NoGpu, SystemAttributes};
 pub use findings::Findings;
 pub use gpu_std::emu::Options as EmuOptions;
 pub use gpu_std::{Arg, IntoArgs};
 pub use launch::{Launch, Timing, cover};
+pub use mapped::{HostView, MappedBuffer};
 pub use ptx::{Ptx, PtxParams};
 
 /// The README's examples, run as doctests.

@@ -28,5 +28,6 @@ pub mod scan;
 pub mod spinlock;
 pub mod stencil;
 pub mod sync_variants;
+pub mod system_scope;
 pub mod tile_reduce;
 pub mod warp_reduce;

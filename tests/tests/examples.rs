@@ -88,6 +88,7 @@ example_tests!(
     tile_reduce,
     grid_sync,
     sync_variants,
+    system_scope,
     scan,
     primitives,
 );
@@ -113,6 +114,7 @@ fn every_example_has_tests() {
         "tile_reduce",
         "grid_sync",
         "sync_variants",
+        "system_scope",
         "scan",
         "primitives",
     ];

@@ -221,6 +221,34 @@ fn scopes_are_not_confused() {
 }
 
 #[test]
+fn system_scope_kernels_use_system_scope() {
+    // Example 19's protocol with the host is correct only at system scope: its kernels must emit the
+    // `.sys` forms (and the racy twins the `.gpu` ones they are named for).
+    let kernels = entries(&ptx_text());
+    let has = |k: &str, needles: &[&str]| {
+        let body = kernels.get(k).unwrap_or_else(|| panic!("no .entry {k}"));
+        for n in needles {
+            assert!(body.contains(n), "{k}: `{n}` missing");
+        }
+    };
+    has(
+        "gpu_to_host",
+        &["fence.sc.sys;", "st.volatile.global.b32", "st.release.sys.global.u32", "ld.acquire.sys.global.u32"],
+    );
+    has("gpu_to_host", &["fence.sc.gpu;", "st.release.gpu.global.u32"]);
+    has(
+        "host_to_gpu",
+        &["ld.acquire.sys.global.u32", "ld.volatile.global.b32", "fence.sc.sys;", "ld.acquire.gpu.global.u32"],
+    );
+    has("ping_pong", &["ld.volatile.global.b32", "fence.sc.sys;", "st.volatile.global.b32"]);
+    let atomics = &kernels["sys_atomics"];
+    assert!(
+        atomics.contains("red.relaxed.sys.global.add.u32") || atomics.contains("atom.relaxed.sys.global.add.u32"),
+        "{atomics}"
+    );
+}
+
+#[test]
 fn view_parameters_are_16_byte_aggregates() {
     // Global<T>/GlobalMut<T> are #[repr(C)] {ptr, len}: the host passes 16 bytes per view.
     let ptx = ptx_text();
@@ -269,6 +297,11 @@ fn every_kernel_is_an_entry() {
         "atomic_tour_f32",
         "atomic_tour_f64",
         "sync_variants",
+        "gpu_to_host",
+        "host_to_gpu",
+        "ping_pong",
+        "bump",
+        "sys_atomics",
     ] {
         assert!(ptx.contains(&format!(".entry {k}(")), "no .entry {k}");
     }

@@ -11,10 +11,13 @@
 //!
 //! Scopes: a release→acquire edge exists only between threads inside the scope of every operation
 //! that makes it — the release fence or release store, the flag store, the flag load, the acquire fence
-//! or acquire load. `.cta` covers the threads of one block; `.gpu` and `.sys` every thread of a launch.
+//! or acquire load. `.cta` covers the threads of one block; `.gpu` every thread of a launch; `.sys`
+//! also the host agent (see `host_agent`), so an edge between a GPU thread and the host needs system
+//! scope throughout.
 //! Edges that a block scope cut are kept aside as a *hint* (with the reasons), so that a race report can
 //! say which scope was used and which was needed.
 
+use super::host_agent::HOST_BLOCK;
 use super::race::Kind;
 use crate::atomic::ScopeKind;
 use std::collections::HashMap;
@@ -109,32 +112,37 @@ pub(crate) fn wide(scope: ScopeKind) -> bool {
 }
 
 /// Why a release→acquire edge did not form: each bit names one block-scope operation of the pattern
-/// (or a missing acquire).
+/// (or a missing acquire); the same bits shifted by [`cut::DEVICE`] name a device-scope operation of
+/// a pattern between a GPU thread and the host agent, which needs system scope.
 pub(crate) mod cut {
+    /// The set of reasons.
+    pub type Why = u16;
+    /// Shift of the bits that name a device-scope (`.gpu`) operation where system scope was needed.
+    pub const DEVICE: u32 = 8;
     /// The release fence before the flag store was `fence.sc.cta` (`__threadfence_block`).
-    pub const REL_FENCE: u8 = 1;
+    pub const REL_FENCE: Why = 1;
     /// The release store was `st.release.cta`.
-    pub const REL_STORE: u8 = 2;
+    pub const REL_STORE: Why = 2;
     /// The flag (or lock) was written by a block-scope atomic.
-    pub const FLAG_WRITE: u8 = 4;
+    pub const FLAG_WRITE: Why = 4;
     /// The flag (or lock) was read by a block-scope atomic.
-    pub const FLAG_READ: u8 = 8;
+    pub const FLAG_READ: Why = 8;
     /// The acquire load was `ld.acquire.cta`.
-    pub const ACQ_LOAD: u8 = 16;
+    pub const ACQ_LOAD: Why = 16;
     /// The acquire fence after the flag load was `fence.sc.cta`.
-    pub const ACQ_FENCE: u8 = 32;
+    pub const ACQ_FENCE: Why = 32;
     /// The flag was observed, but no fence followed the load before a block barrier.
-    pub const NO_ACQ_FENCE: u8 = 64;
+    pub const NO_ACQ_FENCE: Why = 64;
 }
 
 /// Edges that were cut (by a block scope, or by a missing acquire fence), and why.
 #[derive(Clone, Default, Debug)]
 pub(crate) struct Hint {
     pub clock: Clock,
-    pub why: u8,
+    pub why: cut::Why,
 }
 
-fn add_hint(h: &mut Option<Box<Hint>>, clock: &Clock, why: u8) {
+fn add_hint(h: &mut Option<Box<Hint>>, clock: &Clock, why: cut::Why) {
     let h = h.get_or_insert_with(Default::default);
     h.clock.join(clock);
     h.why |= why;
@@ -166,9 +174,26 @@ pub(crate) struct Pos {
 struct Published {
     block: u32,
     wide: bool,
-    /// [`cut`] bits of the block-scoped operations on the release side.
-    why: u8,
+    /// Every operation on the release side was at system scope (reaches the host agent).
+    sys: bool,
+    /// [`cut`] bits of the block-scoped (and device-scoped) operations on the release side.
+    why: cut::Why,
     clock: Rc<Clock>,
+}
+
+/// The [`cut`] bit `bit` for an operation at `scope`: the bit itself for block scope, the shifted bit
+/// for device scope, none for system scope.
+fn scope_cut(scope: ScopeKind, bit: cut::Why) -> cut::Why {
+    match scope {
+        ScopeKind::Block => bit,
+        ScopeKind::Device => bit << cut::DEVICE,
+        ScopeKind::System => 0,
+    }
+}
+
+/// The block-scope bits of `why` (those that cut an edge between GPU threads).
+fn block_bits(why: cut::Why) -> cut::Why {
+    why & ((1 << cut::DEVICE) - 1)
 }
 
 /// What the stores to one address published, per releasing block and scope class. Read-modify-writes
@@ -180,7 +205,7 @@ pub(crate) struct SyncSet {
 
 impl SyncSet {
     fn add(&mut self, p: Published) {
-        match self.items.iter_mut().find(|q| q.block == p.block && q.wide == p.wide) {
+        match self.items.iter_mut().find(|q| q.block == p.block && q.wide == p.wide && q.sys == p.sys) {
             Some(q) => {
                 if !Rc::ptr_eq(&q.clock, &p.clock) {
                     Rc::make_mut(&mut q.clock).join(&p.clock);
@@ -213,7 +238,7 @@ impl BlockClock {
         }
         join_hint(&mut self.hint, t.hint.take());
         // An observed release that no fence acquired before the barrier: not an edge, but a hint.
-        for p in [&t.pending_local, &t.pending_wide] {
+        for p in [&t.pending_local, &t.pending_wide, &t.pending_sys] {
             if !p.is_empty() {
                 add_hint(&mut self.hint, p, cut::NO_ACQ_FENCE);
             }
@@ -239,6 +264,9 @@ pub(crate) struct ThreadClock {
     /// Releases observed from other blocks (device or system scope throughout), acquired at its next
     /// device- or system-scope fence.
     pending_wide: Clock,
+    /// Releases observed from the host agent (or, by the host agent, from GPU threads), system scope
+    /// throughout, acquired at its next system-scope fence.
+    pending_sys: Clock,
     /// What a store after this thread's last fence publishes, and that fence's scope.
     fence: Option<(Rc<Clock>, ScopeKind)>,
     /// Edges cut by a block scope (or never acquired), for race explanations.
@@ -267,14 +295,14 @@ impl Knows<'_> {
 }
 
 /// The cut edges a thread and its block know of, for explanations.
-pub(crate) fn hint_for(t: &ThreadClock, b: &BlockClock, gid: u32, rel: u32, block: u32, bar: u32) -> Option<u8> {
+pub(crate) fn hint_for(t: &ThreadClock, b: &BlockClock, gid: u32, rel: u32, block: u32, bar: u32) -> Option<cut::Why> {
     let mut why = 0;
     for h in [&t.hint, &b.hint].into_iter().flatten() {
         if h.clock.covers(gid, rel, block, bar) {
             why |= h.why;
         }
     }
-    for p in [&t.pending_local, &t.pending_wide] {
+    for p in [&t.pending_local, &t.pending_wide, &t.pending_sys] {
         if p.covers(gid, rel, block, bar) {
             why |= cut::NO_ACQ_FENCE;
         }
@@ -307,6 +335,14 @@ impl ThreadClock {
             self.acq.join(&self.pending_local);
             self.pending_local.clear();
         }
+        if scope == ScopeKind::System {
+            if !self.pending_sys.is_empty() {
+                self.acq.join(&self.pending_sys);
+                self.pending_sys.clear();
+            }
+        } else if !self.pending_sys.is_empty() {
+            add_hint(&mut self.hint, &self.pending_sys, scope_cut(scope, cut::ACQ_FENCE));
+        }
         if wide(scope) {
             if !self.pending_wide.is_empty() {
                 self.acq.join(&self.pending_wide);
@@ -338,22 +374,24 @@ impl ThreadClock {
 
     /// A strong load of `kind` by this thread (block `me`) observed what `sync` published: an acquire
     /// load acquires it now, a volatile load or an atomic holds it until the next fence. Releases from
-    /// other blocks count only when every operation of the pattern has device or system scope.
+    /// other blocks count only when every operation of the pattern has device or system scope; between
+    /// a GPU thread and the host agent ([`HOST_BLOCK`]), only when every one has system scope.
     pub fn observe(&mut self, sync: &SyncSet, me: u32, kind: Kind) {
         let acquire_now = matches!(kind, Kind::AcquireLoad(_));
         let load_wide = wide(kind.scope());
-        let load_cut = match kind {
-            _ if load_wide => 0,
-            Kind::AcquireLoad(_) => cut::ACQ_LOAD,
-            _ => cut::FLAG_READ,
-        };
+        let load_sys = kind.scope() == ScopeKind::System;
+        let load_cut = scope_cut(kind.scope(), if acquire_now { cut::ACQ_LOAD } else { cut::FLAG_READ });
         for item in &sync.items {
+            let host = me == HOST_BLOCK || item.block == HOST_BLOCK;
             let target = if item.block == me {
                 if acquire_now { &mut self.acq } else { &mut self.pending_local }
-            } else if item.wide && load_wide {
+            } else if host && item.sys && load_sys {
+                if acquire_now { &mut self.acq } else { &mut self.pending_sys }
+            } else if !host && item.wide && load_wide {
                 if acquire_now { &mut self.acq } else { &mut self.pending_wide }
             } else {
-                add_hint(&mut self.hint, &item.clock, item.why | load_cut);
+                let why = item.why | load_cut;
+                add_hint(&mut self.hint, &item.clock, if host { why } else { block_bits(why) });
                 self.fresh_cut = !acquire_now;
                 continue;
             };
@@ -369,20 +407,24 @@ impl ThreadClock {
         match kind {
             Kind::ReleaseStore(s) => {
                 let clock = self.release(p, block);
-                let (wide, why) = if wide(s) { (true, 0) } else { (false, cut::REL_STORE) };
-                *sync = Some(SyncSet { items: vec![Published { block: p.block, wide, why, clock }] });
+                let why = scope_cut(s, cut::REL_STORE);
+                let (wide, sys) = (wide(s), s == ScopeKind::System);
+                *sync = Some(SyncSet { items: vec![Published { block: p.block, wide, sys, why, clock }] });
             }
             Kind::Atomic(s) => {
                 if let Some((clock, fs)) = &self.fence {
-                    let why = if wide(*fs) { 0 } else { cut::REL_FENCE } | if wide(s) { 0 } else { cut::FLAG_WRITE };
-                    let item = Published { block: p.block, wide: why == 0, why, clock: clock.clone() };
+                    let why = scope_cut(*fs, cut::REL_FENCE) | scope_cut(s, cut::FLAG_WRITE);
+                    let (wide, sys) = (block_bits(why) == 0, why == 0);
+                    let item = Published { block: p.block, wide, sys, why, clock: clock.clone() };
                     sync.get_or_insert_with(Default::default).add(item);
                 }
             }
             Kind::VolatileWrite => {
+                // A volatile store is a relaxed store at system scope: the fence before it decides.
                 *sync = self.fence.as_ref().map(|(clock, fs)| {
-                    let why = if wide(*fs) { 0 } else { cut::REL_FENCE };
-                    SyncSet { items: vec![Published { block: p.block, wide: why == 0, why, clock: clock.clone() }] }
+                    let why = scope_cut(*fs, cut::REL_FENCE);
+                    let (wide, sys) = (block_bits(why) == 0, why == 0);
+                    SyncSet { items: vec![Published { block: p.block, wide, sys, why, clock: clock.clone() }] }
                 });
             }
             Kind::Write | Kind::Read | Kind::VolatileRead | Kind::AcquireLoad(_) => {}
@@ -394,6 +436,7 @@ impl ThreadClock {
         self.acq.clear();
         self.pending_local.clear();
         self.pending_wide.clear();
+        self.pending_sys.clear();
         self.hint = None;
     }
 }

@@ -8,6 +8,7 @@ use super::barrier::Bar;
 use super::clock::ThreadClock;
 use super::errors::EmuError;
 use super::findings::Findings;
+use super::host_agent;
 use super::report::Outcome;
 use super::sched::{
     CTX, EBlock, EThread, Emu, IN_KERNEL, LAST_PANIC, Rng, State, Status, TEARDOWN, YIELDER, running_kernel, schedule,
@@ -107,9 +108,18 @@ pub(crate) fn check_caller(name: &str) -> Result<(), EmuError> {
     Ok(())
 }
 
-pub(crate) fn run_launch(name: &str, cfg: &LaunchConfig, opts: &Options, body: &dyn Fn()) -> Result<Outcome, EmuError> {
+pub(crate) fn run_launch(
+    name: &str,
+    cfg: &LaunchConfig,
+    opts: &Options,
+    body: &dyn Fn(),
+    agent: Option<&mut dyn FnMut()>,
+) -> Result<Outcome, EmuError> {
     check_caller(name)?;
     validate(name, cfg, opts)?;
+    if agent.is_some() {
+        host_agent::validate(name, cfg, opts)?;
+    }
     install_panic_capture();
     let block_threads = cfg.block.volume();
     let total_blocks = cfg.grid.volume();
@@ -118,6 +128,13 @@ pub(crate) fn run_launch(name: &str, cfg: &LaunchConfig, opts: &Options, body: &
     } else {
         (opts.max_resident_blocks as u64).min((WAVE_THREADS / block_threads).max(1)).min(total_blocks)
     };
+    if agent.is_some() && wave_blocks < total_blocks {
+        return Err(EmuError::InvalidLaunch(format!(
+            "kernel `{name}`: a launch with a host agent runs all its blocks at once, and {total_blocks} blocks of \
+             {block_threads} threads exceed the {wave_blocks} the emulator runs at once (raise \
+             Options::max_resident_blocks, or launch fewer blocks)"
+        )));
+    }
     let mut rng = Rng::new(opts.schedule_seed);
     // Blocks start in a seeded order: a kernel must not depend on block order.
     let mut order: Vec<u32> = (0..total_blocks as u32).collect();
@@ -146,17 +163,35 @@ pub(crate) fn run_launch(name: &str, cfg: &LaunchConfig, opts: &Options, body: &
             steps: 0,
             yielders: Vec::new(),
             wave_live: 0,
+            host: agent.is_some().then(host_agent::HostAgent::new),
         }),
     });
     let start = Instant::now();
     let mut stacks: Vec<DefaultStack> = Vec::new();
     stack::start_launch(name, opts.stack_bytes);
+    let mut host = match agent {
+        // SAFETY: `agent` outlives the coroutine, which completes or is torn down below.
+        Some(a) => match unsafe { host_agent::HostRun::new(a, opts.stack_bytes) } {
+            Ok(h) => Some(h),
+            Err(e) => {
+                stack::finish_launch();
+                return Err(e);
+            }
+        },
+        None => None,
+    };
     let result = (|| {
         for wave in order.chunks(wave_blocks as usize) {
-            run_wave(&emu, wave, body, &mut stacks, start)?;
+            run_wave(&emu, wave, body, &mut stacks, start, host.as_mut())?;
         }
         Ok(())
     })();
+    if let Some(h) = host.as_mut() {
+        CTX.with(|c| c.set(&*emu as *const Emu));
+        h.teardown(&emu);
+        CTX.with(|c| c.set(std::ptr::null()));
+    }
+    drop(host);
     stack::finish_launch();
     let st = emu.st.into_inner();
     let (shadow_bytes, touched_addresses) = st.shadow_stats();
@@ -179,6 +214,7 @@ fn run_wave(
     body: &dyn Fn(),
     stacks: &mut Vec<DefaultStack>,
     start: Instant,
+    host: Option<&mut host_agent::HostRun>,
 ) -> Result<(), EmuError> {
     let (bdim, gdim) = {
         let st = &mut *emu.st.borrow_mut();
@@ -260,7 +296,7 @@ fn run_wave(
         cos.push(Some(co));
     }
     CTX.with(|c| c.set(emu as *const Emu));
-    let outcome = schedule(emu, &mut cos, &guards, bdim, gdim, start);
+    let outcome = schedule(emu, &mut cos, &guards, bdim, gdim, start, host);
     // Completed coroutines give their stacks back; suspended ones (after an error) are unwound.
     for (t, co) in cos.into_iter().enumerate() {
         match co {

@@ -22,6 +22,10 @@
 //!   accesses of one width. Each element keeps an exact record (no bound on the history), of 56 bytes
 //!   for most elements (per byte only where narrower accesses split it); `Outcome::shadow_bytes` says
 //!   how much the launch used.
+//! - **Host agent**: [`launch_with_host`] runs a host closure next to the kernel, under the same seeded
+//!   scheduler; its accesses (through [`host_agent`]) are system-scope operations of a thread outside
+//!   every block, so a GPU↔host protocol that publishes or acquires at device scope is reported as a
+//!   race naming `the host thread`, and its spins appear in livelock reports.
 //! - **Uninitialised shared memory**: a read of shared memory that no thread of the block has written
 //!   in the launch is reported (`Outcome::uninit_reads`).
 //! - **Deadlock detector**: a barrier that some threads of the block never reach (they exited, or wait
@@ -57,6 +61,7 @@ mod collectives;
 mod deadlock;
 mod errors;
 mod findings;
+pub mod host_agent;
 mod launch;
 mod poll;
 mod race;
@@ -180,6 +185,20 @@ pub unsafe fn launch_params<'a, K: Kernel>(
     opts: &Options,
     params: K::Args<'a>,
 ) -> Result<Outcome, EmuError> {
+    // SAFETY: the caller's contract.
+    unsafe { launch_checked::<K>(cfg, opts, params, None) }
+}
+
+/// [`launch_params`], with a host agent or without.
+///
+/// # Safety
+/// As [`launch_params`].
+unsafe fn launch_checked<'a, K: Kernel>(
+    cfg: &LaunchConfig,
+    opts: &Options,
+    params: K::Args<'a>,
+    agent: Option<&mut dyn FnMut()>,
+) -> Result<Outcome, EmuError> {
     // Refused before anything is touched: a launch from inside a kernel would replace the running
     // launch's regions with its own, and reset them on its way out.
     launch::check_caller(K::NAME)?;
@@ -195,7 +214,39 @@ pub unsafe fn launch_params<'a, K: Kernel>(
         })
         .collect();
     let _regions = access_check::LaunchRegions::set(regions);
-    launch::run_launch(K::NAME, cfg, opts, &move || K::run(params))
+    launch::run_launch(K::NAME, cfg, opts, &move || K::run(params), agent)
+}
+
+/// Runs kernel `K` on the emulator with `args`, and `agent` as a host thread next to it: a closure
+/// scheduled with the kernel's threads, which talks with them through memory both can reach (mapped
+/// host memory on a GPU) using the functions of [`host_agent`]. Its operations count as
+/// system-scope operations of a thread outside every block, so the detectors check the protocol
+/// between the host and the GPU threads: a publication at device scope is reported as a race naming
+/// the host thread, and a spin of the agent appears in livelock reports. The launch runs all blocks
+/// at once (see [`host_agent`] for the limits).
+pub fn launch_with_host<'a, K: Kernel>(
+    cfg: &LaunchConfig,
+    opts: &Options,
+    args: impl IntoArgs<Params = K::Args<'a>>,
+    agent: &mut dyn FnMut(),
+) -> Result<Outcome, EmuError> {
+    args.check_space(K::NAME, K::PARAMS, crate::MemorySpace::HOST).map_err(EmuError::InvalidLaunch)?;
+    // SAFETY: as in `launch`.
+    unsafe { launch_params_with_host::<K>(cfg, opts, args.into_args(), agent) }
+}
+
+/// [`launch_with_host`] with the kernel's parameter tuple itself.
+///
+/// # Safety
+/// As [`launch_params`].
+pub unsafe fn launch_params_with_host<'a, K: Kernel>(
+    cfg: &LaunchConfig,
+    opts: &Options,
+    params: K::Args<'a>,
+    agent: &mut dyn FnMut(),
+) -> Result<Outcome, EmuError> {
+    // SAFETY: the caller's contract.
+    unsafe { launch_checked::<K>(cfg, opts, params, Some(agent)) }
 }
 
 /// Runs `body` as the kernel named `name` (every thread of the launch calls it). Like [`launch`], it
@@ -207,5 +258,5 @@ pub unsafe fn launch_params<'a, K: Kernel>(
 pub unsafe fn launch_fn(name: &str, cfg: &LaunchConfig, opts: &Options, body: &dyn Fn()) -> Result<Outcome, EmuError> {
     launch::check_caller(name)?;
     let _unchecked = access_check::LaunchRegions::unchecked();
-    launch::run_launch(name, cfg, opts, body)
+    launch::run_launch(name, cfg, opts, body, None)
 }

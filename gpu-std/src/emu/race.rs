@@ -9,7 +9,8 @@
 //!
 //! Two accesses *conflict* when at least one writes, nothing orders them, and they are not both
 //! strong (atomic, volatile, acquire, release) and *morally strong*: strong accesses conflict only when
-//! one is block-scoped (`.cta`) and the threads are in different blocks.
+//! one is block-scoped (`.cta`) and the threads are in different blocks, or, between a GPU thread and
+//! the host agent (see `host_agent`), when one is not system-scoped (`.sys`).
 //!
 //! The record is exact, whatever the number of accesses (FastTrack-style): the last plain write; the
 //! last plain read as one epoch while each read is ordered after the one before, widened to the last
@@ -20,6 +21,7 @@
 //! is reported, at the access that completes its first race.
 
 use super::clock::{IntMap, Knows, SyncSet, cut, wide};
+use super::host_agent::{HOST_BLOCK, HOST_GID};
 use crate::Site;
 use crate::atomic::ScopeKind;
 
@@ -166,7 +168,11 @@ pub(crate) struct Cur<'a> {
 
 impl Cur<'_> {
     pub fn block_of(&self, e: &Epoch) -> u32 {
-        e.gid / self.block_threads
+        if e.gid == HOST_GID { HOST_BLOCK } else { e.gid / self.block_threads }
+    }
+    /// Whether `e` or the current access is the host agent's.
+    fn with_host(&self, e: &Epoch) -> bool {
+        e.gid == HOST_GID || self.x.gid == HOST_GID
     }
     /// Whether `e` happens before the current access.
     #[inline]
@@ -179,6 +185,9 @@ impl Cur<'_> {
     }
     /// Strong accesses by threads inside each other's scopes.
     fn morally_strong(&self, e: &Epoch) -> bool {
+        if self.with_host(e) && e.gid != self.x.gid {
+            return e.kind().scope() == ScopeKind::System && self.kind.scope() == ScopeKind::System;
+        }
         (wide(e.kind().scope()) && wide(self.kind.scope())) || self.block_of(e) == self.block
     }
     #[inline]
@@ -202,6 +211,8 @@ struct StrongSummary {
     narrow: bool,
     /// Some entry writes.
     writes: bool,
+    /// Some entry is the host agent's.
+    host: bool,
 }
 
 impl StrongSummary {
@@ -215,6 +226,7 @@ impl StrongSummary {
                 grid_max: x.grid(),
                 narrow: !wide(k.scope()),
                 writes: k.writes(),
+                host: x.gid == HOST_GID,
             };
         } else {
             self.multi |= self.block != cur.block;
@@ -222,6 +234,7 @@ impl StrongSummary {
             self.grid_max = self.grid_max.max(x.grid());
             self.narrow |= !wide(k.scope());
             self.writes |= k.writes();
+            self.host |= x.gid == HOST_GID;
         }
     }
     /// Whether some entry may conflict with the current access.
@@ -231,6 +244,10 @@ impl StrongSummary {
             return false;
         }
         let one_block = !self.multi;
+        if self.host || cur.x.gid == HOST_GID {
+            // Scopes between the host and GPU threads are checked entry by entry.
+            return true;
+        }
         if k.strong() {
             // Only a block scope across blocks makes strong accesses conflict.
             let other_blocks = !one_block || self.block != cur.block;
@@ -386,16 +403,23 @@ impl Slot {
 
 /// Why nothing orders `e` before the current access. `cut` holds the reasons of edges that a block
 /// scope cut (or that no fence acquired), if one of them would have ordered the two.
-pub(crate) fn explain(e: &Epoch, cur: &Cur<'_>, cut: Option<u8>) -> String {
+pub(crate) fn explain(e: &Epoch, cur: &Cur<'_>, cut: Option<cut::Why>) -> String {
     let (ek, xk) = (e.kind(), cur.kind);
+    let host = cur.with_host(e);
     if ek.strong() && xk.strong() {
-        return strong_pair(ek, xk);
+        return if host { host_strong_pair(ek, xk) } else { strong_pair(ek, xk) };
     }
     if let Some(why) = cut {
         return cut_edges(why);
     }
     let eb = cur.block_of(e);
     let x = &cur.x;
+    if host {
+        return "a GPU thread and the host thread, and no release/acquire edge at system scope between the accesses \
+                (publish with __threadfence_system() or a system-scope release, acquire with a system-scope load or \
+                fence)"
+            .into();
+    }
     if eb != cur.block {
         return "different blocks, and no grid barrier or release/acquire edge between the accesses".into();
     }
@@ -414,6 +438,19 @@ pub(crate) fn explain(e: &Epoch, cur: &Cur<'_>, cut: Option<u8>) -> String {
     } else {
         format!("same block, same barrier interval ({}): no __syncthreads() between the accesses", e.bar)
     }
+}
+
+/// Two strong accesses of a GPU thread and the host thread that are not morally strong: one of them is
+/// not system-scoped.
+fn host_strong_pair(a: Kind, b: Kind) -> String {
+    let narrow = if a.scope() != ScopeKind::System { a } else { b };
+    format!(
+        "the host thread's accesses are system-scoped, but the GPU thread's {} is {}-scoped: only system-scope \
+         (.sys) atomics, volatile accesses and release/acquire operations are strong between a GPU thread and the \
+         host; needs system scope",
+        narrow.name(),
+        if narrow.scope() == ScopeKind::Block { "block" } else { "device" }
+    )
 }
 
 /// Two strong accesses that are not morally strong: a block scope across blocks.
@@ -436,66 +473,81 @@ fn strong_pair(a: Kind, b: Kind) -> String {
 }
 
 /// The release→acquire edges that were cut, with the scope used and the scope needed.
-fn cut_edges(why: u8) -> String {
-    const FLAG: u8 = cut::FLAG_WRITE | cut::FLAG_READ;
-    const PARTS: [(u8, &str, &str); 7] = [
-        (
-            cut::REL_FENCE,
-            "released with a block-scope fence (fence.sc.cta, __threadfence_block)",
-            "__threadfence (fence.sc.gpu)",
-        ),
+fn cut_edges(why: cut::Why) -> String {
+    const FLAG: cut::Why = cut::FLAG_WRITE | cut::FLAG_READ;
+    const PARTS: [(cut::Why, &str, &str); 7] = [
+        (cut::REL_FENCE, "released with a {s}-scope fence ({f})", "__threadfence ({nf})"),
         (
             cut::REL_STORE,
-            "released with a block-scope release store (st.release.cta)",
-            "store_release at Device scope (st.release.gpu)",
+            "released with a {s}-scope release store (st.release.{p})",
+            "store_release at {n} scope (st.release.{np})",
         ),
         (
             FLAG,
-            "the flag or lock word was written and read with block-scope atomics (atom.cta)",
-            "Device-scope atomics on it (atom.gpu)",
+            "the flag or lock word was written and read with {s}-scope atomics (atom.{p})",
+            "{n}-scope atomics on it (atom.{np})",
         ),
         (
             cut::FLAG_WRITE,
-            "the flag or lock word was written with a block-scope atomic (atom.cta)",
-            "Device-scope atomics on it (atom.gpu)",
+            "the flag or lock word was written with a {s}-scope atomic (atom.{p})",
+            "{n}-scope atomics on it (atom.{np})",
         ),
         (
             cut::FLAG_READ,
-            "the flag or lock word was read with a block-scope atomic (atom.cta)",
-            "Device-scope atomics on it (atom.gpu)",
+            "the flag or lock word was read with a {s}-scope atomic (atom.{p})",
+            "{n}-scope atomics on it (atom.{np})",
         ),
         (
             cut::ACQ_LOAD,
-            "acquired with a block-scope acquire load (ld.acquire.cta)",
-            "load_acquire at Device scope (ld.acquire.gpu)",
+            "acquired with a {s}-scope acquire load (ld.acquire.{p})",
+            "load_acquire at {n} scope (ld.acquire.{np})",
         ),
-        (
-            cut::ACQ_FENCE,
-            "acquired with a block-scope fence (fence.sc.cta, __threadfence_block)",
-            "__threadfence (fence.sc.gpu)",
-        ),
+        (cut::ACQ_FENCE, "acquired with a {s}-scope fence ({f})", "__threadfence ({nf})"),
     ];
-    let mut used = Vec::new();
-    let mut needed: Vec<&str> = Vec::new();
-    let mut seen = 0;
-    for (bits, u, n) in PARTS {
-        if why & bits == bits && seen & bits == 0 {
-            seen |= bits;
-            used.push(u);
-            if !needed.contains(&n) {
-                needed.push(n);
+    // Block scope between GPU threads of different blocks, device scope between a GPU thread and the host.
+    let levels = [
+        (0, "block", "cta", "fence.sc.cta, __threadfence_block", "Device", "gpu", "fence.sc.gpu"),
+        (cut::DEVICE, "device", "gpu", "fence.sc.gpu, __threadfence", "System", "sys", "fence.sc.sys"),
+    ];
+    let mut sentences = Vec::new();
+    for (shift, scope, ptx, fence, need, need_ptx, need_fence) in levels {
+        let mut used = Vec::new();
+        let mut needed: Vec<String> = Vec::new();
+        let mut seen = 0;
+        let lvl = (why >> shift) & 0x3f;
+        for (bits, u, n) in PARTS {
+            if lvl & bits == bits && seen & bits == 0 {
+                seen |= bits;
+                used.push(u.replace("{s}", scope).replace("{p}", ptx).replace("{f}", fence));
+                let mut n = n.replace("{n}", need).replace("{np}", need_ptx).replace("{nf}", need_fence);
+                if shift != 0 && n.starts_with("__threadfence ") {
+                    n = n.replacen("__threadfence ", "__threadfence_system ", 1);
+                }
+                if !needed.contains(&n) {
+                    needed.push(n);
+                }
             }
         }
+        if used.is_empty() {
+            continue;
+        }
+        sentences.push(if shift == 0 {
+            format!(
+                "{}, but the threads are in different blocks: a block-scope (.cta) operation orders memory only among \
+                 threads of one block; needs device scope: {}",
+                used.join(" and "),
+                needed.join(", ")
+            )
+        } else {
+            format!(
+                "{}, but one side is the host thread: a device-scope (.gpu) operation orders memory only among the \
+                 GPU's threads; needs system scope: {}",
+                used.join(" and "),
+                needed.join(", ")
+            )
+        });
     }
-    let mut s = String::new();
-    if !used.is_empty() {
-        s = format!(
-            "{}, but the threads are in different blocks: a block-scope (.cta) operation orders memory only among \
-             threads of one block; needs device scope: {}",
-            used.join(" and "),
-            needed.join(", ")
-        );
-    }
+    let mut s = sentences.join("; ");
     if why & cut::NO_ACQ_FENCE != 0 {
         if !s.is_empty() {
             s.push_str("; also, ");

@@ -15,8 +15,17 @@ pub struct ThreadId {
 }
 
 impl ThreadId {
+    /// The host agent of a launch (see [`launch_with_host`](super::launch_with_host)): a CPU thread
+    /// outside every block, shown as `the host thread`.
+    pub const HOST: ThreadId = ThreadId { block: (u32::MAX, u32::MAX, u32::MAX), thread: (0, 0, 0) };
+
     pub(crate) fn new(block: Dim3, thread: Dim3) -> Self {
         ThreadId { block: (block.x, block.y, block.z), thread: (thread.x, thread.y, thread.z) }
+    }
+
+    /// Whether this is the host agent rather than a GPU thread.
+    pub fn is_host(&self) -> bool {
+        *self == ThreadId::HOST
     }
 }
 
@@ -27,6 +36,9 @@ fn triple(d: (u32, u32, u32)) -> String {
 
 impl fmt::Display for ThreadId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_host() {
+            return f.write_str("the host thread");
+        }
         write!(f, "block {} thread {}", triple(self.block), triple(self.thread))
     }
 }
@@ -48,6 +60,10 @@ pub struct AccessInfo {
 
 impl fmt::Display for AccessInfo {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.thread.is_host() {
+            // The host agent passes no barrier.
+            return write!(f, "{:<14} by {} at {}", self.kind, self.thread, self.site);
+        }
         write!(
             f,
             "{:<14} by {} at {} (after {} block barrier(s), {} grid barrier(s))",

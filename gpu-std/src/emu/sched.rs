@@ -104,6 +104,8 @@ pub(crate) struct State {
     pub steps: u64,
     pub(super) yielders: Vec<*const Yielder<(), ()>>,
     pub wave_live: u32,
+    /// The launch's host agent, if it has one (see `host_agent`).
+    pub host: Option<super::host_agent::HostAgent>,
 }
 
 pub(crate) struct Emu {
@@ -161,6 +163,7 @@ pub(crate) fn unwinding() -> bool {
 
 pub(crate) fn info() -> Info {
     assert!(active(), "GPU primitive called outside a kernel launch (use gpu_std::emu::launch)");
+    assert!(!super::host_agent::in_host_agent(), "a GPU primitive (thread index) was called from the host agent");
     stack::check();
     INFO.with(|i| i.get())
 }
@@ -172,6 +175,11 @@ pub(crate) fn with_state<R>(f: impl FnOnce(&mut State, usize) -> R) -> R {
     assert!(!emu.is_null(), "GPU primitive called outside a kernel launch (use gpu_std::emu::launch)");
     stack::check();
     let me = INFO.with(|i| i.get().index);
+    assert!(
+        me != super::host_agent::NOT_A_GPU_THREAD,
+        "a GPU primitive was called from the host agent (it is a host thread: it may use only the host_agent \
+         operations)"
+    );
     // SAFETY: CTX points to the Emu owned by `run_launch`, alive for the whole launch, and only this
     // OS thread touches it.
     let emu = unsafe { &*emu };
@@ -198,14 +206,16 @@ pub(super) fn schedule(
     bdim: Dim3,
     gdim: Dim3,
     start: Instant,
+    mut host: Option<&mut super::host_agent::HostRun>,
 ) -> Result<(), EmuError> {
     loop {
-        let (next, who) = {
+        let pick = {
             let st = &mut *emu.st.borrow_mut();
             if let Some(e) = st.error.take() {
                 return Err(e);
             }
-            if st.runnable.is_empty() {
+            let host_ready = st.host_ready();
+            if st.runnable.is_empty() && !host_ready {
                 if st.wave_live == 0 {
                     return Ok(());
                 }
@@ -219,17 +229,26 @@ pub(super) fn schedule(
                         kernel: st.kernel.clone(),
                         seconds: el.as_secs_f64(),
                         steps: st.steps,
-                        threads: st.unfinished_threads(),
+                        threads: st.with_host_group(st.unfinished_threads()),
                     });
                 }
             }
-            if st.steps.is_multiple_of(1024) && st.livelocked() {
-                return Err(EmuError::Livelock(st.livelock_report()));
+            if st.steps.is_multiple_of(1024) && st.livelocked() && st.host_spinning_or_done() {
+                return Err(EmuError::Livelock(st.livelock_report_with_host()));
             }
-            let n = st.runnable.len();
+            let n = st.runnable.len() + host_ready as usize;
             let k = st.rng.below(n);
-            let t = st.runnable[k];
-            (t, st.make_current(t, bdim, gdim))
+            if k == st.runnable.len() {
+                // The host agent's turn.
+                None
+            } else {
+                let t = st.runnable[k];
+                Some((t, st.make_current(t, bdim, gdim)))
+            }
+        };
+        let Some((next, who)) = pick else {
+            host.as_mut().expect("a launch with a host agent has its coroutine").resume(emu)?;
+            continue;
         };
         let co = cos[next].as_mut().expect("runnable thread has a coroutine");
         stack::running(Some((guards[next], who)));

@@ -128,11 +128,14 @@ impl State {
     }
 
     fn thread_of(&self, gid: u32) -> ThreadId {
+        if gid == super::host_agent::HOST_GID {
+            return ThreadId::HOST;
+        }
         let n = self.cfg.block.volume() as u32;
         ThreadId::new(self.cfg.grid.delinear(gid / n), self.cfg.block.delinear(gid % n))
     }
 
-    fn access_info(&self, e: &Epoch) -> AccessInfo {
+    pub(super) fn access_info(&self, e: &Epoch) -> AccessInfo {
         AccessInfo {
             thread: self.thread_of(e.gid),
             kind: e.kind().name(),

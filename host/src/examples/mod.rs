@@ -25,6 +25,7 @@ pub mod scan;
 pub mod spinlock;
 pub mod stencil;
 pub mod sync_variants;
+pub mod system_scope;
 pub mod tile_reduce;
 pub mod warp_reduce;
 
@@ -40,7 +41,7 @@ pub struct RunParams {
 /// An example: its name, where it comes from, what it shows, its test sizes, and its runner.
 pub struct Example {
     pub name: &'static str,
-    /// Its row in the chapter's catalogue of examples (1..=18, and the rows beyond it); `None` for `primitives`, which checks
+    /// Its row in the chapter's catalogue of examples (1..=18, and the rows beyond it: 19, 20); `None` for `primitives`, which checks
     /// the device layer itself.
     pub row: Option<u32>,
     /// Where in the chapter it comes from: `§5.x` of the chapter text (001), `ex. k` of its
@@ -221,6 +222,15 @@ pub const ALL: &[Example] = &[
         gpu_sizes: GPU_SIZES,
         emu_sizes: &[1, 7, 31, 33, 255, 257, 1000, 4097],
         run: sync_variants::run,
+    },
+    Example {
+        name: "system_scope",
+        row: Some(19),
+        section: "§5.4 (__threadfence_system)",
+        about: "kernel ↔ running host thread through mapped host memory: payloads both ways, ping-pong latency vs launch+copy, device attributes; device-scope twins named by the emulator",
+        gpu_sizes: &[1, 7, 31, 33, 255, 257, (1 << 20) + 1],
+        emu_sizes: &[1, 7, 33, 257],
+        run: system_scope::run,
     },
     Example {
         name: "scan",
