@@ -142,6 +142,7 @@ pub(crate) fn run_launch(name: &str, cfg: &LaunchConfig, opts: &Options, body: &
             findings: Findings::new(name, opts.max_race_reports),
             polls: 0,
             writers: HashMap::new(),
+            parked: HashMap::new(),
             warnings: Vec::new(),
             steps: 0,
             yielders: Vec::new(),
