@@ -91,3 +91,38 @@ fn a_parked_spinner_wakes_when_its_flag_changes() {
         assert!(o.steps < 8_000, "{} steps", o.steps);
     }
 }
+
+kernel! {
+    /// Thread 0 polls a flag nobody sets, giving up after `GIVE_UP` polls and saying so in `gave_up`;
+    /// thread 1 waits for that with a plain load (not a poll, so it is never parked) and then exits.
+    pub fn bounded_spin_while_another_runs<'a>(flag: GlobalMut<'a, u32>, gave_up: GlobalMut<'a, u32>) {
+        if gpu_std::thread::global_index_x() == 0 {
+            let mut polls = 0;
+            while flag.get_volatile(0) == 0 && polls < GIVE_UP {
+                polls += 1;
+            }
+            gave_up.set_volatile(0, 1);
+        } else {
+            while gave_up.get(0) == 0 {}
+        }
+    }
+}
+
+/// Polls before thread 0 of [`bounded_spin_while_another_runs`] gives up.
+const GIVE_UP: u32 = 4;
+
+#[test]
+fn a_parked_spinner_runs_again_after_the_bound_even_if_its_location_never_changes() {
+    let (flag, gave_up) = (emu::buffer("flag", vec![0u32]), emu::buffer("gave_up", vec![0u32]));
+    let opts = Options { time_limit: std::time::Duration::from_secs(30), ..Options::default() };
+    let o = emu::launch::<bounded_spin_while_another_runs>(
+        &LaunchConfig::linear(1, 2, 0),
+        &opts,
+        (flag.view_mut(), gave_up.view_mut()),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(gave_up.to_vec(), [1]);
+    // Parked after its second poll, thread 0 ran again only at the bound, once per remaining poll.
+    println!("{} steps", o.steps);
+    assert!(o.steps > 2 * 65_536, "{} steps", o.steps);
+}
