@@ -19,6 +19,58 @@
 //! nvptx64-nvidia-cuda -Zbuild-std=core`, as a `cdylib`, its LLVM bitcode linked into one `.ptx`
 //! module); the `gpu-builder` crate does this from a build script. `gpu-host` launches its kernels,
 //! on a GPU or on the emulator.
+//!
+//! # Safety design
+//!
+//! The safe API keeps safe kernel code out of undefined behaviour, including the chapter's
+//! deliberately racy kernels:
+//!
+//! - **Every view access is one PTX instruction of inline assembly** (`ld.global.b32`,
+//!   `st.shared.b32`, `ld.volatile.global.b32`, ...), never a Rust load or store: the compiler cannot
+//!   reason about device memory, so a race yields racy values, not UB. Volatile means
+//!   `ld.volatile`/`st.volatile`. Shared views hold shared-window addresses, converted once per
+//!   kernel, so a shared access or atomic is one `ld.shared`/`atom.shared` with no per-access address
+//!   conversion.
+//! - **Elements are plain old data**: views, shared arrays, kernel parameters and host buffers take
+//!   only the sealed [`Pod`] scalars (`u8`...`u64`, `i8`...`i64`, `f32`, `f64`), for which every bit
+//!   pattern is a value. A `bool`, a reference or a `usize` parameter does not compile.
+//! - **Shared memory by layout**: `shared_layout! { pub struct Bins { pub bins: [u32; 1024] } }`
+//!   places every array with Rust's own `#[repr(C)]` layout (no overlap between its arrays, no
+//!   overflow), and `Bins::BYTES` sizes the launch. A launch with fewer bytes traps instead of
+//!   corrupting memory; the emulator says "kernel `uses_bins` needs 4096 bytes of dynamic shared
+//!   memory (Bins::BYTES) but the launch gave 0 (pass Bins::BYTES as the launch's shared bytes)"
+//!   (`tests/reports.rs`). Every layout (and `shared::dynamic`) starts at the first byte of the
+//!   block's dynamic shared memory, so a kernel uses one layout: two in one kernel share bytes (not
+//!   UB: `Pod` elements, one instruction per access), and the emulator's race detector, which tracks
+//!   memory per byte, reports unordered overlapping accesses of any widths.
+//! - **One writer per element**: [`Output<T, PerThread | PerWarp | PerBlock>`](Output) lets each
+//!   thread write only the element it owns (`out.mine()`, `out.grid_stride()`); the host hands it out
+//!   only for a buffer it borrows exclusively. Ownership is computed from the 1-D global index (as
+//!   cheap as a hand-written `if (lane == 0) out[i / 32] = ...`), so a kernel that takes an `Output`
+//!   must be launched 1-D: every launcher checks that and refuses other shapes. `GlobalMut::set`
+//!   (anyone writes anywhere) stays for atomics, flags and the chapter's racy demonstrations.
+//! - **Warp masks**: `shfl_*`, `ballot`, `any`, `all` and `sync_warp` trap with a message (device
+//!   `printf`) when the calling lane is not in the mask; with `FULL_MASK` the check compiles away. The
+//!   `*_unchecked` forms are `unsafe fn` with a `# Safety` section.
+//! - **Host views borrow their buffers** (`buf.view()`, `buf.view_mut()`, `buf.output()`, for
+//!   `gpu-host`'s device buffers and the emulator's `emu::Buffer` alike), so a launch cannot be given
+//!   a freed buffer, nor an `Output` together with another view of its buffer (`compile_fail` tests).
+//!   Launchers also refuse raw views that overlap an `Output`. On the emulator every access is also
+//!   checked against the launch's views and the block's shared memory.
+//! - **Views carry the launch's lifetime** (`fn k<'a>(x: Global<'a, f32>)`), so a kernel cannot keep
+//!   one past its launch.
+//! - **16-byte loads**: `view.split_vectors()` splits a `Global<T>` like `slice::align_to` into a head
+//!   of single elements, a body of 16-byte vectors (`body.get(i)` is one `ld.global.v4.b32`, or
+//!   `ld.global.v2.b64` for 8-byte elements; `body.get_nc(i)` reads through the read-only data cache,
+//!   `ld.global.nc.v4.b32`) and a tail, so a kernel reads every element exactly once whatever the
+//!   alignment. The emulator records a vector load as one read of each element.
+//! - **Reductions**: `view.atomic(i).add(v)` is an atomic add whose old value is not returned
+//!   (`red.relaxed.gpu.global.add.u32`, `red.relaxed.cta.shared.add.u32`, ...): the thread does not
+//!   wait for it.
+//!
+//! Every primitive names the PTX it emits (`/// PTX: shfl.sync.down.b32`), and a test finds each
+//! named instruction in the code of that primitive's own probe kernel (`tests/probes` of the
+//! workspace).
 #![warn(missing_docs)]
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 #![cfg_attr(

@@ -116,7 +116,7 @@ impl RunArgs {
 fn run(req: RunRequest) -> Result<bool> {
     let selected = select(&req.examples)?;
     let mut all_pass = true;
-    let (mut passed, mut failed) = (0, 0);
+    let (mut passed, mut failed, mut skipped) = (0, 0, 0);
     let mut header_done = false;
     for k in 0..req.schedules {
         let sched_seed = req.schedule_seed + k as u64;
@@ -141,7 +141,9 @@ fn run(req: RunRequest) -> Result<bool> {
                 let started = std::time::Instant::now();
                 let r = run_one(&dev, ex, &RunParams { n, seed: req.seed, reps });
                 all_pass &= r.pass;
-                if r.pass {
+                if r.skipped.is_some() {
+                    skipped += 1;
+                } else if r.pass {
                     passed += 1;
                 } else {
                     failed += 1;
@@ -155,6 +157,9 @@ fn run(req: RunRequest) -> Result<bool> {
                         header_done = true;
                     }
                     println!("{}", table_row(&r));
+                    if let Some(why) = &r.skipped {
+                        println!("    skipped: {why}");
+                    }
                     for t in tier_rows(&r) {
                         println!("{t}");
                     }
@@ -184,9 +189,9 @@ fn run(req: RunRequest) -> Result<bool> {
     }
     // The closing total; with --json it goes to stderr, so stdout stays one JSON object per line.
     if req.json {
-        eprintln!("{}", totals_line(passed, failed));
+        eprintln!("{}", totals_line(passed, failed, skipped));
     } else {
-        println!("{}", totals_line(passed, failed));
+        println!("{}", totals_line(passed, failed, skipped));
     }
     Ok(all_pass)
 }

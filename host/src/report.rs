@@ -12,6 +12,9 @@ pub struct ExampleResult {
     pub n: usize,
     pub seed: u64,
     pub pass: bool,
+    /// Why the example did not run at this size on this device (`--n` beyond what it can run there):
+    /// a SKIP row, neither a pass nor a failure.
+    pub skipped: Option<String>,
     /// Kernel time (median of timed launches), GPU only.
     pub time_ms: Option<f64>,
     /// Bytes that must move / time, GPU only.
@@ -45,6 +48,7 @@ impl ExampleResult {
             n,
             seed,
             pass: true,
+            skipped: None,
             time_ms: None,
             gbps: None,
             details: vec![],
@@ -53,6 +57,20 @@ impl ExampleResult {
             deadlocks: 0,
             race_reports: vec![],
             tiers: vec![],
+        }
+    }
+
+    /// A row for an example that cannot run at this size on this device, saying why.
+    pub fn skip(example: &str, device: &str, n: usize, seed: u64, reason: impl Into<String>) -> Self {
+        ExampleResult { skipped: Some(reason.into()), ..ExampleResult::new(example, device, n, seed) }
+    }
+
+    /// `PASS`, `FAIL` or `SKIP`.
+    pub fn verdict(&self) -> &'static str {
+        match (&self.skipped, self.pass) {
+            (Some(_), _) => "SKIP",
+            (None, true) => "PASS",
+            (None, false) => "FAIL",
         }
     }
 
@@ -98,7 +116,8 @@ impl ExampleResult {
             n: self.n,
             seed: self.seed,
             schedule_seed,
-            result: if self.pass { "PASS" } else { "FAIL" },
+            result: self.verdict(),
+            skipped: self.skipped.as_deref(),
             time_ms: self.time_ms,
             gbps: self.gbps,
             races: self.races,
@@ -123,6 +142,9 @@ struct JsonRow<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     schedule_seed: Option<u64>,
     result: &'a str,
+    /// SKIP rows only: why the example did not run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    skipped: Option<&'a str>,
     time_ms: Option<f64>,
     gbps: Option<f64>,
     races: usize,
@@ -152,7 +174,7 @@ pub fn table_row(r: &ExampleResult) -> String {
         r.device,
         r.n,
         r.seed,
-        if r.pass { "PASS" } else { "FAIL" },
+        r.verdict(),
         time,
         gbps,
         races
@@ -167,9 +189,14 @@ pub fn tier_rows(r: &ExampleResult) -> Vec<String> {
         .collect()
 }
 
-/// The closing line of `host run`: how many rows passed and failed, e.g. `run: 37 passed, 0 failed`.
-pub fn totals_line(passed: usize, failed: usize) -> String {
-    format!("run: {passed} passed, {failed} failed")
+/// The closing line of `host run`: how many rows passed, failed and were skipped, e.g.
+/// `run: 37 passed, 0 failed` or `run: 18 passed, 0 failed, 1 skipped`.
+pub fn totals_line(passed: usize, failed: usize, skipped: usize) -> String {
+    if skipped == 0 {
+        format!("run: {passed} passed, {failed} failed")
+    } else {
+        format!("run: {passed} passed, {failed} failed, {skipped} skipped")
+    }
 }
 
 #[cfg(test)]
@@ -178,7 +205,16 @@ mod tests {
 
     #[test]
     fn totals() {
-        assert_eq!(totals_line(37, 2), "run: 37 passed, 2 failed");
+        assert_eq!(totals_line(37, 2, 0), "run: 37 passed, 2 failed");
+        assert_eq!(totals_line(18, 0, 1), "run: 18 passed, 0 failed, 1 skipped");
+    }
+    #[test]
+    fn a_skip_is_its_own_verdict_with_its_reason() {
+        let r = ExampleResult::skip("grid_sync", "emu", 5000, 42, "too big");
+        assert_eq!(r.verdict(), "SKIP");
+        assert!(table_row(&r).contains(" SKIP "), "{}", table_row(&r));
+        let v: serde_json::Value = serde_json::from_str(&r.to_json(Some(1))).expect("valid JSON");
+        assert_eq!((v["result"].as_str(), v["skipped"].as_str()), (Some("SKIP"), Some("too big")));
     }
     #[test]
     fn json_escapes_and_fields() {

@@ -1,7 +1,7 @@
 //! `host run`: runs examples at their test sizes (or one `--n`) and collects results.
 
 use crate::device::{Device, DeviceChoice};
-use crate::examples::{self, Example, RunParams};
+use crate::examples::{self, Example, RunParams, Skip};
 use crate::report::ExampleResult;
 use anyhow::{Result, bail};
 use gpu_std::emu;
@@ -59,10 +59,15 @@ pub fn select(names: &[String]) -> Result<Vec<&'static Example>> {
 }
 
 /// Runs one example at one size. A launch error (CUDA error, emulator deadlock, kernel panic) is a
-/// FAIL row carrying the error, not an abort of the whole run.
+/// FAIL row carrying the error, not an abort of the whole run; a size the example cannot run on this
+/// device ([`Skip`]) is a SKIP row carrying the reason.
 pub fn run_one(dev: &Device, ex: &Example, p: &RunParams) -> ExampleResult {
     match (ex.run)(dev, p) {
         Ok(r) => r,
+        Err(e) if e.is::<Skip>() => {
+            let _ = dev.take_findings();
+            ExampleResult::skip(ex.name, dev.kind(), p.n, p.seed, e.to_string())
+        }
         Err(e) => {
             let mut r = ExampleResult::new(ex.name, dev.kind(), p.n, p.seed);
             let f = dev.take_findings();

@@ -171,6 +171,27 @@ fn bad_sizes_are_clear_errors() {
 }
 
 #[test]
+fn sizes_an_example_cannot_run_are_skips_with_the_reason() {
+    let dev = emu();
+    let max_tour = host::examples::atomic_tour::MAX_N;
+    let max_prim = host::examples::primitives::MAX_ATOMIC_THREADS;
+    for (name, n, why) in [
+        ("grid_sync", 4097, "co-resident"),
+        ("atomic_tour", max_tour + 1, "contend for one cell"),
+        ("primitives", max_prim + 1, "threads of the atomic checks"),
+    ] {
+        let ex = examples::find(name).expect("example exists");
+        let r = run_one(&dev, ex, &RunParams { n, seed: 1, reps: 0 });
+        let reason = r.skipped.as_deref().unwrap_or_else(|| panic!("{name} n={n} is not a skip: {:?}", r.details));
+        assert!(r.pass && r.verdict() == "SKIP", "{name}: {:?}", r.details);
+        assert!(reason.contains(&format!("n = {n}")) && reason.contains(why), "{name}: {reason}");
+    }
+    // The largest size each can run still runs.
+    let r = run_one(&dev, examples::find("grid_sync").expect("grid_sync"), &RunParams { n: 4096, seed: 1, reps: 0 });
+    assert!(r.pass && r.skipped.is_none(), "{:?}", r.details);
+}
+
+#[test]
 fn unknown_example_lists_known_ones() {
     let e = host::run::select(&["nope".to_string()]).err().expect("error");
     let m = e.to_string();

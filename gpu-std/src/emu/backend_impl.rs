@@ -233,7 +233,7 @@ pub unsafe fn store<T: Copy>(p: *mut T, v: T, access: Access, space: SpaceKind, 
     let kind = if access == Access::Volatile { Kind::VolatileWrite } else { Kind::Write };
     with_state(|st, me| {
         st.on_access(me, p as usize, size_of::<T>(), space, kind, site);
-        st.wrote(me, site, (access == Access::Volatile).then(|| (p as usize, bits_of(v))));
+        st.wrote(me, site, (p as usize, size_of::<T>(), bits_of(v)), access == Access::Volatile);
     });
     // SAFETY: as in `load`.
     unsafe { p.write_volatile(v) }
@@ -348,9 +348,10 @@ fn atom_generic<T: EmuAtomic>(op: AtomOp, space: SpaceKind, scope: ScopeKind, p:
         // Memory left as it was (a failed compare, an exchange or add that changes nothing) is a poll;
         // bits are compared, so that NaN patterns and -0.0 count as they are stored.
         if bits_of(new) == bits_of(old) {
-            st.poll(me, site, Some(Polled::of(p, space, old)));
+            let polled = Polled::of(p, space, old);
+            st.poll(me, site, Some(if op == AtomOp::Cas { polled.comparing(a) } else { polled }));
         } else {
-            st.wrote(me, site, Some((p as usize, bits_of(new))));
+            st.wrote(me, site, (p as usize, size_of::<T>(), bits_of(new)), true);
         }
     });
     // SAFETY: as above.
@@ -385,7 +386,7 @@ fn store_release_generic<T: Copy>(space: SpaceKind, scope: ScopeKind, p: *mut T,
     suspend();
     with_state(|st, me| {
         st.on_access(me, p as usize, size_of::<T>(), space, Kind::ReleaseStore(scope), site);
-        st.wrote(me, site, Some((p as usize, bits_of(v))));
+        st.wrote(me, site, (p as usize, size_of::<T>(), bits_of(v)), true);
     });
     // SAFETY: as in `load`.
     unsafe { p.write_volatile(v) }

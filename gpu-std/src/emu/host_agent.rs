@@ -314,12 +314,15 @@ impl State {
         h.polled = None;
     }
 
-    fn host_wrote(&mut self, site: Site, addr: usize) {
+    /// The agent wrote `bits` (`size` bytes) to `addr`: progress, and GPU threads parked on that
+    /// location may run again.
+    fn host_wrote(&mut self, site: Site, (addr, size, bits): (usize, usize, u64)) {
         self.progress();
         self.host_busy(site);
         // The last strong writer of a flag is remembered for GPU threads only; the agent's write
         // replaces theirs.
         self.writers.remove(&addr);
+        self.changed(addr, size, bits);
     }
 
     fn host_fence(&mut self, site: Site) {
@@ -498,7 +501,7 @@ pub unsafe fn store<T: HostWord>(p: *mut T, v: T, order: Ordering) {
     let kind = if order == Ordering::Relaxed { Kind::VolatileWrite } else { Kind::ReleaseStore(ScopeKind::System) };
     host_state(|st| {
         st.host_access(p as usize, size_of::<T>(), kind, site);
-        st.host_wrote(site, p as usize);
+        st.host_wrote(site, (p as usize, size_of::<T>(), bits_of(v)));
     });
     // SAFETY: the caller's contract.
     unsafe { T::atomic_store(p, v, Ordering::Relaxed) }
@@ -534,7 +537,7 @@ pub unsafe fn fetch_add<T: HostWord>(p: *mut T, v: T, order: Ordering) -> T {
         if bits_of(new) == bits_of(old) {
             st.host_poll(site, Some(Polled::of(p, SpaceKind::Global, old)));
         } else {
-            st.host_wrote(site, p as usize);
+            st.host_wrote(site, (p as usize, size_of::<T>(), bits_of(new)));
         }
     });
     // SAFETY: as above.

@@ -159,6 +159,7 @@ pub(crate) fn run_launch(
             findings: Findings::new(name, opts.max_race_reports),
             polls: 0,
             writers: HashMap::new(),
+            parked: HashMap::new(),
             warnings: Vec::new(),
             steps: 0,
             yielders: Vec::new(),

@@ -10,7 +10,8 @@
 //!   in their mask; shared memory is per block, sized by the launch; atomics are read-modify-writes
 //!   that return the old value; `grid.sync()` spans the grid and is allowed only in cooperative
 //!   launches whose grid fits [`Options::max_resident_blocks`].
-//! - Blocks of a normal launch run in waves of at most `max_resident_blocks`, in a seeded order.
+//! - Blocks of a normal launch run in waves of `min(max_resident_blocks, 8192 / threads per block)`
+//!   blocks, in a seeded order.
 //! - **Race detector** (on by default): two accesses to one address from different threads, at least
 //!   one a write, not ordered by a block barrier, a grid barrier, a warp barrier or a release→acquire
 //!   edge (fence + flag, or release store + acquire load), are reported with kernel, buffer, index, both
@@ -35,7 +36,8 @@
 //! - **Livelock detector**: when every runnable thread spins — polls memory with volatile/acquire
 //!   loads or read-modify-writes that change nothing (a failed compare-and-swap), or sleeps — and no
 //!   thread writes, the launch ends in [`EmuError::Livelock`], which says where each thread spins and
-//!   the value it waits to change. Nothing hangs: a launch also stops at [`Options::time_limit`], with
+//!   the value it waits to change. A thread whose poll finds what its last poll found is parked until
+//!   that location changes (see `poll`), so a contended lock costs linear work. Nothing hangs: a launch also stops at [`Options::time_limit`], with
 //!   what every unfinished thread was doing.
 //! - **Robustness**: a kernel panic ([`EmuError::KernelPanic`]) and a stack overflow
 //!   ([`EmuError::StackOverflow`], see [`Options::stack_bytes`]) end the launch, not the process, with

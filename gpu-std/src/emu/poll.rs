@@ -11,10 +11,19 @@
 //! and the value it saw, so the report says what it waits for: "wait at `site` for `lock`[0] to change
 //! from 1". The last atomic, volatile or release writer of each address is remembered too, so the
 //! report can say who set that value.
+//!
+//! A thread that polls the same location again and finds the same value, with nothing but polls in
+//! between, is *parked*: the scheduler does not run it until that location changes (a write of other
+//! bytes than it saw; for a compare-and-swap, a write of the value it compares with, which wakes one
+//! such thread, chosen by the seeded generator), until no other thread can run, or until
+//! [`PARK_BOUND`] scheduler steps have passed. Running it earlier would only repeat the same failed
+//! poll, so a contended lock costs work linear in the number of spinners, not quadratic. The thread
+//! stays runnable in every report (it is spinning), and the polls it makes when woken count towards
+//! the livelock limit as before.
 
 use super::buffer;
 use super::deadlock::fmt_dim;
-use super::sched::State;
+use super::sched::{State, Status};
 use crate::Site;
 use crate::atomic::SpaceKind;
 
@@ -28,12 +37,31 @@ pub(crate) struct Polled {
     pub bits: u64,
     /// The element type (`u32`, `f32`, ...), to print the value.
     pub ty: &'static str,
+    /// For a failed compare-and-swap, the bits it compares with: it succeeds once memory holds them.
+    pub compare: Option<u64>,
 }
 
 impl Polled {
     /// The location `p` of type `T` holding `value`.
     pub fn of<T: Copy>(p: *const T, space: SpaceKind, value: T) -> Polled {
-        Polled { addr: p as usize, space, size: size_of::<T>(), bits: bits_of(value), ty: std::any::type_name::<T>() }
+        Polled {
+            addr: p as usize,
+            space,
+            size: size_of::<T>(),
+            bits: bits_of(value),
+            ty: std::any::type_name::<T>(),
+            compare: None,
+        }
+    }
+
+    /// The same location, polled by a compare-and-swap that compares with `compare`.
+    pub fn comparing<T: Copy>(self, compare: T) -> Polled {
+        Polled { compare: Some(bits_of(compare)), ..self }
+    }
+
+    /// Whether `other` is a poll of the same location that saw the same value.
+    fn same(&self, other: &Polled) -> bool {
+        self.addr == other.addr && self.size == other.size && self.bits == other.bits
     }
 }
 
@@ -68,6 +96,10 @@ pub(crate) struct Writer {
     pub bits: u64,
 }
 
+/// A parked thread runs again after at most this many scheduler steps, even if its location has not
+/// changed (so that a spin with a bound reaches it while other threads keep running).
+pub(crate) const PARK_BOUND: u64 = 1 << 16;
+
 impl State {
     /// Marks a forward step: a write, a completed barrier, an exit. Resets the spin detector.
     pub fn progress(&mut self) {
@@ -76,30 +108,113 @@ impl State {
 
     /// Thread `t` entered the emulator at `site` for something other than a poll: it is not spinning.
     pub fn busy(&mut self, t: usize, site: Site) {
+        if self.is_parked(t) {
+            self.unpark(t);
+        }
         let th = &mut self.threads[t];
         th.at = Some(site);
         th.spins = 0;
         th.polled = None;
     }
 
-    /// Thread `t` wrote memory at `site`: progress. `strong` writes (atomic, volatile, release) of
-    /// `bits` to `addr` are remembered as that address's last writer.
-    pub fn wrote(&mut self, t: usize, site: Site, strong: Option<(usize, u64)>) {
+    /// Thread `t` wrote `bits` (`size` bytes) to `addr` at `site`: progress, and threads parked on that
+    /// location may run again. `strong` writes (atomic, volatile, release) are remembered as that
+    /// address's last writer.
+    pub fn wrote(&mut self, t: usize, site: Site, (addr, size, bits): (usize, usize, u64), strong: bool) {
         self.progress();
         self.busy(t, site);
-        if let Some((addr, bits)) = strong {
+        if strong {
             self.writers.insert(addr, Writer { thread: t, site, bits });
         }
+        self.changed(addr, size, bits);
     }
 
     /// A poll by thread `t` at `site`: of memory (`mem`, with the value seen), or a sleep (`None`).
+    /// A poll that finds what the thread's previous poll found, with only polls in between, parks it.
     pub fn poll(&mut self, t: usize, site: Site, mem: Option<Polled>) {
         self.polls += 1;
         let th = &mut self.threads[t];
         th.at = Some(site);
+        let again = th.spins > 0 && matches!((&th.polled, &mem), (Some((_, p)), Some(m)) if p.same(m));
         th.spins += 1;
         if let Some(m) = mem {
             th.polled = Some((site, m));
+            if again {
+                self.park(t, m.addr);
+            }
+        }
+    }
+
+    /// Whether thread `t` is parked: runnable, but out of the scheduler's list until woken.
+    fn is_parked(&self, t: usize) -> bool {
+        matches!(self.threads[t].status, Status::Runnable) && self.pos[t] == usize::MAX
+    }
+
+    /// Takes thread `t`, which polls `addr`, out of the scheduler's list (it keeps running until it
+    /// next suspends).
+    fn park(&mut self, t: usize, addr: usize) {
+        self.leave_runnable(t);
+        self.parked.entry(addr).or_default().push(t);
+    }
+
+    /// Puts parked thread `t` back into the scheduler's list; it is still spinning.
+    fn unpark(&mut self, t: usize) {
+        self.pos[t] = self.runnable.len();
+        self.runnable.push(t);
+    }
+
+    /// The thread parked on `key` in entry `t`, if the entry is current (the thread is still parked,
+    /// on that address).
+    fn parked_on(&self, t: usize, key: usize) -> Option<Polled> {
+        let (_, m) = self.threads[t].polled?;
+        (self.is_parked(t) && m.addr == key).then_some(m)
+    }
+
+    /// `size` bytes at `addr` now hold `bits`: wakes the threads parked on a location this changes.
+    pub(crate) fn changed(&mut self, addr: usize, size: usize, bits: u64) {
+        if self.parked.is_empty() {
+            return;
+        }
+        for key in addr.saturating_sub(7)..addr + size {
+            let Some(list) = self.parked.remove(&key) else { continue };
+            let (mut keep, mut cas) = (Vec::new(), Vec::new());
+            for t in list {
+                let Some(m) = self.parked_on(t, key) else { continue };
+                if key + m.size <= addr || addr + size <= key {
+                    keep.push(t); // no byte in common
+                } else if key != addr || m.size != size {
+                    self.unpark(t); // part of it changed: look again
+                } else if let Some(c) = m.compare {
+                    // Only a write of the compared value lets a compare-and-swap succeed, and only one.
+                    if c == bits { cas.push(t) } else { keep.push(t) }
+                } else if m.bits != bits {
+                    self.unpark(t);
+                } else {
+                    keep.push(t);
+                }
+            }
+            if !cas.is_empty() {
+                let k = self.rng.below(cas.len());
+                self.unpark(cas.swap_remove(k));
+                keep.extend(cas);
+            }
+            if !keep.is_empty() {
+                self.parked.insert(key, keep);
+            }
+        }
+    }
+
+    /// Wakes every parked thread: no other thread can run, or [`PARK_BOUND`] steps have passed.
+    pub(super) fn wake_all(&mut self) {
+        let mut keys: Vec<(usize, Vec<usize>)> = self.parked.drain().collect();
+        // A fixed order, so that a schedule seed replays exactly.
+        keys.sort_unstable_by_key(|&(k, _)| k);
+        for (key, list) in keys {
+            for t in list {
+                if self.parked_on(t, key).is_some() {
+                    self.unpark(t);
+                }
+            }
         }
     }
 

@@ -8,7 +8,7 @@ use super::clock::ThreadClock;
 use super::collectives::{Coll, CollKind};
 use super::errors::EmuError;
 use super::findings::Findings;
-use super::poll::{Polled, Writer};
+use super::poll::{PARK_BOUND, Polled, Writer};
 use super::report::{ThreadId, Warning};
 use super::shadow::Shadow;
 use super::stack::{self, Co, Guard};
@@ -100,6 +100,8 @@ pub(crate) struct State {
     pub polls: u64,
     /// The last thread to change each address with an atomic, volatile or release write (this wave).
     pub writers: HashMap<usize, Writer>,
+    /// Parked threads by the address they poll (see `poll`); entries of threads woken since are stale.
+    pub(super) parked: HashMap<usize, Vec<usize>>,
     pub warnings: Vec<Warning>,
     pub steps: u64,
     pub(super) yielders: Vec<*const Yielder<(), ()>>,
@@ -208,11 +210,17 @@ pub(super) fn schedule(
     start: Instant,
     mut host: Option<&mut super::host_agent::HostRun>,
 ) -> Result<(), EmuError> {
+    emu.st.borrow_mut().parked.clear();
     loop {
         let pick = {
             let st = &mut *emu.st.borrow_mut();
             if let Some(e) = st.error.take() {
                 return Err(e);
+            }
+            if st.runnable.is_empty() || st.steps.is_multiple_of(PARK_BOUND) {
+                // Parked spinners run again when no other GPU thread can, or after a bounded wait
+                // (the host agent's writes wake the threads parked on what they change).
+                st.wake_all();
             }
             let host_ready = st.host_ready();
             if st.runnable.is_empty() && !host_ready {
@@ -315,6 +323,12 @@ impl State {
     }
 
     pub(super) fn block_thread(&mut self, t: usize, status: Status) {
+        self.leave_runnable(t);
+        self.threads[t].status = status;
+    }
+
+    /// Takes thread `t` out of the list the scheduler picks from (if it is in it).
+    pub(super) fn leave_runnable(&mut self, t: usize) {
         let p = self.pos[t];
         if p != usize::MAX {
             let last = *self.runnable.last().expect("non-empty");
@@ -324,6 +338,5 @@ impl State {
             }
             self.pos[t] = usize::MAX;
         }
-        self.threads[t].status = status;
     }
 }

@@ -3,11 +3,11 @@
 //! and each thread's old value is checked against the models shared with `primitives`; the old values
 //! of `atomicAdd(p, 1)` must be exactly `{0, ..., n-1}`; elements of threads past `n` stay untouched.
 
-use super::{RunParams, check_n, finish};
+use super::{RunParams, Skip, check_n, finish};
 use crate::device::{Device, Launch, cover};
 use crate::models::{IntOp, ModelFloat, Num, exch_order_ok, float_add_order_ok, int_op_ok, sorted};
 use crate::report::ExampleResult;
-use anyhow::{Result, bail};
+use anyhow::Result;
 use gpu_kernels::atomic_tour::*;
 use gpu_std::{Global, GlobalMut, Kernel, Output, Pod};
 use rand::{Rng, SeedableRng, rngs::StdRng};
@@ -166,10 +166,11 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
     let n = p.n;
     check_n("atomic_tour", n, 8 * U32_OPS)?;
     if n > MAX_N {
-        bail!(
-            "atomic_tour: n = {n} is too large (at most {MAX_N} threads contend for one cell: compare-and-swap \
-             loops retry quadratically in the contenders)"
-        );
+        return Err(Skip(format!(
+            "n = {n} is more than the {MAX_N} threads that may contend for one cell (compare-and-swap loops \
+             retry quadratically in the contenders)"
+        ))
+        .into());
     }
     let mut rng = StdRng::seed_from_u64(p.seed);
     let cfg = cover(n, BLOCK, u32::MAX / BLOCK, 0);

@@ -1,12 +1,13 @@
 //! Host side of `grid_sync` (000 `multiPhaseKernel` + cooperative launch): intended result
 //! `2a[i] + 2a[i-1]`; the seed's phase 2 races (flagged on the emulator, compared on a GPU); a grid
-//! larger than the co-resident capacity is refused with a clear error.
+//! larger than the co-resident capacity is refused with a clear error. An `n` that needs more blocks than
+//! the device holds at once is a SKIP row saying so.
 
-use super::{RunParams, check_n, finish, flagged};
+use super::{RunParams, Skip, check_n, finish, flagged};
 use crate::device::Device;
 use crate::report::ExampleResult;
 use crate::verify::exact;
-use anyhow::{Result, bail};
+use anyhow::Result;
 use gpu_kernels::grid_sync::{BLOCK, multi_phase, multi_phase_seed};
 use gpu_std::Dim3;
 use gpu_std::emu::LaunchConfig;
@@ -19,11 +20,12 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
     let cap = dev.max_coresident_blocks::<multi_phase>(Dim3::x(BLOCK), 0)? as usize;
     let blocks = n.div_ceil(BLOCK as usize);
     if blocks > cap {
-        bail!(
-            "grid_sync: n = {n} needs {blocks} blocks of {BLOCK} threads (one element per thread), but only {cap} blocks can be \
-             co-resident on this device for a cooperative launch; use n <= {}",
+        return Err(Skip(format!(
+            "n = {n} needs {blocks} blocks of {BLOCK} threads (one element per thread), but only {cap} blocks can be \
+             co-resident on this device for a cooperative launch; n <= {} runs",
             cap * BLOCK as usize
-        );
+        ))
+        .into());
     }
     let mut rng = StdRng::seed_from_u64(p.seed);
     // Small integers: every result is exact in f32.

@@ -272,6 +272,19 @@ pub fn find(name: &str) -> Option<&'static Example> {
 }
 
 /// Rejects sizes the kernels cannot take: zero, or past u32 indexing / a 16 GiB buffer.
+/// An example cannot run at the requested size on this device (e.g. a cooperative grid larger than the
+/// emulator or the GPU can hold at once): the run shows a SKIP row with this reason instead of failing.
+#[derive(Debug)]
+pub struct Skip(pub String);
+
+impl std::fmt::Display for Skip {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Skip {}
+
 pub fn check_n(name: &str, n: usize, elem_bytes: usize) -> Result<()> {
     if n == 0 {
         bail!("{name}: n must be at least 1");

@@ -19,11 +19,12 @@ pub const MAX_ATOMIC_THREADS: usize = (1 << 16) + 1;
 pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
     check_n("primitives", p.n, 8)?;
     if p.n > MAX_ATOMIC_THREADS {
-        anyhow::bail!(
-            "primitives: n = {} is too large (n is the thread count of the atomic checks, at most {MAX_ATOMIC_THREADS}: \
-             every thread of the CAS-loop cases retries against all the others)",
+        return Err(super::Skip(format!(
+            "n = {} is more than the {MAX_ATOMIC_THREADS} threads of the atomic checks (every thread of the CAS-loop \
+             cases retries against all the others)",
             p.n
-        );
+        ))
+        .into());
     }
     let mut r = ExampleResult::new("primitives", dev.kind(), p.n, p.seed);
     let mut rng = StdRng::seed_from_u64(p.seed);

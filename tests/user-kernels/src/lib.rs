@@ -57,8 +57,8 @@ kernel! {
     }
 }
 
-/// The README's section "Race-check your own kernel", compiled and run as a doc test (a test in
-/// `tests/readme.rs` checks that the README quotes this text verbatim).
+/// The section "Race-check your own kernel" of `docs/emulator.md`, compiled and run as a doc test (a test in
+/// `tests/readme.rs` checks that the doc quotes this text verbatim).
 #[cfg(doctest)]
 #[doc = include_str!("race_check.md")]
 pub struct RaceCheckReadme;
