@@ -123,8 +123,11 @@ pub(crate) mod cut {
     pub const ACQ_LOAD: u8 = 16;
     /// The acquire fence after the flag load was `fence.sc.cta`.
     pub const ACQ_FENCE: u8 = 32;
-    /// The flag was observed, but no fence followed the load before a block barrier.
+    /// The flag was observed, but no fence followed the load.
     pub const NO_ACQ_FENCE: u8 = 64;
+    /// With [`NO_ACQ_FENCE`]: the access that observed it was a read-modify-write (a lock's
+    /// compare-and-swap or exchange), not a load.
+    pub const BY_RMW: u8 = 128;
 }
 
 /// Edges that were cut (by a block scope, or by a missing acquire fence), and why.
@@ -213,9 +216,10 @@ impl BlockClock {
         }
         join_hint(&mut self.hint, t.hint.take());
         // An observed release that no fence acquired before the barrier: not an edge, but a hint.
+        let no_fence = cut::NO_ACQ_FENCE | if t.pending_rmw { cut::BY_RMW } else { 0 };
         for p in [&t.pending_local, &t.pending_wide] {
             if !p.is_empty() {
-                add_hint(&mut self.hint, p, cut::NO_ACQ_FENCE);
+                add_hint(&mut self.hint, p, no_fence);
             }
         }
     }
@@ -245,6 +249,8 @@ pub(crate) struct ThreadClock {
     hint: Option<Box<Hint>>,
     /// A load cut an edge since the thread's last fence (which, if block-scoped, is cut too).
     fresh_cut: bool,
+    /// A read-modify-write put a release into `pending_local` or `pending_wide` (for explanations).
+    pending_rmw: bool,
 }
 
 /// What the thread making an access knows: its own acquisitions and its block's.
@@ -274,9 +280,13 @@ pub(crate) fn hint_for(t: &ThreadClock, b: &BlockClock, gid: u32, rel: u32, bloc
             why |= h.why;
         }
     }
-    for p in [&t.pending_local, &t.pending_wide] {
-        if p.covers(gid, rel, block, bar) {
-            why |= cut::NO_ACQ_FENCE;
+    // A release that a block-scope fence failed to acquire is explained by that fence, not by a
+    // missing one.
+    if why & cut::ACQ_FENCE == 0 {
+        for p in [&t.pending_local, &t.pending_wide] {
+            if p.covers(gid, rel, block, bar) {
+                why |= cut::NO_ACQ_FENCE | if t.pending_rmw { cut::BY_RMW } else { 0 };
+            }
         }
     }
     (why != 0).then_some(why)
@@ -321,6 +331,7 @@ impl ThreadClock {
             }
         }
         self.fresh_cut = false;
+        self.pending_rmw &= !(self.pending_local.is_empty() && self.pending_wide.is_empty());
         self.fence = Some((self.release(p, block), scope));
     }
 
@@ -358,6 +369,7 @@ impl ThreadClock {
                 continue;
             };
             target.join(&item.clock);
+            self.pending_rmw |= matches!(kind, Kind::Atomic(_));
         }
     }
 
@@ -394,6 +406,7 @@ impl ThreadClock {
         self.acq.clear();
         self.pending_local.clear();
         self.pending_wide.clear();
+        self.pending_rmw = false;
         self.hint = None;
     }
 }

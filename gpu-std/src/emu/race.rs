@@ -496,14 +496,20 @@ fn cut_edges(why: u8) -> String {
             needed.join(", ")
         );
     }
-    if why & cut::NO_ACQ_FENCE != 0 {
+    // A block-scope acquire fence explains the missing acquire already (it is the fence that is
+    // wrong, not missing).
+    if why & cut::NO_ACQ_FENCE != 0 && why & cut::ACQ_FENCE == 0 {
         if !s.is_empty() {
             s.push_str("; also, ");
         }
-        s.push_str(
+        s.push_str(if why & cut::BY_RMW != 0 {
+            "an atomic read-modify-write (a lock's compare-and-swap or exchange, a ticket's fetch_add) observed \
+             the release, but atomics are relaxed and no fence followed it: nothing acquired it (add \
+             __threadfence() right after the atomic, before the accesses it guards)"
+        } else {
             "a strong load observed the release, but no fence followed the load: nothing acquired it (add \
-             __threadfence() after the load, or use load_acquire)",
-        );
+             __threadfence() after the load, or use load_acquire)"
+        });
     }
     s
 }
