@@ -37,8 +37,12 @@ impl State {
         let b = self.threads[t].block;
         self.blocks[b].live -= 1;
         self.blocks[b].exited += 1;
-        // Waiters that were waiting only for this thread can now be judged. Collectives whose mask
-        // names it never complete; they end in the no-progress report, which names every thread.
+        // Waiters that were waiting only for this thread can now be judged: collectives wait only for
+        // the lanes of their mask that have not exited.
+        let w = (self.threads[t].rank / 32) as usize;
+        if !self.blocks[b].warps[w].is_empty() {
+            self.warp_lane_exited(b, w);
+        }
         if self.blocks[b].bar.arrived > 0 {
             self.try_complete_barrier(b);
         }
