@@ -117,7 +117,7 @@ fn shared_read_without_barrier_is_flagged() {
     // Thread 0 reads every slot k >= 1 with no barrier after thread k's write: 255 racy slots.
     assert_eq!(o.racy_addresses, 255);
     for (k, r) in o.races.iter().enumerate() {
-        assert_eq!((r.kernel.as_str(), r.buffer.as_str()), ("block_reduce_demo_no_barrier", "shared"));
+        assert_eq!((r.kernel.as_str(), r.buffer.as_str()), ("block_reduce_demo_no_barrier", "Scratch.partial"));
         let slot = r.index as u32;
         assert_eq!(pair(&o.races[k]), [t(0, 0), t(0, slot)], "{r}");
         assert!(r.why.contains("same barrier interval"), "{r}");

@@ -223,6 +223,14 @@ pub fn dynamic_shared(_site: Site) -> (*mut u8, usize) {
     })
 }
 
+/// The kernel's shared layout (its arrays, with their offsets), for reports of shared memory.
+pub fn name_shared_layout(fields: &'static [crate::shared::SharedField]) {
+    if unwinding() {
+        return;
+    }
+    with_state(|st, _| st.findings.shared_layout = Some(fields));
+}
+
 /// A shared layout needs more dynamic shared memory than the launch gave: the launch ends with
 /// `EmuError::SharedMemoryTooSmall`.
 #[cold]

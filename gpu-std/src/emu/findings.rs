@@ -4,6 +4,7 @@
 
 use super::report::{Race, UninitRead};
 use crate::atomic::SpaceKind;
+use crate::shared::SharedField;
 use std::collections::HashSet;
 
 /// Where an access landed, for reports.
@@ -16,10 +17,19 @@ pub(crate) struct Place {
 }
 
 impl Place {
-    /// The buffer name and element index (`shared` and the element of the block's shared memory).
-    pub fn buffer_index(&self) -> (String, usize) {
+    /// The buffer name and element index: for shared memory, the array of the kernel's shared layout
+    /// that holds the bytes (`Scratch.sums` and the index in it), else `shared` and the element of the
+    /// block's shared memory.
+    pub fn buffer_index(&self, layout: Option<&[SharedField]>) -> (String, usize) {
         match self.space {
-            SpaceKind::Shared => ("shared".to_string(), (self.addr - self.shared_base) / self.size.max(1)),
+            SpaceKind::Shared => {
+                let off = self.addr - self.shared_base;
+                let field = layout.into_iter().flatten().find(|f| off >= f.offset && off < f.offset + f.elem * f.len);
+                match field {
+                    Some(f) => (f.name.to_string(), (off - f.offset) / f.elem.max(1)),
+                    None => ("shared".to_string(), off / self.size.max(1)),
+                }
+            }
             SpaceKind::Global => super::buffer::describe(self.addr, self.size),
         }
     }
@@ -38,6 +48,8 @@ pub(crate) struct Findings {
     uninit_seen: HashSet<(usize, u32)>,
     /// Shadow bytes and touched element addresses of the blocks of finished waves.
     pub retired_shadow: (usize, usize),
+    /// The arrays of the kernel's shared layout, once a thread has made its view.
+    pub shared_layout: Option<&'static [SharedField]>,
 }
 
 impl Findings {
@@ -52,6 +64,7 @@ impl Findings {
             uninit_elements: 0,
             uninit_seen: Default::default(),
             retired_shadow: (0, 0),
+            shared_layout: None,
         }
     }
 

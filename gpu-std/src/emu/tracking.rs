@@ -101,7 +101,7 @@ impl State {
             Kind::Read | Kind::VolatileRead | Kind::AcquireLoad(_) => {}
         }
         if let Some((e, why)) = report {
-            let (buffer, index) = place.buffer_index();
+            let (buffer, index) = place.buffer_index(self.findings.shared_layout);
             let race = Race {
                 kernel: self.findings.kernel.clone(),
                 space,
