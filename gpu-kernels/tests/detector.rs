@@ -138,6 +138,15 @@ fn divergent_barrier_reports_waiting_and_missing_threads() {
     let EmuError::Deadlock(d) = e else { panic!("expected a deadlock report, got {e}") };
     assert_eq!(d.kernel, "divergent_barrier_broken");
     assert!(d.summary.contains("barrier divergence in block 0"), "{}", d.summary);
+    for w in [
+        "128 thread(s) wait at the block barrier",
+        "but 128 thread(s) skipped it: they accessed memory in its barrier interval (block 0 thread 0 first at",
+        "undefined behaviour: on sm_70+ hardware a barrier can release without the threads missing from it, so \
+         nothing they do is ordered by it",
+    ] {
+        assert!(d.summary.contains(w), "`{w}` missing in: {}", d.summary);
+    }
+    assert!(!d.summary.contains("hangs"), "{}", d.summary);
     assert_eq!(d.waiting.len(), 1);
     assert!(d.waiting[0].what.contains("wait at block barrier") && d.waiting[0].what.contains("divergent_barrier.rs"));
     assert_eq!(d.waiting[0].threads, (0..256).filter(|x| x % 2 == 1).map(|x| t(0, x)).collect::<Vec<_>>());

@@ -251,6 +251,10 @@ pub(crate) struct ThreadClock {
     fresh_cut: bool,
     /// A read-modify-write put a release into `pending_local` or `pending_wide` (for explanations).
     pending_rmw: bool,
+    /// Where the thread first accessed memory since its last block barrier (kept whether or not races
+    /// are detected: a thread that exits after touching memory in the interval skipped the barrier
+    /// that ends it).
+    pub first_access: Option<crate::Site>,
 }
 
 /// What the thread making an access knows: its own acquisitions and its block's.

@@ -35,6 +35,11 @@ fn site_str(s: Site) -> String {
 impl State {
     /// Records an access for the detectors and the release/acquire model.
     pub fn on_access(&mut self, t: usize, addr: usize, size: usize, space: SpaceKind, kind: Kind, site: Site) {
+        // For barrier divergence: whether the thread touched memory in its barrier interval.
+        let first = &mut self.threads[t].clock.first_access;
+        if first.is_none() {
+            *first = Some(site);
+        }
         if !self.opts.detect_races {
             return;
         }
