@@ -1,5 +1,6 @@
 //! Block and grid barriers. A block barrier (`__syncthreads` and its count/and/or forms) completes
-//! when every live thread of the block waits at it; a grid barrier completes when every thread of the
+//! when every live thread of the block waits at it (threads that exited before it, without touching
+//! memory in its interval, are not waited for, as in the PTX ISA; a warning says so); a grid barrier completes when every thread of the
 //! (cooperative) launch waits at it. Threads that pass a barrier together share what they acquired.
 //! A thread's exit is handled here too: it may be the last one a barrier waits for, or prove that
 //! the barrier can never complete.

@@ -70,7 +70,9 @@ fn groups(f: &mut fmt::Formatter<'_>, label: &str, gs: &[WaitGroup]) -> fmt::Res
 
 impl fmt::Display for Deadlock {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "deadlock in kernel `{}`: {}", self.kernel, self.summary)?;
+        // A divergent block barrier does not hang a GPU (sm_70+): it is undefined behaviour.
+        let what = if self.summary.starts_with("barrier divergence") { "undefined behaviour" } else { "deadlock" };
+        write!(f, "{what} in kernel `{}`: {}", self.kernel, self.summary)?;
         groups(f, "waiting", &self.waiting)?;
         groups(f, "missing", &self.missing)
     }

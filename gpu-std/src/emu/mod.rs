@@ -24,8 +24,10 @@
 //!   how much the launch used.
 //! - **Uninitialised shared memory**: a read of shared memory that no thread of the block has written
 //!   in the launch is reported (`Outcome::uninit_reads`).
-//! - **Deadlock detector**: a barrier that some threads of the block never reach (they exited, or wait
-//!   at another barrier), a warp collective whose mask names lanes that never arrive, and a grid
+//! - **Deadlock detector**: a barrier that some threads of the block skip (they touched memory in its
+//!   interval and exited, or wait at another barrier: undefined behaviour, since on sm_70+ hardware
+//!   the barrier can release without them), a warp collective whose mask names live lanes that never
+//!   arrive, and a grid
 //!   barrier outside a cooperative launch end in [`EmuError::Deadlock`], which names the waiting and
 //!   the missing threads. Lanes that exited are not waited for by warp collectives.
 //! - **Livelock detector**: when every runnable thread spins — polls memory with volatile/acquire
