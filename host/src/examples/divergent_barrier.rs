@@ -1,7 +1,8 @@
 //! Host side of `divergent_barrier` (§5.3, exercise 2). The broken kernel's barrier is reached by the
 //! odd threads only: undefined behaviour. On the emulator it is reported (the even threads skip the
 //! barrier after writing their slots); on a GPU it runs under a time limit (polling the stream), and
-//! what the hardware did — it does not hang on sm_70+; the barrier releases without the even threads —
+//! what the hardware did — it does not hang on sm_70+: the odd threads pass a barrier the even threads
+//! never reach —
 //! is printed next to the emulator's report of the same launch. The fixed kernel runs everywhere and
 //! is checked exactly.
 
@@ -53,7 +54,7 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
         }
         r.show.push(format!(
             "GPU: divergent_barrier_broken finished in {ms:.3} ms ({} blocks x {BLOCK}; bounded at {} s): no hang — \
-             the barrier released without the even threads; {odd_ordered} of {} odd threads read their neighbour's \
+             the odd threads passed a barrier the even threads never reached; {odd_ordered} of {} odd threads read their neighbour's \
              slot as a barrier would order it, {even_ordered} of {} even threads wrote their own (undefined \
              behaviour: nothing guarantees these counts)",
             cfg.grid.x,
