@@ -136,3 +136,129 @@ fn lock_with_device_fences_is_clean() {
         }
     }
 }
+
+gpu_std::kernel! {
+    /// Test-only, two blocks of one thread, a correct lock (`__threadfence()` after the CAS and before
+    /// the release): block 0's thread takes and releases the lock, then writes `data[0]` outside it;
+    /// block 1's thread reads `data[0]` inside the lock. `lock` holds `b + 1` while block `b` holds it;
+    /// `waited[b]` is what block `b`'s failed compare-and-swaps saw last (the other block, if it waited
+    /// for it), written outside the critical section.
+    pub fn write_after_unlock<'a>(lock: GlobalMut<'a, u32>, data: GlobalMut<'a, u32>, waited: GlobalMut<'a, u32>) {
+        let b = block_idx().x;
+        let mut seen = 0;
+        loop {
+            let old = lock.atomic(0).compare_and_swap(0, b + 1);
+            if old == 0 {
+                break;
+            }
+            seen = old;
+            nanosleep(16);
+        }
+        threadfence();
+        let v = if b == 1 { data.get(0) } else { 0 };
+        threadfence();
+        lock.atomic(0).swap(0);
+        waited.set(b as usize, seen);
+        if b == 0 {
+            data.set(0, 7);
+        } else {
+            waited.set(2, v);
+        }
+    }
+}
+
+#[test]
+fn a_race_hidden_by_the_lock_order_is_predicted_on_every_seed() {
+    let (mut predicted, mut found) = (0, 0);
+    for s in 1..=12 {
+        let mut lock = Buf::new("lock", vec![0u32]);
+        let mut data = Buf::new("data", vec![0u32]);
+        let mut waited = Buf::new("waited", vec![0u32; 3]);
+        let o = launch::<write_after_unlock>(
+            LaunchConfig::linear(2, 1, 0),
+            &seed(s),
+            (lock.view_mut(), data.view_mut(), waited.view_mut()),
+        );
+        assert_eq!(o.racy_addresses, 1, "seed {s}: {}", reports(&o));
+        let r = &o.races[0];
+        // Who took the lock first: the block the other one waited for; if neither waited, the reader
+        // came second when it read the writer's 7 (else the order is not known: only the race is checked).
+        let reader_first = match (waited.data[0], waited.data[1], waited.data[2]) {
+            (2, _, _) => true,
+            (_, 1, _) | (_, _, 7) => false,
+            _ => {
+                assert!(r.buffer == "data", "{r}");
+                continue;
+            }
+        };
+        assert_eq!((r.buffer.as_str(), r.index, pair(r)), ("data", 0, [t(0, 0), t(1, 0)]), "{r}");
+        let kinds = if reader_first { ("read", "write") } else { ("write", "read") };
+        assert_eq!((r.first.kind, r.second.kind), kinds, "{r}");
+        assert_eq!(r.predicted, reader_first, "seed {s}: predicted exactly when the lock order hid it: {r}");
+        if reader_first {
+            predicted += 1;
+            println!("{r}");
+            for w in [
+                "predicted: in another order of taking `lock`[0], nothing orders these accesses",
+                "the critical section of block 1 thread 0 (lock taken at ",
+                "came before the critical section of block 0 thread 0 (lock taken at ",
+                "had block 0 thread 0 taken the lock first, they would race",
+            ] {
+                assert!(r.why.contains(w), "seed {s}: `{w}` missing in {r}");
+            }
+        } else {
+            found += 1;
+            assert!(!r.why.contains("predicted"), "{r}");
+        }
+    }
+    assert!(predicted > 0 && found > 0, "both lock orders occur: {predicted} predicted, {found} found");
+}
+
+gpu_std::kernel! {
+    /// Test-only: a flag protected by a lock hands data over. Block 0's thread writes `data[0]`, then
+    /// sets `flag[0]` under the lock; block 1's thread reads the flag under the lock until it is set,
+    /// then reads `data[0]`. Race-free in every order: the critical sections touch the same flag.
+    pub fn flag_under_lock<'a>(lock: GlobalMut<'a, u32>, data: GlobalMut<'a, u32>, flag: GlobalMut<'a, u32>, out: GlobalMut<'a, u32>) {
+        let b = block_idx().x;
+        if b == 0 {
+            data.set(0, 7);
+        }
+        let mut spins = 0;
+        loop {
+            while lock.atomic(0).compare_and_swap(0, 1) != 0 {
+                nanosleep(16);
+            }
+            threadfence();
+            let seen = if b == 0 {
+                flag.set(0, 1);
+                true
+            } else {
+                flag.get(0) == 1
+            };
+            threadfence();
+            lock.atomic(0).swap(0);
+            spins += 1;
+            if seen || spins > 1000 {
+                break;
+            }
+            nanosleep(16);
+        }
+        if b == 1 {
+            out.set(0, data.get(0));
+        }
+    }
+}
+
+#[test]
+fn a_flag_under_a_lock_is_not_predicted() {
+    for s in 1..=8 {
+        let mut lock = Buf::new("lock", vec![0u32]);
+        let mut data = Buf::new("data", vec![0u32]);
+        let mut flag = Buf::new("flag", vec![0u32]);
+        let mut out = Buf::new("out", vec![0u32]);
+        let args = (lock.view_mut(), data.view_mut(), flag.view_mut(), out.view_mut());
+        let o = launch::<flag_under_lock>(LaunchConfig::linear(2, 1, 0), &seed(s), args);
+        assert_eq!(out.data[0], 7);
+        assert_eq!(o.racy_addresses, 0, "seed {s}: {}", reports(&o));
+    }
+}

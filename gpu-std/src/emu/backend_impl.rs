@@ -207,6 +207,9 @@ pub unsafe fn store<T: Copy>(p: *mut T, v: T, access: Access, space: SpaceKind, 
     }
     let kind = if access == Access::Volatile { Kind::VolatileWrite } else { Kind::Write };
     with_state(|st, me| {
+        if access == Access::Volatile {
+            st.lock_store(me, p as usize, bits_of(v));
+        }
         st.on_access(me, p as usize, size_of::<T>(), space, kind, site);
         st.wrote(me, site, (access == Access::Volatile).then(|| (p as usize, bits_of(v))));
     });
@@ -327,6 +330,9 @@ fn atom_generic<T: EmuAtomic>(op: AtomOp, space: SpaceKind, scope: ScopeKind, p:
         return old;
     }
     with_state(|st, me| {
+        if matches!(op, AtomOp::Cas | AtomOp::Exch) {
+            st.lock_rmw(me, p as usize, bits_of(old), bits_of(new), site);
+        }
         st.on_access(me, p as usize, size_of::<T>(), space, Kind::Atomic(scope), site);
         // Memory left as it was (a failed compare, an exchange or add that changes nothing) is a poll;
         // bits are compared, so that NaN patterns and -0.0 count as they are stored.
@@ -367,6 +373,7 @@ fn store_release_generic<T: Copy>(space: SpaceKind, scope: ScopeKind, p: *mut T,
     }
     suspend();
     with_state(|st, me| {
+        st.lock_store(me, p as usize, bits_of(v));
         st.on_access(me, p as usize, size_of::<T>(), space, Kind::ReleaseStore(scope), site);
         st.wrote(me, site, Some((p as usize, bits_of(v))));
     });

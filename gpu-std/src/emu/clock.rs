@@ -15,6 +15,7 @@
 //! Edges that a block scope cut are kept aside as a *hint* (with the reasons), so that a race report can
 //! say which scope was used and which was needed.
 
+use super::predict::{Edge, Held};
 use super::race::Kind;
 use crate::atomic::ScopeKind;
 use std::collections::HashMap;
@@ -210,6 +211,8 @@ pub(crate) struct BlockClock {
 impl BlockClock {
     /// At a completed block barrier: takes over what thread `t` acquired (and its hints).
     pub fn absorb(&mut self, t: &mut ThreadClock) {
+        // The block's knowledge does not tell handoffs apart: prediction stops at a barrier.
+        t.pred = None;
         if !t.acq.is_empty() {
             self.acq.join(&t.acq);
             t.acq.clear();
@@ -255,6 +258,22 @@ pub(crate) struct ThreadClock {
     /// are detected: a thread that exits after touching memory in the interval skipped the barrier
     /// that ends it).
     pub first_access: Option<crate::Site>,
+    /// What the thread knows without lock handoffs, once a handoff gave it knowledge (see `predict`).
+    pub pred: Option<Box<Pred>>,
+    /// The locks the thread holds (see `predict`).
+    pub held: Vec<Held>,
+    /// Set while an atomic that takes a lock observes the lock word: the handoff it makes.
+    pub acquiring: Option<Edge>,
+}
+
+/// A thread's knowledge without lock handoffs: its acquired clock and pending releases, less what
+/// lock handoffs brought, and the last handoff (for reports).
+#[derive(Debug)]
+pub(crate) struct Pred {
+    pub nolock: Clock,
+    np_local: Clock,
+    np_wide: Clock,
+    pub edge: Option<Edge>,
 }
 
 /// What the thread making an access knows: its own acquisitions and its block's.
@@ -262,6 +281,8 @@ pub(crate) struct ThreadClock {
 pub(crate) struct Knows<'a> {
     own: &'a Clock,
     block: &'a Clock,
+    /// The thread's knowledge without lock handoffs, if a handoff gave it any.
+    pub nolock: Option<&'a Clock>,
 }
 
 impl Knows<'_> {
@@ -273,6 +294,11 @@ impl Knows<'_> {
     /// Whether every access of block `block` before its barrier `bar + 1` is known.
     pub fn covers_block(&self, block: u32, bar: u32) -> bool {
         self.own.covers_block(block, bar) || self.block.covers_block(block, bar)
+    }
+    /// Whether the access is known without lock handoffs (only asked when `nolock` is set).
+    #[inline]
+    pub fn covers_without_locks(&self, gid: u32, rel: u32, block: u32, bar: u32) -> bool {
+        self.nolock.is_some_and(|c| c.covers(gid, rel, block, bar)) || self.block.covers(gid, rel, block, bar)
     }
 }
 
@@ -298,7 +324,7 @@ pub(crate) fn hint_for(t: &ThreadClock, b: &BlockClock, gid: u32, rel: u32, bloc
 
 impl ThreadClock {
     pub fn knows<'a>(&'a self, block: &'a BlockClock) -> Knows<'a> {
-        Knows { own: &self.acq, block: &block.acq }
+        Knows { own: &self.acq, block: &block.acq, nolock: self.pred.as_ref().map(|p| &p.nolock) }
     }
 
     /// A release by the thread at `p`: everything it did before now, and everything it knows, becomes
@@ -314,9 +340,23 @@ impl ThreadClock {
         Rc::new(snap)
     }
 
+    /// The end of a critical section (see `predict`): a release of everything the thread did so far,
+    /// whose snapshot only the predictive analysis uses.
+    pub fn section_release(&mut self, p: Pos, block: &BlockClock) -> Rc<Clock> {
+        self.release(p, block)
+    }
+
     /// A fence at `scope`: acquires what earlier strong loads observed (from other blocks only at
     /// device or system scope), then releases.
     pub fn fence(&mut self, p: Pos, scope: ScopeKind, block: &BlockClock) {
+        if let Some(pr) = &mut self.pred {
+            pr.nolock.join(&pr.np_local);
+            pr.np_local.clear();
+            if wide(scope) {
+                pr.nolock.join(&pr.np_wide);
+                pr.np_wide.clear();
+            }
+        }
         if !self.pending_local.is_empty() {
             self.acq.join(&self.pending_local);
             self.pending_local.clear();
@@ -349,6 +389,9 @@ impl ThreadClock {
     /// A warp barrier among lanes: the lane acquires what every lane contributed.
     pub fn warp_acquire(&mut self, all: &Clock) {
         self.acq.join(all);
+        if let Some(pr) = &mut self.pred {
+            pr.nolock.join(all);
+        }
     }
 
     /// A strong load of `kind` by this thread (block `me`) observed what `sync` published: an acquire
@@ -362,18 +405,37 @@ impl ThreadClock {
             Kind::AcquireLoad(_) => cut::ACQ_LOAD,
             _ => cut::FLAG_READ,
         };
+        // An atomic that takes a lock: what it observes is a lock handoff, kept out of the knowledge
+        // without handoffs (see `predict`).
+        let handoff = self.acquiring;
+        if handoff.is_some() && self.pred.is_none() {
+            self.pred = Some(Box::new(Pred {
+                nolock: self.acq.clone(),
+                np_local: self.pending_local.clone(),
+                np_wide: self.pending_wide.clone(),
+                edge: None,
+            }));
+        }
         for item in &sync.items {
+            // 0: acquired now; 1: pending, own block; 2: pending, other block.
             let target = if item.block == me {
-                if acquire_now { &mut self.acq } else { &mut self.pending_local }
+                if acquire_now { 0 } else { 1 }
             } else if item.wide && load_wide {
-                if acquire_now { &mut self.acq } else { &mut self.pending_wide }
+                if acquire_now { 0 } else { 2 }
             } else {
                 add_hint(&mut self.hint, &item.clock, item.why | load_cut);
                 self.fresh_cut = !acquire_now;
                 continue;
             };
-            target.join(&item.clock);
+            [&mut self.acq, &mut self.pending_local, &mut self.pending_wide][target].join(&item.clock);
             self.pending_rmw |= matches!(kind, Kind::Atomic(_));
+            if let Some(pr) = &mut self.pred {
+                if handoff.is_some() {
+                    pr.edge = handoff;
+                } else {
+                    [&mut pr.nolock, &mut pr.np_local, &mut pr.np_wide][target].join(&item.clock);
+                }
+            }
         }
     }
 
@@ -411,6 +473,7 @@ impl ThreadClock {
         self.pending_local.clear();
         self.pending_wide.clear();
         self.pending_rmw = false;
+        self.pred = None;
         self.hint = None;
     }
 }

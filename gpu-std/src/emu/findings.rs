@@ -2,6 +2,7 @@
 //! and reads of uninitialised shared memory (once per element and block), with the place of each
 //! (`buffer[index]`, named through [`super::buffer`]).
 
+use super::predict::Locks;
 use super::report::{Race, UninitRead};
 use crate::atomic::SpaceKind;
 use crate::shared::SharedField;
@@ -50,6 +51,8 @@ pub(crate) struct Findings {
     pub retired_shadow: (usize, usize),
     /// The arrays of the kernel's shared layout, once a thread has made its view.
     pub shared_layout: Option<&'static [SharedField]>,
+    /// What critical sections touched, for predicted races (see `predict`).
+    pub locks: Locks,
 }
 
 impl Findings {
@@ -65,6 +68,7 @@ impl Findings {
             uninit_seen: Default::default(),
             retired_shadow: (0, 0),
             shared_layout: None,
+            locks: Locks::default(),
         }
     }
 

@@ -62,6 +62,7 @@ mod errors;
 mod findings;
 mod launch;
 mod poll;
+mod predict;
 mod race;
 mod report;
 mod sched;

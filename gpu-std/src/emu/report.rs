@@ -76,8 +76,12 @@ pub struct Race {
     pub first: AccessInfo,
     /// The later access, which found the conflict.
     pub second: AccessInfo,
-    /// Why nothing orders them.
+    /// Why nothing orders them; for a predicted race, the lock and the two critical sections whose
+    /// order hid it (`predicted: in another order of taking `lock`[0] …`).
     pub why: String,
+    /// The accesses were ordered in this run only by the order in which threads took a lock: in
+    /// another order they race.
+    pub predicted: bool,
 }
 
 impl fmt::Display for Race {
