@@ -231,7 +231,12 @@ pub fn name_shared_layout(fields: &'static [crate::shared::SharedField]) {
     if unwinding() {
         return;
     }
-    with_state(|st, _| st.findings.shared_layout = Some(fields));
+    with_state(|st, _| {
+        let known = &mut st.findings.shared_layouts;
+        if !known.iter().any(|k| std::ptr::eq(*k, fields)) {
+            known.push(fields);
+        }
+    });
 }
 
 /// A shared layout needs more dynamic shared memory than the launch gave: the launch ends with

@@ -19,13 +19,15 @@ pub(crate) struct Place {
 
 impl Place {
     /// The buffer name and element index: for shared memory, the array of the kernel's shared layout
-    /// that holds the bytes (`Scratch.sums` and the index in it), else `shared` and the element of the
-    /// block's shared memory.
-    pub fn buffer_index(&self, layout: Option<&[SharedField]>) -> (String, usize) {
+    /// that holds the bytes (`Scratch.sums` and the index in it; where layouts overlap, the array whose
+    /// elements have the access's width), else `shared` and the element of the block's shared memory.
+    pub fn buffer_index(&self, layouts: &[&[SharedField]]) -> (String, usize) {
         match self.space {
             SpaceKind::Shared => {
                 let off = self.addr - self.shared_base;
-                let field = layout.into_iter().flatten().find(|f| off >= f.offset && off < f.offset + f.elem * f.len);
+                let holds = |f: &&SharedField| off >= f.offset && off < f.offset + f.elem * f.len;
+                let fields = || layouts.iter().flat_map(|l| l.iter());
+                let field = fields().filter(holds).find(|f| f.elem == self.size).or_else(|| fields().find(holds));
                 match field {
                     Some(f) => (f.name.to_string(), (off - f.offset) / f.elem.max(1)),
                     None => ("shared".to_string(), off / self.size.max(1)),
@@ -49,8 +51,9 @@ pub(crate) struct Findings {
     uninit_seen: HashSet<(usize, u32)>,
     /// Shadow bytes and touched element addresses of the blocks of finished waves.
     pub retired_shadow: (usize, usize),
-    /// The arrays of the kernel's shared layout, once a thread has made its view.
-    pub shared_layout: Option<&'static [SharedField]>,
+    /// The arrays of the kernel's shared layouts (one, unless the kernel overlaps several), once a
+    /// thread has made a view.
+    pub shared_layouts: Vec<&'static [SharedField]>,
     /// What critical sections touched, for predicted races (see `predict`).
     pub locks: Locks,
 }
@@ -67,7 +70,7 @@ impl Findings {
             uninit_elements: 0,
             uninit_seen: Default::default(),
             retired_shadow: (0, 0),
-            shared_layout: None,
+            shared_layouts: Vec::new(),
             locks: Locks::default(),
         }
     }

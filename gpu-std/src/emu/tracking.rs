@@ -134,7 +134,7 @@ impl State {
         }
         if let Some((e, why, predicted)) = report {
             let why = why.unwrap_or_else(|edge| self.predicted_why(edge));
-            let (buffer, index) = place.buffer_index(self.findings.shared_layout);
+            let (buffer, index) = place.buffer_index(&self.findings.shared_layouts);
             let race = Race {
                 kernel: self.findings.kernel.clone(),
                 space,
