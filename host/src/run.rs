@@ -91,18 +91,17 @@ pub fn sizes(ex: &Example, req: &RunRequest, dev: &Device) -> Vec<usize> {
 
 /// Which schedule seeds reported each race, over a run of several seeds: a race is named by its first
 /// line with the element index (and, in shared memory, the block) left out (`data race in kernel `k` on
-/// global `bins`[…]`) and the source
-/// locations of its two accesses, so that one bug found at different elements on different seeds counts
-/// once.
+/// global `bins`[…]`), so that one bug found at different elements on different seeds counts once; the
+/// pairs of source locations its reports named are listed with it.
 #[derive(Debug, Default)]
 pub struct SeedTally {
     seeds: Vec<u64>,
-    /// (example, n, race) → the seeds that reported it, in the order first seen.
-    races: Vec<((String, usize, String), Vec<u64>)>,
+    /// (example, n, race) → the seeds that reported it, and the pairs of source locations named.
+    races: Vec<((String, usize, String), Vec<u64>, Vec<String>)>,
 }
 
-/// The name of a race report for [`SeedTally`].
-fn race_key(report: &str) -> String {
+/// The name of a race report for [`SeedTally`], and the source locations of its two accesses.
+fn race_key(report: &str) -> (String, String) {
     let mut lines = report.lines();
     let head = lines.next().unwrap_or_default();
     // A shared-memory race names its block: the same bug in another block is the same race.
@@ -130,7 +129,7 @@ fn race_key(report: &str) -> String {
         .filter_map(|a| a.rsplit_once(" at ").map(|(_, site)| site))
         .collect();
     sites.sort();
-    if sites.len() == 2 { format!("{name} ({} and {})", sites[0], sites[1]) } else { name }
+    (name, sites.join(" and "))
 }
 
 impl SeedTally {
@@ -139,17 +138,23 @@ impl SeedTally {
         if !self.seeds.contains(&seed) {
             self.seeds.push(seed);
         }
-        let mut seen = Vec::new();
         for report in &r.race_reports {
-            let key = (r.example.clone(), r.n, race_key(report));
-            if seen.contains(&key) {
-                continue;
+            let (name, sites) = race_key(report);
+            let key = (r.example.clone(), r.n, name);
+            let i = match self.races.iter().position(|(k, _, _)| *k == key) {
+                Some(i) => i,
+                None => {
+                    self.races.push((key, vec![], vec![]));
+                    self.races.len() - 1
+                }
+            };
+            let (_, seeds, pairs) = &mut self.races[i];
+            if seeds.last() != Some(&seed) {
+                seeds.push(seed);
             }
-            match self.races.iter_mut().find(|(k, _)| *k == key) {
-                Some((_, seeds)) => seeds.push(seed),
-                None => self.races.push((key.clone(), vec![seed])),
+            if !sites.is_empty() && !pairs.contains(&sites) {
+                pairs.push(sites);
             }
-            seen.push(key);
         }
     }
 
@@ -163,15 +168,16 @@ impl SeedTally {
         let mut out = vec![format!("races by schedule seed ({total} seeds, {lo}..={hi}):")];
         let mut races: Vec<_> = self.races.iter().collect();
         // By example (in the order run) and size; each race in the order first seen.
-        let order = |ex: &str| self.races.iter().position(|((e, _, _), _)| e == ex);
-        races.sort_by_key(|((ex, n, _), _)| (order(ex), *n));
-        for ((ex, n, race), seeds) in races {
+        let order = |ex: &str| self.races.iter().position(|((e, _, _), _, _)| e == ex);
+        races.sort_by_key(|((ex, n, _), _, _)| (order(ex), *n));
+        for ((ex, n, race), seeds, pairs) in races {
             let which = if seeds.len() == total {
                 "every seed".to_string()
             } else {
                 format!("seeds {}", seeds.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(", "))
             };
-            out.push(format!("  {ex} n={n}: {} of {total} seeds ({which}): {race}", seeds.len()));
+            let at = if pairs.is_empty() { String::new() } else { format!(" (accesses at {})", pairs.join("; ")) };
+            out.push(format!("  {ex} n={n}: {} of {total} seeds ({which}): {race}{at}", seeds.len()));
         }
         out
     }
@@ -207,11 +213,11 @@ mod tests {
         assert_eq!(lines[0], "races by schedule seed (3 seeds, 1..=3):");
         assert_eq!(
             lines[1],
-            "  x n=10: 2 of 3 seeds (seeds 1, 2): data race in kernel `k` on global `bins`[…] (a.rs:4:9 and a.rs:5:9)"
+            "  x n=10: 2 of 3 seeds (seeds 1, 2): data race in kernel `k` on global `bins`[…] (accesses at a.rs:4:9 and a.rs:5:9)"
         );
         assert_eq!(
             lines[2],
-            "  x n=10: 1 of 3 seeds (seeds 2): data race in kernel `k` on global `out`[…] (a.rs:9:9 and a.rs:9:9)"
+            "  x n=10: 1 of 3 seeds (seeds 2): data race in kernel `k` on global `out`[…] (accesses at a.rs:9:9 and a.rs:9:9)"
         );
         assert_eq!(lines.len(), 3);
     }
