@@ -23,7 +23,7 @@ gpu_std::kernel! {
     /// atomic exchange.
     pub fn lock_shapes<'a>(lock: GlobalMut<'a, u32>, data: GlobalMut<'a, u32>, how: u32) {
         let me = thread_idx().x;
-        if me % 32 != 0 {
+        if !me.is_multiple_of(32) {
             return;
         }
         while lock.atomic(0).compare_and_swap(0, 1) != 0 {

@@ -25,6 +25,11 @@ const EARLY_RETURN: u32 = 0;
 /// Odd threads wait at one barrier, even threads at another.
 const TWO_BARRIERS: u32 = 1;
 
+/// `__syncthreads()` at its own call site.
+fn another_barrier() {
+    sync_threads();
+}
+
 gpu_std::kernel! {
     /// Test-only: the barrier shapes above, chosen by `shape`.
     pub fn barriers<'a>(out: GlobalMut<'a, u32>, active: u32, shape: u32) {
@@ -39,10 +44,10 @@ gpu_std::kernel! {
             out.set(global_index_x(), s.get(((t + 1) % active) as usize));
         } else {
             s.set(t as usize, t + 1);
-            if t % 2 == 0 {
+            if t.is_multiple_of(2) {
                 sync_threads();
             } else {
-                sync_threads();
+                another_barrier();
             }
             out.set(t as usize, s.get(((t + 1) % 64) as usize));
         }
@@ -78,5 +83,37 @@ fn threads_at_different_barriers_are_undefined_behaviour() {
         println!("{}", d.summary);
         assert!(d.summary.contains("barrier divergence in block 0: threads wait at 2 different block barriers"));
         assert!(d.summary.contains("undefined behaviour: on sm_70+ hardware a barrier can release without"));
+    }
+}
+
+gpu_std::kernel! {
+    /// Test-only, one block: odd threads pass a barrier and then raise `flag[0]`; even threads spin on
+    /// the flag (bounded) instead of reaching the barrier.
+    pub fn spin_instead_of_barrier<'a>(flag: GlobalMut<'a, u32>) {
+        if thread_idx().x % 2 == 1 {
+            sync_threads();
+            flag.set_volatile(0, 1);
+        } else {
+            let mut spins = 0u32;
+            while flag.get_volatile(0) == 0 && spins < 1 << 24 {
+                spins += 1;
+            }
+        }
+    }
+}
+
+#[test]
+fn threads_that_spin_instead_of_reaching_the_barrier_are_named_as_divergence() {
+    for s in SEEDS {
+        let mut flag = Buf::new("flag", vec![0u32]);
+        let opts = gpu_std::emu::Options { poll_limit: 20_000, ..seed(s) };
+        let e = launch_raw::<spin_instead_of_barrier>(&LaunchConfig::linear(1, 64, 0), &opts, (flag.view_mut(),))
+            .unwrap_err();
+        let EmuError::Livelock(l) = &e else { panic!("expected a livelock report, got {e}") };
+        println!("{e}");
+        assert_eq!(l.divergent_barriers.len(), 1, "{e}");
+        let d = &l.divergent_barriers[0];
+        assert!(d.contains("in block 0 waits for 32 thread(s) of its block that spin instead of reaching it"), "{d}");
+        assert!(d.contains("on sm_70+ hardware the barrier can release without them"), "{d}");
     }
 }

@@ -179,8 +179,10 @@ const LOCK: u32 = 9;
 const BARRIER: u32 = 10;
 
 gpu_std::kernel! {
-    /// Test-only: one litmus test, as `shape`, `mode`, `mode2` and `placement` say.
-    pub fn litmus<'a>(data: GlobalMut<'a, u32>, flag: GlobalMut<'a, u32>, x: GlobalMut<'a, u32>, out: GlobalMut<'a, u32>, shape: u32, mode: u32, mode2: u32, placement: u32) {
+    /// Test-only: one litmus test: `case` packs its shape, mode, second mode and placement, a byte each
+    /// (see [`Case::packed`]).
+    pub fn litmus<'a>(data: GlobalMut<'a, u32>, flag: GlobalMut<'a, u32>, x: GlobalMut<'a, u32>, out: GlobalMut<'a, u32>, case: u32) {
+        let (shape, mode, mode2, placement) = (case & 0xff, (case >> 8) & 0xff, (case >> 16) & 0xff, case >> 24);
         let r = role(placement);
         if shape == BARRIER {
             if block_idx().x == 1 {
@@ -431,12 +433,19 @@ fn cases() -> Vec<Case> {
     v
 }
 
+impl Case {
+    /// Shape, mode, second mode and placement in one word, as [`litmus`] takes them.
+    fn packed(&self) -> u32 {
+        self.shape | self.mode << 8 | self.mode2 << 16 | self.placement << 24
+    }
+}
+
 fn run(c: &Case, s: u64) -> Outcome {
     let mut data = Buf::new("data", vec![0u32; 2]);
     let mut flag = Buf::new("flag", vec![0u32; 2]);
     let mut x = Buf::new("x", vec![0u32; 2]);
     let mut out = Buf::new("out", vec![0u32; 4]);
-    let args = (data.view_mut(), flag.view_mut(), x.view_mut(), out.view_mut(), c.shape, c.mode, c.mode2, c.placement);
+    let args = (data.view_mut(), flag.view_mut(), x.view_mut(), out.view_mut(), c.packed());
     launch::<litmus>(config(c.placement), &seed(s), args)
 }
 

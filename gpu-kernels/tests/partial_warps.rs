@@ -20,7 +20,7 @@ gpu_std::kernel! {
         if t < exit_below {
             return;
         }
-        let v = ballot(FULL_MASK, t % 2 == 0);
+        let v = ballot(FULL_MASK, t.is_multiple_of(2));
         sync_warp(FULL_MASK);
         votes.set(t as usize, v);
         if shuffle != 0 {

@@ -96,9 +96,12 @@ pub fn sizes(ex: &Example, req: &RunRequest, dev: &Device) -> Vec<usize> {
 #[derive(Debug, Default)]
 pub struct SeedTally {
     seeds: Vec<u64>,
-    /// (example, n, race) → the seeds that reported it, and the pairs of source locations named.
-    races: Vec<((String, usize, String), Vec<u64>, Vec<String>)>,
+    races: Vec<Tallied>,
 }
+
+/// One race of a [`SeedTally`]: (example, n, race name), the seeds that reported it, and the pairs of
+/// source locations its reports named.
+type Tallied = ((String, usize, String), Vec<u64>, Vec<String>);
 
 /// The name of a race report for [`SeedTally`], and the source locations of its two accesses.
 fn race_key(report: &str) -> (String, String) {

@@ -43,6 +43,9 @@ pub struct Livelock {
     /// The other unfinished threads (waiting at a barrier, for instance while holding the lock the
     /// others spin on).
     pub blocked: Vec<WaitGroup>,
+    /// Block barriers that wait while threads of their block spin: barrier divergence, which on sm_70+
+    /// hardware need not hang (one line per block).
+    pub divergent_barriers: Vec<String>,
 }
 
 fn thread_list(f: &mut fmt::Formatter<'_>, ts: &[ThreadId]) -> fmt::Result {
@@ -87,7 +90,11 @@ impl fmt::Display for Livelock {
             self.kernel, self.polls
         )?;
         groups(f, "spinning", &self.spinning)?;
-        groups(f, "blocked", &self.blocked)
+        groups(f, "blocked", &self.blocked)?;
+        for d in &self.divergent_barriers {
+            write!(f, "\n  also: {d}")?;
+        }
+        Ok(())
     }
 }
 

@@ -22,6 +22,11 @@
 //!   accesses of one width. Each element keeps an exact record (no bound on the history), of 56 bytes
 //!   for most elements (per byte only where narrower accesses split it); `Outcome::shadow_bytes` says
 //!   how much the launch used.
+//! - **Races hidden by the order of taking a lock** are predicted: a lock (a compare-and-swap or
+//!   exchange that takes a word, and a later store of the value it replaced) orders two critical
+//!   sections only in the order they ran; accesses ordered only through that handoff, whose sections
+//!   touch no common data, race in the other order and are reported with [`Race::predicted`] set,
+//!   naming the lock and both critical sections.
 //! - **Uninitialised shared memory**: a read of shared memory that no thread of the block has written
 //!   in the launch is reported (`Outcome::uninit_reads`).
 //! - **Deadlock detector**: a barrier that some threads of the block skip (they touched memory in its

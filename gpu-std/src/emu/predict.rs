@@ -28,6 +28,8 @@ use std::collections::HashMap;
 
 /// Addresses one critical section may touch before its lock is no longer used for prediction.
 pub(crate) const MAX_CS_ADDRESSES: usize = 64;
+/// Locks one thread is followed holding at once.
+pub(crate) const MAX_HELD: usize = 8;
 
 /// One critical section, for reports.
 #[derive(Clone, Copy, Debug)]

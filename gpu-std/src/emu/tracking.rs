@@ -7,7 +7,7 @@
 use super::buffer;
 use super::clock::{BlockClock, Clock, Pos, hint_for};
 use super::findings::Place;
-use super::predict::{Edge, Held, MAX_CS_ADDRESSES, Section};
+use super::predict::{Edge, Held, MAX_CS_ADDRESSES, MAX_HELD, Section};
 use super::race::{Cur, Epoch, Kind, explain};
 use super::report::{AccessInfo, Race, ThreadId, UninitRead};
 use super::sched::State;
@@ -200,7 +200,13 @@ impl State {
             .get(&addr)
             .filter(|from| from.gid != gid && locks.predictable(addr))
             .map(|&from| Edge { lock: addr, from, to });
-        clock.held.push(Held { addr, unlocked: old, taken: site, touched: vec![] });
+        // A thread holds few locks; an exchange used for something else (a flag) may look like a take
+        // that is never released: beyond `MAX_HELD`, further takes are not followed.
+        if clock.held.len() < MAX_HELD {
+            clock.held.push(Held { addr, unlocked: old, taken: site, touched: vec![] });
+        } else {
+            clock.acquiring = None;
+        }
     }
 
     /// Thread `t` stored `new` to `addr` with a strong store: if that is the unlocked value of a lock it
