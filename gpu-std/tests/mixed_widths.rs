@@ -97,7 +97,7 @@ fn a_byte_write_and_an_overlapping_word_read_race_on_every_seed() {
         // The layouts overlap: the race is named by the array of the width of the access that found it.
         let r = o.races[0].to_string();
         let by = |name: &str| {
-            r.starts_with(&format!("data race in kernel `byte_write_word_read` on shared {name} of block 0"))
+            r.starts_with(&format!("data race in kernel `byte_write_word_read` on shared memory {name} of block 0"))
         };
         assert!(by("`Words.w`[0]") || by("`Bytes.b`[1]"), "{r}");
     }

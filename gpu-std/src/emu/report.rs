@@ -99,7 +99,7 @@ impl fmt::Display for Race {
             )?,
             SpaceKind::Shared => writeln!(
                 f,
-                "data race in kernel `{}` on shared `{}`[{}] of block {}",
+                "data race in kernel `{}` on shared memory `{}`[{}] of block {}",
                 self.kernel,
                 self.buffer,
                 self.index,
