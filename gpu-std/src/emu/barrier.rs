@@ -217,6 +217,8 @@ impl State {
         self.grid_barrier_clocks();
         for u in 0..n {
             self.threads[u].gepoch = ge;
+            // A grid barrier ends the block barrier interval too.
+            self.threads[u].clock.first_access = None;
             self.make_runnable(u);
         }
         self.progress();
