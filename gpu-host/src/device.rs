@@ -369,6 +369,42 @@ impl Device {
         }
     }
 
+    /// Launches `K` and waits for it at most `limit`, for kernels that may hang (a divergent barrier, a
+    /// spin on a flag nobody sets); returns the kernel time in ms on a GPU, `None` on the emulator
+    /// (which bounds every launch itself, with `Options::time_limit`, and reports like [`launch`](Self::launch)).
+    ///
+    /// A GPU kernel still running after `limit` cannot be stopped, and the buffers it uses cannot be
+    /// freed or reused under it: the process then ends (exit status 3) with a message on stderr.
+    pub fn launch_within<'a, K: Kernel>(
+        &self,
+        cfg: Launch,
+        args: impl IntoArgs<Params = K::Args<'a>>,
+        limit: std::time::Duration,
+    ) -> Result<Option<f64>> {
+        match &self.inner {
+            #[cfg(feature = "cuda")]
+            Inner::Gpu(g) => {
+                let params = self.checked_args::<K>(&cfg, args)?;
+                match g.launch_within(K::NAME, cfg, params, Some(limit))? {
+                    Some(ms) => Ok(Some(ms)),
+                    None => {
+                        eprintln!(
+                            "kernel `{}` was still running after {:.1} s: it hangs, and a running kernel cannot be \
+                             stopped; ending the process",
+                            K::NAME,
+                            limit.as_secs_f64()
+                        );
+                        std::process::exit(3)
+                    }
+                }
+            }
+            Inner::Emu(_) => {
+                let _ = limit;
+                self.launch::<K>(cfg, args).map(|()| None)
+            }
+        }
+    }
+
     /// Times `reps` launches of `K` with device events after 3 warm-up launches; `reset` runs on the
     /// host before each launch (outside the timed region). GPU only: `None` on the emulator.
     pub fn time<'a, K: Kernel>(

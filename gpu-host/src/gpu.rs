@@ -120,7 +120,20 @@ impl Gpu {
     }
 
     /// Launches and waits; returns the kernel time in ms (events around the launch).
-    pub fn launch<A: KernelArgs>(&self, name: &str, cfg: Launch, mut args: A) -> Result<f64> {
+    pub fn launch<A: KernelArgs>(&self, name: &str, cfg: Launch, args: A) -> Result<f64> {
+        self.launch_within(name, cfg, args, None).map(|ms| ms.expect("an unbounded launch finishes"))
+    }
+
+    /// Launches, then polls the stream (`cuStreamQuery`, every millisecond) for at most `limit` if
+    /// given: `Ok(None)` if the kernel was still running then (it cannot be stopped: the caller must
+    /// not touch the device again, and ends the process), else the kernel time in ms.
+    pub fn launch_within<A: KernelArgs>(
+        &self,
+        name: &str,
+        cfg: Launch,
+        mut args: A,
+        limit: Option<std::time::Duration>,
+    ) -> Result<Option<f64>> {
         // A module built from another version of the kernel would read the argument array out of bounds.
         self.params.check(name, &A::sizes(), &self.ptx).map_err(anyhow::Error::msg)?;
         let f = self.function(name)?;
@@ -167,11 +180,26 @@ impl Gpu {
         };
         r.with_context(|| format!("launch of `{name}` with grid {g:?} block {b:?} failed"))?;
         stop.record(&self.stream).context("cuEventRecord")?;
+        if let Some(limit) = limit {
+            let started = std::time::Instant::now();
+            loop {
+                // SAFETY: the stream is alive (owned by `self`).
+                let r = unsafe { cust::sys::cuStreamQuery(self.stream.as_inner()) };
+                if r != cust::sys::CUresult::CUDA_ERROR_NOT_READY {
+                    cu(r, "cuStreamQuery").with_context(|| format!("kernel `{name}` failed while running"))?;
+                    break;
+                }
+                if started.elapsed() > limit {
+                    return Ok(None);
+                }
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+        }
         self.stream
             .synchronize()
             .with_context(|| format!("kernel `{name}` failed while running (cuStreamSynchronize)"))?;
         let ms = stop.elapsed_time_f32(start).context("cuEventElapsedTime")?;
-        Ok(ms as f64)
+        Ok(Some(ms as f64))
     }
 }
 

@@ -1,8 +1,9 @@
 //! A barrier that only some threads reach (§5.3, exercise 2).
 //!
 //! [`divergent_barrier_broken`] puts `__syncthreads()` in the branch of odd threads: the even ones
-//! never arrive, and on a GPU the block hangs (it is never launched on one). The emulator reports the
-//! waiting and the missing threads instead. [`divergent_barrier_fixed`] does the per-thread work in
+//! skip it. CUDA C++ calls that undefined; on sm_70+ hardware the block does not hang, the barrier
+//! releases without the even threads, so it orders nothing they do (the host runs it on a GPU under a
+//! time limit and prints what happened). The emulator reports the waiting and the missing threads. [`divergent_barrier_fixed`] does the per-thread work in
 //! the branch and reaches the barrier from every thread exactly once.
 //!
 //! Decision procedure (§5.7): threads read their neighbour's shared slot, so a barrier is needed — and

@@ -28,8 +28,9 @@ kernel! {
 
 kernel! {
     /// A common bug, kept to show what the emulator reports: threads past `n` return before the
-    /// full-mask shuffle, so the shuffle names lanes that never arrive. (On a GPU the shuffle does not
-    /// wait for exited lanes, and the values read from them are unspecified: wrong sums, silently.)
+    /// full-mask shuffle, so lanes read values from exited lanes. On a GPU the shuffle does not wait
+    /// for exited lanes, and the values read from them are unspecified: wrong sums, silently. The
+    /// emulator gives them `POISON` and warns, naming the lane read and the call site.
     /// Never launched on a GPU.
     pub fn warp_reduce_early_exit<'a>(input: Global<'a, f32>, output: GlobalMut<'a, f32>) {
         let i = thread::global_index_x();

@@ -215,7 +215,9 @@ fn race_between_lanes_of_one_warp_suggests_syncwarp() {
         for r in &o.races {
             let k = r.index;
             let reader = (0..64).find(|&j| neighbour(j, NO_SYNC) == k).expect("a reader") as u32;
-            assert_eq!((r.kernel.as_str(), r.buffer.as_str()), ("ring", "shared"), "{r}");
+            assert_eq!((r.kernel.as_str(), r.buffer.as_str()), ("ring", "Tile.v"), "{r}");
+            let head = format!("data race in kernel `ring` on shared memory `Tile.v`[{k}] of block 0\n");
+            assert!(r.to_string().starts_with(&head), "the race names the shared layout's array: {r}");
             assert_eq!(pair(r), [t(0, reader.min(k as u32)), t(0, reader.max(k as u32))], "{r}");
             assert_eq!(r.first.barrier_interval, 1, "{r}");
             let (w, l) = (k / 32, k % 32);

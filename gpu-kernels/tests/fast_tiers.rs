@@ -197,6 +197,7 @@ fn the_last_block_must_fence_right_after_drawing_its_ticket() {
         assert!(out.racy_addresses > 0, "schedule {s}: reads of unacquired partials must be reported");
         let r = &out.races[0];
         assert_eq!(r.buffer, "partials");
-        assert!(r.why.contains("no fence followed the load"), "{r}");
+        assert!(r.why.contains("a ticket's fetch_add) observed the release"), "{r}");
+        assert!(r.why.contains("add __threadfence() right after the atomic"), "{r}");
     }
 }

@@ -81,7 +81,13 @@ macro_rules! shared_layout {
                 #[allow(dead_code)]
                 struct Layout { $($field: [$ty; $len],)+ }
                 const { assert!(::core::mem::align_of::<Layout>() <= $crate::shared::SHARED_BASE_ALIGN) };
-                let base = $crate::shared::dynamic_base(::core::mem::size_of::<Layout>(), stringify!($name));
+                const FIELDS: &[$crate::shared::SharedField] = &[$($crate::shared::SharedField {
+                    name: concat!(stringify!($name), ".", stringify!($field)),
+                    offset: ::core::mem::offset_of!(Layout, $field),
+                    elem: ::core::mem::size_of::<$ty>(),
+                    len: $len,
+                },)+];
+                let base = $crate::shared::dynamic_base(::core::mem::size_of::<Layout>(), stringify!($name), FIELDS);
                 $name {
                     // SAFETY: `Layout` fits in the block's dynamic shared memory (checked by
                     // `dynamic_base`), whose base is aligned for it; each field is its own array there.
@@ -103,12 +109,32 @@ macro_rules! shared_layout {
 #[doc(hidden)]
 #[inline(always)]
 #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-pub fn dynamic_base(bytes: usize, layout: &'static str) -> *mut u8 {
+pub fn dynamic_base(bytes: usize, layout: &'static str, fields: &'static [SharedField]) -> *mut u8 {
     let (base, size) = backend::dynamic_shared(site());
     if bytes > size {
         backend::shared_too_small(layout, bytes, size)
     }
+    // The emulator names the arrays of the layout in its reports; a GPU build has nothing to do.
+    #[cfg(not(target_arch = "nvptx64"))]
+    backend::name_shared_layout(fields);
+    #[cfg(target_arch = "nvptx64")]
+    let _ = fields;
     base
+}
+
+/// One array of a [`shared_layout!`](crate::shared_layout), as the emulator's reports name it
+/// (`Scratch.bins`). Made by the macro.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub struct SharedField {
+    /// `Layout.field`.
+    pub name: &'static str,
+    /// Byte offset of the array in the block's shared memory.
+    pub offset: usize,
+    /// Bytes per element.
+    pub elem: usize,
+    /// Elements.
+    pub len: usize,
 }
 
 /// The whole of the block's dynamic shared memory as one array of `T` (`extern __shared__ T s[]`),

@@ -20,9 +20,11 @@
 //!   that value is correct.
 //!
 //! The emulator reports every misuse — a lane outside its own mask (a trap, as on the GPU), a mask
-//! naming lanes that exited or never arrive (a deadlock) — with the lanes and source lines involved,
-//! whichever function was called. A lane that shuffles from outside the mask receives
-//! `gpu_std::emu::POISON` (`0xDEADBEEF` in each 32-bit word) and the launch's outcome a warning.
+//! naming live lanes that never arrive (a deadlock) — with the lanes and source lines involved,
+//! whichever function was called. Like the GPU, it does not wait for lanes that exited or that a
+//! partial warp lacks. A lane that shuffles from outside the mask, or from an exited or absent lane,
+//! receives `gpu_std::emu::POISON` (`0xDEADBEEF` in each 32-bit word) and the launch's outcome a
+//! warning.
 //!
 //! `width` (a power of two, 1..=32) splits the warp into independent segments of `width` lanes, as
 //! CUDA's `__shfl_*_sync(mask, v, b, width)`. The PTX clamp operand is `((32 - width) << 8) | 0x1f`

@@ -94,7 +94,12 @@ fn a_byte_write_and_an_overlapping_word_read_race_on_every_seed() {
     for seed in 1..=20 {
         let (o, _) = shared_launch::<byte_write_word_read>(seed);
         assert_write_read_race(&o, seed);
-        assert!(o.races[0].to_string().starts_with("data race in kernel `byte_write_word_read` on shared memory"));
+        // The layouts overlap: the race is named by the array of the width of the access that found it.
+        let r = o.races[0].to_string();
+        let by = |name: &str| {
+            r.starts_with(&format!("data race in kernel `byte_write_word_read` on shared memory {name} of block 0"))
+        };
+        assert!(by("`Words.w`[0]") || by("`Bytes.b`[1]"), "{r}");
     }
 }
 

@@ -148,7 +148,7 @@ kernel! {
 }
 
 #[test]
-fn a_deadlock_says_deadlock() {
+fn a_divergent_barrier_says_undefined_behaviour() {
     let out = emu::buffer("out", vec![0u32]);
     let e = emu::launch::<odd_threads_wait>(&LaunchConfig::linear(1, 4, 0), &seed(1), (out.view_mut(),)).unwrap_err();
     assert!(matches!(e, EmuError::Deadlock(_)), "{e}");
@@ -158,11 +158,13 @@ fn a_deadlock_says_deadlock() {
     let first = lines.next().unwrap();
     assert!(
         first.starts_with(&format!(
-            "deadlock in kernel `odd_threads_wait`: barrier divergence in block 0: 2 thread(s) wait at the block \
-             barrier {at}"
+            "undefined behaviour in kernel `odd_threads_wait`: barrier divergence in block 0: 2 thread(s) wait at \
+             the block barrier {at}"
         )),
         "{text}"
     );
+    assert!(first.contains(" but 2 thread(s) skipped it: they accessed memory in its barrier interval"), "{text}");
+    assert!(first.contains("on sm_70+ hardware a barrier can release without the threads missing from it"), "{text}");
     assert!(lines.next().unwrap().ends_with(": block 0 thread 1, block 0 thread 3"), "{text}");
     assert_eq!(lines.next().unwrap(), "  missing: 2 threads exited: block 0 thread 0, block 0 thread 2");
 }

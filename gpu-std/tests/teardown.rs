@@ -38,13 +38,15 @@ kernel! {
 }
 
 kernel! {
-    /// Even threads take a share of `lock` and wait at a block barrier that odd threads exit without
-    /// reaching: a deadlock.
+    /// Even threads take a share of `lock` and wait at a block barrier that odd threads skip: they read
+    /// their mark and exit without reaching it (barrier divergence, which ends the launch).
     pub fn even_threads_wait_holding<'a>(lock: GlobalMut<'a, u32>, marks: GlobalMut<'a, u32>) {
         if thread_idx().x.is_multiple_of(2) {
             lock.atomic(0).fetch_add(1);
             let _held = Held { lock, marks };
             sync_threads();
+        } else {
+            let _ = marks.get(thread_idx().x as usize);
         }
     }
 }

@@ -5,7 +5,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use host::device::DeviceChoice;
 use host::examples::{self, RunParams};
 use host::report::{table_header, table_row, tier_rows, totals_line};
-use host::run::{RunRequest, open, run_one, select, sizes};
+use host::run::{RunRequest, SeedTally, open, run_one, select, sizes};
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -118,6 +118,7 @@ fn run(req: RunRequest) -> Result<bool> {
     let mut all_pass = true;
     let (mut passed, mut failed, mut skipped) = (0, 0, 0);
     let mut header_done = false;
+    let mut tally = SeedTally::default();
     for k in 0..req.schedules {
         let sched_seed = req.schedule_seed + k as u64;
         let (dev, note) = open(&req, sched_seed)?;
@@ -140,6 +141,9 @@ fn run(req: RunRequest) -> Result<bool> {
                 let reps = if n == largest { req.reps } else { 0 };
                 let started = std::time::Instant::now();
                 let r = run_one(&dev, ex, &RunParams { n, seed: req.seed, reps });
+                if !dev.is_gpu() {
+                    tally.add(sched_seed, &r);
+                }
                 all_pass &= r.pass;
                 if r.skipped.is_some() {
                     skipped += 1;
@@ -187,11 +191,14 @@ fn run(req: RunRequest) -> Result<bool> {
             }
         }
     }
-    // The closing total; with --json it goes to stderr, so stdout stays one JSON object per line.
-    if req.json {
-        eprintln!("{}", totals_line(passed, failed, skipped));
-    } else {
-        println!("{}", totals_line(passed, failed, skipped));
+    // How many seeds reported each race, then the closing total; with --json both go to stderr, so
+    // stdout stays one JSON object per line.
+    for line in tally.lines().into_iter().chain([totals_line(passed, failed, skipped)]) {
+        if req.json {
+            eprintln!("{line}");
+        } else {
+            println!("{line}");
+        }
     }
     Ok(all_pass)
 }

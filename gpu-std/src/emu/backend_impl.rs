@@ -233,6 +233,9 @@ pub unsafe fn store<T: Copy>(p: *mut T, v: T, access: Access, space: SpaceKind, 
     }
     let kind = if access == Access::Volatile { Kind::VolatileWrite } else { Kind::Write };
     with_state(|st, me| {
+        if access == Access::Volatile {
+            st.lock_store(me, p as usize, bits_of(v));
+        }
         st.on_access(me, p as usize, size_of::<T>(), space, kind, site);
         st.wrote(me, site, (p as usize, size_of::<T>(), bits_of(v)), access == Access::Volatile);
     });
@@ -247,6 +250,19 @@ pub fn dynamic_shared(_site: Site) -> (*mut u8, usize) {
         let blk = &mut st.blocks[b];
         (blk.shared.as_mut_ptr() as *mut u8, st.cfg.shared_bytes)
     })
+}
+
+/// The kernel's shared layout (its arrays, with their offsets), for reports of shared memory.
+pub fn name_shared_layout(fields: &'static [crate::shared::SharedField]) {
+    if unwinding() {
+        return;
+    }
+    with_state(|st, _| {
+        let known = &mut st.findings.shared_layouts;
+        if !known.iter().any(|k| std::ptr::eq(*k, fields)) {
+            known.push(fields);
+        }
+    });
 }
 
 /// A shared layout needs more dynamic shared memory than the launch gave: the launch ends with
@@ -345,6 +361,9 @@ fn atom_generic<T: EmuAtomic>(op: AtomOp, space: SpaceKind, scope: ScopeKind, p:
         return old;
     }
     with_state(|st, me| {
+        if matches!(op, AtomOp::Cas | AtomOp::Exch) {
+            st.lock_rmw(me, p as usize, bits_of(old), bits_of(new), site);
+        }
         st.on_access(me, p as usize, size_of::<T>(), space, Kind::Atomic(scope), site);
         // Memory left as it was (a failed compare, an exchange or add that changes nothing) is a poll;
         // bits are compared, so that NaN patterns and -0.0 count as they are stored.
@@ -386,6 +405,7 @@ fn store_release_generic<T: Copy>(space: SpaceKind, scope: ScopeKind, p: *mut T,
     }
     suspend();
     with_state(|st, me| {
+        st.lock_store(me, p as usize, bits_of(v));
         st.on_access(me, p as usize, size_of::<T>(), space, Kind::ReleaseStore(scope), site);
         st.wrote(me, site, (p as usize, size_of::<T>(), bits_of(v)), true);
     });

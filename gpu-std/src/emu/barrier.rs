@@ -1,10 +1,12 @@
 //! Block and grid barriers. A block barrier (`__syncthreads` and its count/and/or forms) completes
-//! when every live thread of the block waits at it; a grid barrier completes when every thread of the
+//! when every live thread of the block waits at it (threads that exited before it, without touching
+//! memory in its interval, are not waited for, as in the PTX ISA; a warning says so); a grid barrier completes when every thread of the
 //! (cooperative) launch waits at it. Threads that pass a barrier together share what they acquired.
 //! A thread's exit is handled here too: it may be the last one a barrier waits for, or prove that
 //! the barrier can never complete.
 
 use super::deadlock::fmt_dim;
+use super::report::Warning;
 use super::sched::{State, Status};
 use crate::Site;
 
@@ -37,8 +39,12 @@ impl State {
         let b = self.threads[t].block;
         self.blocks[b].live -= 1;
         self.blocks[b].exited += 1;
-        // Waiters that were waiting only for this thread can now be judged. Collectives whose mask
-        // names it never complete; they end in the no-progress report, which names every thread.
+        // Waiters that were waiting only for this thread can now be judged: collectives wait only for
+        // the lanes of their mask that have not exited.
+        let w = (self.threads[t].rank / 32) as usize;
+        if !self.blocks[b].warps[w].is_empty() {
+            self.warp_lane_exited(b, w);
+        }
         if self.blocks[b].bar.arrived > 0 {
             self.try_complete_barrier(b);
         }
@@ -66,38 +72,58 @@ impl State {
         self.try_complete_barrier(b);
     }
 
-    /// Completes block `b`'s barrier once every live thread waits at it, or reports divergence if
-    /// threads exited without reaching it or wait at different barriers.
+    /// Completes block `b`'s barrier once every live thread waits at it. Threads that wait at
+    /// different barriers are an error; so are threads that exited without reaching it after touching
+    /// memory in its interval (they skipped it while they ran). Threads that exited before it without
+    /// touching memory in its interval are not waited for (the PTX ISA: a barrier waits only for the
+    /// threads that have not exited), with a warning, since CUDA C++ calls any `__syncthreads()` that not
+    /// every thread reaches undefined.
     fn try_complete_barrier(&mut self, b: usize) {
         let blk = &self.blocks[b];
         if blk.bar.arrived < blk.live {
             return;
         }
-        if blk.exited > 0 || blk.bar.sites.len() > 1 {
-            let idx = blk.idx;
-            let sites: Vec<String> = blk.bar.sites.iter().map(|&s| Self::site_str(s)).collect();
-            let summary = if blk.bar.sites.len() > 1 {
-                format!(
-                    "barrier divergence in block {}: threads wait at {} different block barriers ({}); \
-                     __syncthreads must be the same barrier for every thread of the block",
-                    fmt_dim(idx),
-                    sites.len(),
-                    sites.join(", ")
-                )
-            } else {
-                format!(
-                    "barrier divergence in block {}: {} thread(s) wait at the block barrier {} but {} thread(s) exited \
-                     without reaching it; on a GPU the block hangs (every thread must reach __syncthreads the same \
+        let idx = blk.idx;
+        let sites: Vec<String> = blk.bar.sites.iter().map(|&s| Self::site_str(s)).collect();
+        const UB: &str = "undefined behaviour: on sm_70+ hardware a barrier can release without the threads \
+                          missing from it, so nothing they do is ordered by it";
+        if blk.bar.sites.len() > 1 {
+            let summary = format!(
+                "barrier divergence in block {}: threads wait at {} different block barriers ({}); {UB} (every \
+                 thread of the block must reach the same __syncthreads the same number of times)",
+                fmt_dim(idx),
+                sites.len(),
+                sites.join(", ")
+            );
+            self.fail(summary);
+            return;
+        }
+        if blk.exited > 0 {
+            let (first, n) = (blk.first, blk.n);
+            let exited = |u: &usize| matches!(self.threads[*u].status, Status::Exited);
+            let skipped: Vec<usize> =
+                (first..first + n).filter(exited).filter(|&u| self.threads[u].clock.first_access.is_some()).collect();
+            if let Some(&u) = skipped.first() {
+                let at = self.threads[u].clock.first_access.map(Self::site_str).unwrap_or_default();
+                let summary = format!(
+                    "barrier divergence in block {}: {} thread(s) wait at the block barrier {} but {} thread(s) \
+                     skipped it: they accessed memory in its barrier interval ({} first at {at}) and exited \
+                     without reaching it; {UB} (every thread of the block must reach __syncthreads the same \
                      number of times)",
                     fmt_dim(idx),
                     blk.bar.arrived,
                     sites[0],
-                    blk.exited
-                )
-            };
-            self.fail(summary);
-            return;
+                    skipped.len(),
+                    self.tid(u),
+                );
+                self.fail(summary);
+                return;
+            }
+            let gone = (first..first + n).filter(exited).count();
+            let site = blk.bar.sites[0];
+            self.barrier_without_exited(b, site, gone);
         }
+        let blk = &self.blocks[b];
         let result = match blk.bar.op.unwrap_or(BarOp::Sync) {
             BarOp::Sync => 0,
             BarOp::Count => blk.bar.count,
@@ -116,10 +142,33 @@ impl State {
                 continue;
             }
             self.threads[u].bepoch = epoch;
+            self.threads[u].clock.first_access = None;
             self.threads[u].result = result;
             self.make_runnable(u);
         }
         self.progress();
+    }
+
+    /// Block `b`'s barrier at `site` completes without `gone` threads that exited before it (without
+    /// touching memory in its interval): defined by the PTX ISA, a warning for CUDA C++, once per site.
+    fn barrier_without_exited(&mut self, b: usize, site: Site, gone: usize) {
+        let at = Self::site_str(site);
+        if let Some(w) = self.warnings.iter_mut().find(|w| w.site == at) {
+            w.count += 1;
+            return;
+        }
+        let blk = &self.blocks[b];
+        let thread = self.tid(blk.first + blk.n - 1);
+        let thread = (blk.first..blk.first + blk.n)
+            .find(|&u| !matches!(self.threads[u].status, Status::Exited))
+            .map_or(thread, |u| self.tid(u));
+        let message = format!(
+            "block barrier at {at} in block {}: {gone} thread(s) exited before it without touching memory in its \
+             interval; the barrier waits only for threads that have not exited (PTX ISA), so this is defined in \
+             PTX, but CUDA C++ calls a __syncthreads() that not every thread reaches undefined",
+            fmt_dim(blk.idx)
+        );
+        self.warnings.push(Warning { kernel: self.kernel.clone(), site: at, thread, message, count: 1 });
     }
 
     // ---- grid barrier --------------------------------------------------------------------------
@@ -168,6 +217,8 @@ impl State {
         self.grid_barrier_clocks();
         for u in 0..n {
             self.threads[u].gepoch = ge;
+            // A grid barrier ends the block barrier interval too.
+            self.threads[u].clock.first_access = None;
             self.make_runnable(u);
         }
         self.progress();

@@ -18,6 +18,7 @@
 //! say which scope was used and which was needed.
 
 use super::host_agent::HOST_BLOCK;
+use super::predict::{Edge, Held};
 use super::race::Kind;
 use crate::atomic::ScopeKind;
 use std::collections::HashMap;
@@ -131,8 +132,11 @@ pub(crate) mod cut {
     pub const ACQ_LOAD: Why = 16;
     /// The acquire fence after the flag load was `fence.sc.cta`.
     pub const ACQ_FENCE: Why = 32;
-    /// The flag was observed, but no fence followed the load before a block barrier.
+    /// The flag was observed, but no fence followed the load.
     pub const NO_ACQ_FENCE: Why = 64;
+    /// With [`NO_ACQ_FENCE`]: the access that observed it was a read-modify-write (a lock's
+    /// compare-and-swap or exchange), not a load.
+    pub const BY_RMW: Why = 128;
 }
 
 /// Edges that were cut (by a block scope, or by a missing acquire fence), and why.
@@ -232,15 +236,18 @@ pub(crate) struct BlockClock {
 impl BlockClock {
     /// At a completed block barrier: takes over what thread `t` acquired (and its hints).
     pub fn absorb(&mut self, t: &mut ThreadClock) {
+        // The block's knowledge does not tell handoffs apart: prediction stops at a barrier.
+        t.pred = None;
         if !t.acq.is_empty() {
             self.acq.join(&t.acq);
             t.acq.clear();
         }
         join_hint(&mut self.hint, t.hint.take());
         // An observed release that no fence acquired before the barrier: not an edge, but a hint.
+        let no_fence = cut::NO_ACQ_FENCE | if t.pending_rmw { cut::BY_RMW } else { 0 };
         for p in [&t.pending_local, &t.pending_wide, &t.pending_sys] {
             if !p.is_empty() {
-                add_hint(&mut self.hint, p, cut::NO_ACQ_FENCE);
+                add_hint(&mut self.hint, p, no_fence);
             }
         }
     }
@@ -273,6 +280,29 @@ pub(crate) struct ThreadClock {
     hint: Option<Box<Hint>>,
     /// A load cut an edge since the thread's last fence (which, if block-scoped, is cut too).
     fresh_cut: bool,
+    /// A read-modify-write put a release into `pending_local` or `pending_wide` (for explanations).
+    pending_rmw: bool,
+    /// Where the thread first accessed memory since its last block barrier (kept whether or not races
+    /// are detected: a thread that exits after touching memory in the interval skipped the barrier
+    /// that ends it).
+    pub first_access: Option<crate::Site>,
+    /// What the thread knows without lock handoffs, once a handoff gave it knowledge (see `predict`).
+    pub pred: Option<Box<Pred>>,
+    /// The locks the thread holds (see `predict`).
+    pub held: Vec<Held>,
+    /// Set while an atomic that takes a lock observes the lock word: the handoff it makes.
+    pub acquiring: Option<Edge>,
+}
+
+/// A thread's knowledge without lock handoffs: its acquired clock and pending releases, less what
+/// lock handoffs brought, and the last handoff (for reports).
+#[derive(Debug)]
+pub(crate) struct Pred {
+    pub nolock: Clock,
+    np_local: Clock,
+    np_wide: Clock,
+    np_sys: Clock,
+    pub edge: Option<Edge>,
 }
 
 /// What the thread making an access knows: its own acquisitions and its block's.
@@ -280,6 +310,8 @@ pub(crate) struct ThreadClock {
 pub(crate) struct Knows<'a> {
     own: &'a Clock,
     block: &'a Clock,
+    /// The thread's knowledge without lock handoffs, if a handoff gave it any.
+    pub nolock: Option<&'a Clock>,
 }
 
 impl Knows<'_> {
@@ -292,6 +324,11 @@ impl Knows<'_> {
     pub fn covers_block(&self, block: u32, bar: u32) -> bool {
         self.own.covers_block(block, bar) || self.block.covers_block(block, bar)
     }
+    /// Whether the access is known without lock handoffs (only asked when `nolock` is set).
+    #[inline]
+    pub fn covers_without_locks(&self, gid: u32, rel: u32, block: u32, bar: u32) -> bool {
+        self.nolock.is_some_and(|c| c.covers(gid, rel, block, bar)) || self.block.covers(gid, rel, block, bar)
+    }
 }
 
 /// The cut edges a thread and its block know of, for explanations.
@@ -302,9 +339,13 @@ pub(crate) fn hint_for(t: &ThreadClock, b: &BlockClock, gid: u32, rel: u32, bloc
             why |= h.why;
         }
     }
-    for p in [&t.pending_local, &t.pending_wide, &t.pending_sys] {
-        if p.covers(gid, rel, block, bar) {
-            why |= cut::NO_ACQ_FENCE;
+    // A release that a block- or device-scope fence failed to acquire is explained by that fence, not
+    // by a missing one.
+    if why & (cut::ACQ_FENCE | cut::ACQ_FENCE << cut::DEVICE) == 0 {
+        for p in [&t.pending_local, &t.pending_wide, &t.pending_sys] {
+            if p.covers(gid, rel, block, bar) {
+                why |= cut::NO_ACQ_FENCE | if t.pending_rmw { cut::BY_RMW } else { 0 };
+            }
         }
     }
     (why != 0).then_some(why)
@@ -312,7 +353,7 @@ pub(crate) fn hint_for(t: &ThreadClock, b: &BlockClock, gid: u32, rel: u32, bloc
 
 impl ThreadClock {
     pub fn knows<'a>(&'a self, block: &'a BlockClock) -> Knows<'a> {
-        Knows { own: &self.acq, block: &block.acq }
+        Knows { own: &self.acq, block: &block.acq, nolock: self.pred.as_ref().map(|p| &p.nolock) }
     }
 
     /// A release by the thread at `p`: everything it did before now, and everything it knows, becomes
@@ -328,9 +369,27 @@ impl ThreadClock {
         Rc::new(snap)
     }
 
+    /// The end of a critical section (see `predict`): a release of everything the thread did so far,
+    /// whose snapshot only the predictive analysis uses.
+    pub fn section_release(&mut self, p: Pos, block: &BlockClock) -> Rc<Clock> {
+        self.release(p, block)
+    }
+
     /// A fence at `scope`: acquires what earlier strong loads observed (from other blocks only at
     /// device or system scope), then releases.
     pub fn fence(&mut self, p: Pos, scope: ScopeKind, block: &BlockClock) {
+        if let Some(pr) = &mut self.pred {
+            pr.nolock.join(&pr.np_local);
+            pr.np_local.clear();
+            if wide(scope) {
+                pr.nolock.join(&pr.np_wide);
+                pr.np_wide.clear();
+            }
+            if scope == ScopeKind::System {
+                pr.nolock.join(&pr.np_sys);
+                pr.np_sys.clear();
+            }
+        }
         if !self.pending_local.is_empty() {
             self.acq.join(&self.pending_local);
             self.pending_local.clear();
@@ -357,6 +416,7 @@ impl ThreadClock {
             }
         }
         self.fresh_cut = false;
+        self.pending_rmw &= !(self.pending_local.is_empty() && self.pending_wide.is_empty() && self.pending_sys.is_empty());
         self.fence = Some((self.release(p, block), scope));
     }
 
@@ -370,6 +430,9 @@ impl ThreadClock {
     /// A warp barrier among lanes: the lane acquires what every lane contributed.
     pub fn warp_acquire(&mut self, all: &Clock) {
         self.acq.join(all);
+        if let Some(pr) = &mut self.pred {
+            pr.nolock.join(all);
+        }
     }
 
     /// A strong load of `kind` by this thread (block `me`) observed what `sync` published: an acquire
@@ -381,21 +444,43 @@ impl ThreadClock {
         let load_wide = wide(kind.scope());
         let load_sys = kind.scope() == ScopeKind::System;
         let load_cut = scope_cut(kind.scope(), if acquire_now { cut::ACQ_LOAD } else { cut::FLAG_READ });
+        // An atomic that takes a lock: what it observes is a lock handoff, kept out of the knowledge
+        // without handoffs (see `predict`).
+        let handoff = self.acquiring;
+        if handoff.is_some() && self.pred.is_none() {
+            self.pred = Some(Box::new(Pred {
+                nolock: self.acq.clone(),
+                np_local: self.pending_local.clone(),
+                np_wide: self.pending_wide.clone(),
+                np_sys: self.pending_sys.clone(),
+                edge: None,
+            }));
+        }
         for item in &sync.items {
             let host = me == HOST_BLOCK || item.block == HOST_BLOCK;
+            // 0: acquired now; 1: pending, own block; 2: pending, other block; 3: pending, system
+            // scope between a GPU thread and the host agent.
             let target = if item.block == me {
-                if acquire_now { &mut self.acq } else { &mut self.pending_local }
+                if acquire_now { 0 } else { 1 }
             } else if host && item.sys && load_sys {
-                if acquire_now { &mut self.acq } else { &mut self.pending_sys }
+                if acquire_now { 0 } else { 3 }
             } else if !host && item.wide && load_wide {
-                if acquire_now { &mut self.acq } else { &mut self.pending_wide }
+                if acquire_now { 0 } else { 2 }
             } else {
                 let why = item.why | load_cut;
                 add_hint(&mut self.hint, &item.clock, if host { why } else { block_bits(why) });
                 self.fresh_cut = !acquire_now;
                 continue;
             };
-            target.join(&item.clock);
+            [&mut self.acq, &mut self.pending_local, &mut self.pending_wide, &mut self.pending_sys][target].join(&item.clock);
+            self.pending_rmw |= matches!(kind, Kind::Atomic(_));
+            if let Some(pr) = &mut self.pred {
+                if handoff.is_some() {
+                    pr.edge = handoff;
+                } else {
+                    [&mut pr.nolock, &mut pr.np_local, &mut pr.np_wide, &mut pr.np_sys][target].join(&item.clock);
+                }
+            }
         }
     }
 
@@ -437,6 +522,8 @@ impl ThreadClock {
         self.pending_local.clear();
         self.pending_wide.clear();
         self.pending_sys.clear();
+        self.pending_rmw = false;
+        self.pred = None;
         self.hint = None;
     }
 }

@@ -151,7 +151,34 @@ impl State {
             polls: self.polls,
             spinning: self.grouped(Some(true)),
             blocked: self.grouped(Some(false)),
+            divergent_barriers: self.barriers_waiting_for_spinners(),
         }
+    }
+
+    /// Block barriers that threads wait at while other threads of the block spin: on a GPU the
+    /// barrier can release without the spinners (sm_70+), so a launch stuck here in the emulator may
+    /// run on — with nothing ordered by the barrier.
+    fn barriers_waiting_for_spinners(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for blk in &self.blocks {
+            if blk.bar.arrived == 0 {
+                continue;
+            }
+            let spinning = (blk.first..blk.first + blk.n)
+                .filter(|&u| matches!(self.threads[u].status, Status::Runnable) && self.threads[u].spins > 0)
+                .count();
+            if spinning == 0 {
+                continue;
+            }
+            let site = blk.bar.sites.first().map(|&s| Self::site_str(s)).unwrap_or_default();
+            out.push(format!(
+                "the block barrier {site} in block {} waits for {spinning} thread(s) of its block that spin instead \
+                 of reaching it: barrier divergence, undefined behaviour; on sm_70+ hardware the barrier can release \
+                 without them, so on a GPU this may not hang, but the barrier orders nothing they do",
+                fmt_dim(blk.idx)
+            ));
+        }
+        out
     }
 
     /// What every unfinished thread was doing, for the time-limit report.

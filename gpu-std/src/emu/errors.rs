@@ -43,6 +43,9 @@ pub struct Livelock {
     /// The other unfinished threads (waiting at a barrier, for instance while holding the lock the
     /// others spin on).
     pub blocked: Vec<WaitGroup>,
+    /// Block barriers that wait while threads of their block spin: barrier divergence, which on sm_70+
+    /// hardware need not hang (one line per block).
+    pub divergent_barriers: Vec<String>,
 }
 
 fn thread_list(f: &mut fmt::Formatter<'_>, ts: &[ThreadId]) -> fmt::Result {
@@ -70,7 +73,9 @@ fn groups(f: &mut fmt::Formatter<'_>, label: &str, gs: &[WaitGroup]) -> fmt::Res
 
 impl fmt::Display for Deadlock {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "deadlock in kernel `{}`: {}", self.kernel, self.summary)?;
+        // A divergent block barrier does not hang a GPU (sm_70+): it is undefined behaviour.
+        let what = if self.summary.starts_with("barrier divergence") { "undefined behaviour" } else { "deadlock" };
+        write!(f, "{what} in kernel `{}`: {}", self.kernel, self.summary)?;
         groups(f, "waiting", &self.waiting)?;
         groups(f, "missing", &self.missing)
     }
@@ -85,7 +90,11 @@ impl fmt::Display for Livelock {
             self.kernel, self.polls
         )?;
         groups(f, "spinning", &self.spinning)?;
-        groups(f, "blocked", &self.blocked)
+        groups(f, "blocked", &self.blocked)?;
+        for d in &self.divergent_barriers {
+            write!(f, "\n  also: {d}")?;
+        }
+        Ok(())
     }
 }
 

@@ -2,8 +2,10 @@
 //! and reads of uninitialised shared memory (once per element and block), with the place of each
 //! (`buffer[index]`, named through [`super::buffer`]).
 
+use super::predict::Locks;
 use super::report::{Race, UninitRead};
 use crate::atomic::SpaceKind;
+use crate::shared::SharedField;
 use std::collections::HashSet;
 
 /// Where an access landed, for reports.
@@ -16,10 +18,21 @@ pub(crate) struct Place {
 }
 
 impl Place {
-    /// The buffer name and element index (`shared` and the element of the block's shared memory).
-    pub fn buffer_index(&self) -> (String, usize) {
+    /// The buffer name and element index: for shared memory, the array of the kernel's shared layout
+    /// that holds the bytes (`Scratch.sums` and the index in it; where layouts overlap, the array whose
+    /// elements have the access's width), else `shared` and the element of the block's shared memory.
+    pub fn buffer_index(&self, layouts: &[&[SharedField]]) -> (String, usize) {
         match self.space {
-            SpaceKind::Shared => ("shared".to_string(), (self.addr - self.shared_base) / self.size.max(1)),
+            SpaceKind::Shared => {
+                let off = self.addr - self.shared_base;
+                let holds = |f: &&SharedField| off >= f.offset && off < f.offset + f.elem * f.len;
+                let fields = || layouts.iter().flat_map(|l| l.iter());
+                let field = fields().filter(holds).find(|f| f.elem == self.size).or_else(|| fields().find(holds));
+                match field {
+                    Some(f) => (f.name.to_string(), (off - f.offset) / f.elem.max(1)),
+                    None => ("shared".to_string(), off / self.size.max(1)),
+                }
+            }
             SpaceKind::Global => super::buffer::describe(self.addr, self.size),
         }
     }
@@ -38,6 +51,11 @@ pub(crate) struct Findings {
     uninit_seen: HashSet<(usize, u32)>,
     /// Shadow bytes and touched element addresses of the blocks of finished waves.
     pub retired_shadow: (usize, usize),
+    /// The arrays of the kernel's shared layouts (one, unless the kernel overlaps several), once a
+    /// thread has made a view.
+    pub shared_layouts: Vec<&'static [SharedField]>,
+    /// What critical sections touched, for predicted races (see `predict`).
+    pub locks: Locks,
 }
 
 impl Findings {
@@ -52,6 +70,8 @@ impl Findings {
             uninit_elements: 0,
             uninit_seen: Default::default(),
             retired_shadow: (0, 0),
+            shared_layouts: Vec::new(),
+            locks: Locks::default(),
         }
     }
 

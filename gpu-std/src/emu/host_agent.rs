@@ -352,12 +352,19 @@ impl State {
         let mut report = None;
         {
             let cur = Cur { x, kind, block: HOST_BLOCK, block_threads, knows: h.clock.knows(&h.no_block) };
-            let found = slots.iter_mut().fold(None, |found, slot| found.or(slot.access(&cur)));
-            if let Some(e) = found
+            // Every record is checked and updated; a race found in this run stands before a predicted one.
+            let found = slots.iter_mut().fold(None, |found, slot| match (found, slot.access(&cur)) {
+                (Some((_, true)), f @ Some((_, false))) | (None, f) => f,
+                (found, _) => found,
+            });
+            if let Some((e, predicted)) = found
                 && self.findings.count_race(&place, HOST_BLOCK)
             {
-                let cut = hint_for(&h.clock, &h.no_block, e.gid, e.rel, cur.block_of(&e), e.bar);
-                report = Some((e, explain(&e, &cur, cut)));
+                let why = (!predicted).then(|| {
+                    let cut = hint_for(&h.clock, &h.no_block, e.gid, e.rel, cur.block_of(&e), e.bar);
+                    explain(&e, &cur, cut)
+                });
+                report = Some((e, why, predicted));
             }
         }
         if kind.writes() {
@@ -373,8 +380,10 @@ impl State {
                 slot.tidy();
             }
         }
-        if let Some((e, why)) = report {
-            let (buffer, index) = place.buffer_index();
+        if let Some((e, why, predicted)) = report {
+            // The agent takes no locks: a predicted race comes from a GPU thread's handoff.
+            let why = why.unwrap_or_else(|| self.predicted_why(None));
+            let (buffer, index) = place.buffer_index(&self.findings.shared_layouts);
             let race = Race {
                 kernel: self.findings.kernel.clone(),
                 space: SpaceKind::Global,
@@ -383,6 +392,7 @@ impl State {
                 first: self.access_info(&e),
                 second: self.access_info(&x),
                 why,
+                predicted,
             };
             self.findings.races.push(race);
         }

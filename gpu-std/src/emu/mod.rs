@@ -7,7 +7,7 @@
 //! so interleavings vary with the seed and replay exactly with the same seed.
 //!
 //! - `sync_threads` waits for every thread of the block; shuffles and votes rendezvous the lanes named
-//!   in their mask; shared memory is per block, sized by the launch; atomics are read-modify-writes
+//!   in their mask that have not exited (as the PTX ISA defines: a full mask in a partial warp is fine); shared memory is per block, sized by the launch; atomics are read-modify-writes
 //!   that return the old value; `grid.sync()` spans the grid and is allowed only in cooperative
 //!   launches whose grid fits [`Options::max_resident_blocks`].
 //! - Blocks of a normal launch run in waves of `min(max_resident_blocks, 8192 / threads per block)`
@@ -27,12 +27,19 @@
 //!   scheduler; its accesses (through [`host_agent`]) are system-scope operations of a thread outside
 //!   every block, so a GPU↔host protocol that publishes or acquires at device scope is reported as a
 //!   race naming `the host thread`, and its spins appear in livelock reports.
+//! - **Races hidden by the order of taking a lock** are predicted: a lock (a compare-and-swap or
+//!   exchange that takes a word, and a later store of the value it replaced) orders two critical
+//!   sections only in the order they ran; accesses ordered only through that handoff, whose sections
+//!   touch no common data, race in the other order and are reported with [`Race::predicted`] set,
+//!   naming the lock and both critical sections.
 //! - **Uninitialised shared memory**: a read of shared memory that no thread of the block has written
 //!   in the launch is reported (`Outcome::uninit_reads`).
-//! - **Deadlock detector**: a barrier that some threads of the block never reach (they exited, or wait
-//!   at another barrier), a warp collective whose mask names lanes that never arrive, and a grid
+//! - **Deadlock detector**: a barrier that some threads of the block skip (they touched memory in its
+//!   interval and exited, or wait at another barrier: undefined behaviour, since on sm_70+ hardware
+//!   the barrier can release without them), a warp collective whose mask names live lanes that never
+//!   arrive, and a grid
 //!   barrier outside a cooperative launch end in [`EmuError::Deadlock`], which names the waiting and
-//!   the missing threads.
+//!   the missing threads. Lanes that exited are not waited for by warp collectives.
 //! - **Livelock detector**: when every runnable thread spins — polls memory with volatile/acquire
 //!   loads or read-modify-writes that change nothing (a failed compare-and-swap), or sleeps — and no
 //!   thread writes, the launch ends in [`EmuError::Livelock`], which says where each thread spins and
@@ -44,8 +51,9 @@
 //!   a report naming the thread. The one exception: a thread that overflows in its own code, without
 //!   calling the emulator, onto its stack's guard page cannot be unwound, and abandoning its frames
 //!   without their destructors would be unsound, so the process **aborts**, with the same report on
-//!   stderr (on Linux x86-64 and aarch64; see `stack`). A shuffle that reads a lane outside its mask gets [`POISON`] and a
-//!   warning in [`Outcome::warnings`], since only that value is undefined on a GPU.
+//!   stderr (on Linux x86-64 and aarch64; see `stack`). A shuffle that reads a lane outside its mask, a lane that does not
+//!   exist or one that has exited gets [`POISON`] and a warning in [`Outcome::warnings`], since only
+//!   that value is undefined on a GPU.
 //! - **Destructors run**: a thread that panics unwinds, and a launch that fails (any error) unwinds
 //!   every thread it leaves unfinished, each as itself (`thread_idx()` in a destructor is that
 //!   thread's). A primitive called while a thread unwinds completes at once: memory accesses and
@@ -66,6 +74,7 @@ mod findings;
 pub mod host_agent;
 mod launch;
 mod poll;
+mod predict;
 mod race;
 mod report;
 mod sched;

@@ -183,6 +183,21 @@ impl Cur<'_> {
         let eb = self.block_of(e);
         (eb == self.block && e.bar < self.x.bar) || self.knows.covers(e.gid, e.rel, eb, e.bar)
     }
+    /// Whether `e` happens before the current access without lock handoffs (see `predict`).
+    fn ordered_without_locks(&self, e: &Epoch) -> bool {
+        if e.gid == self.x.gid || e.grid() < self.x.grid() {
+            return true;
+        }
+        let eb = self.block_of(e);
+        (eb == self.block && e.bar < self.x.bar) || self.knows.covers_without_locks(e.gid, e.rel, eb, e.bar)
+    }
+    /// Whether `e` conflicts with the current access in another order of taking a lock.
+    fn conflicts_without_locks(&self, e: &Epoch) -> bool {
+        let ek = e.kind();
+        (ek.writes() || self.kind.writes())
+            && !(ek.strong() && self.kind.strong() && self.morally_strong(e))
+            && !self.ordered_without_locks(e)
+    }
     /// Strong accesses by threads inside each other's scopes.
     fn morally_strong(&self, e: &Epoch) -> bool {
         if self.with_host(e) && e.gid != self.x.gid {
@@ -334,28 +349,44 @@ impl Slot {
     }
 
     /// Checks the current access against the record, then records it. Returns an earlier access it
-    /// races with, if any.
-    pub fn access(&mut self, cur: &Cur<'_>) -> Option<Epoch> {
+    /// races with, if any, and whether the race is only predicted (another order of taking a lock
+    /// leaves the two unordered; see `predict`).
+    pub fn access(&mut self, cur: &Cur<'_>) -> Option<(Epoch, bool)> {
+        let found = self.check(cur, false).map(|e| (e, false));
+        let found = match found {
+            None if cur.knows.nolock.is_some() => self.check(cur, true).map(|e| (e, true)),
+            f => f,
+        };
+        self.record(cur);
+        found
+    }
+
+    /// The first recorded access that conflicts with the current one (`predicting`: in another order
+    /// of taking a lock).
+    #[inline]
+    fn check(&self, cur: &Cur<'_>, predicting: bool) -> Option<Epoch> {
+        let conflicts = if predicting { Cur::conflicts_without_locks } else { Cur::conflicts };
         let mut found = None;
-        if !self.write.is_none() && cur.conflicts(&self.write) {
+        if !self.write.is_none() && conflicts(cur, &self.write) {
             found = Some(self.write);
         }
         if found.is_none() && cur.kind.writes() {
             if self.read.code() == PER_THREAD_READS {
                 let ext = self.ext.as_ref().expect("per-thread reads live in the extension");
-                found = ext.reads.values().find(|e| cur.conflicts(e)).copied();
-            } else if !self.read.is_none() && cur.conflicts(&self.read) {
+                found = ext.reads.values().find(|e| conflicts(cur, e)).copied();
+            } else if !self.read.is_none() && conflicts(cur, &self.read) {
                 found = Some(self.read);
             }
         }
+        // The summary skips strong entries that cannot conflict (it knows nothing of locks: strong
+        // entries are all checked when predicting).
         if found.is_none()
             && let Some(ext) = &self.ext
             && !ext.strong.is_empty()
-            && ext.summary.may_conflict(cur)
+            && (predicting || ext.summary.may_conflict(cur))
         {
-            found = ext.strong.values().find(|e| cur.conflicts(e)).copied();
+            found = ext.strong.values().find(|e| conflicts(cur, e)).copied();
         }
-        self.record(cur);
         found
     }
 
@@ -548,14 +579,20 @@ fn cut_edges(why: cut::Why) -> String {
         });
     }
     let mut s = sentences.join("; ");
-    if why & cut::NO_ACQ_FENCE != 0 {
+    // A block- or device-scope acquire fence explains the missing acquire already (it is the fence
+    // that is wrong, not missing).
+    if why & cut::NO_ACQ_FENCE != 0 && why & (cut::ACQ_FENCE | cut::ACQ_FENCE << cut::DEVICE) == 0 {
         if !s.is_empty() {
             s.push_str("; also, ");
         }
-        s.push_str(
+        s.push_str(if why & cut::BY_RMW != 0 {
+            "an atomic read-modify-write (a lock's compare-and-swap or exchange, a ticket's fetch_add) observed \
+             the release, but atomics are relaxed and no fence followed it: nothing acquired it (add \
+             __threadfence() right after the atomic, before the accesses it guards)"
+        } else {
             "a strong load observed the release, but no fence followed the load: nothing acquired it (add \
-             __threadfence() after the load, or use load_acquire)",
-        );
+             __threadfence() after the load, or use load_acquire)"
+        });
     }
     s
 }

@@ -81,16 +81,23 @@ pub struct Race {
     pub space: SpaceKind,
     /// Global memory: the buffer's name (a [`Buffer`](crate::emu::Buffer) or a registered name), else
     /// the kernel parameter and base address of the view that holds it (`parameter `y` at 0x7f…`), the
-    /// index then counting from that base. Shared memory: `shared`.
+    /// index then counting from that base. Shared memory: the array of the kernel's
+    /// [`shared_layout!`](crate::shared_layout) (`DotScratch.warp_sums`), or `shared` for memory from
+    /// [`shared::dynamic`](crate::shared::dynamic).
     pub buffer: String,
-    /// Element index within the buffer (for shared memory: the byte offset divided by the access size).
+    /// Element index within the buffer or shared array (for `shared`: the byte offset divided by the
+    /// access size).
     pub index: usize,
     /// The earlier access.
     pub first: AccessInfo,
     /// The later access, which found the conflict.
     pub second: AccessInfo,
-    /// Why nothing orders them.
+    /// Why nothing orders them; for a predicted race, the lock and the two critical sections whose
+    /// order hid it (`predicted: in another order of taking `lock`[0] …`).
     pub why: String,
+    /// The accesses were ordered in this run only by the order in which threads took a lock: in
+    /// another order they race.
+    pub predicted: bool,
 }
 
 impl fmt::Display for Race {
@@ -99,12 +106,20 @@ impl fmt::Display for Race {
             SpaceKind::Global => {
                 writeln!(f, "data race in kernel `{}` on global `{}`[{}]", self.kernel, self.buffer, self.index)?
             }
-            SpaceKind::Shared => writeln!(
+            SpaceKind::Shared if self.buffer == "shared" => writeln!(
                 f,
                 "data race in kernel `{}` on shared memory of block {}, element [{}]",
                 self.kernel,
                 triple(self.second.thread.block),
                 self.index
+            )?,
+            SpaceKind::Shared => writeln!(
+                f,
+                "data race in kernel `{}` on shared memory `{}`[{}] of block {}",
+                self.kernel,
+                self.buffer,
+                self.index,
+                triple(self.second.thread.block)
             )?,
         }
         writeln!(f, "  first:  {}", self.first)?;

@@ -4,8 +4,10 @@
 //! and, in shared memory, is checked for bytes no thread of the block has written. Fences, warp, block
 //! and grid barriers update the threads' clocks here too.
 
+use super::buffer;
 use super::clock::{BlockClock, Clock, Pos, hint_for};
 use super::findings::Place;
+use super::predict::{Edge, Held, MAX_CS_ADDRESSES, MAX_HELD, Section};
 use super::race::{Cur, Epoch, Kind, explain};
 use super::report::{AccessInfo, Race, ThreadId, UninitRead};
 use super::sched::State;
@@ -35,6 +37,11 @@ fn site_str(s: Site) -> String {
 impl State {
     /// Records an access for the detectors and the release/acquire model.
     pub fn on_access(&mut self, t: usize, addr: usize, size: usize, space: SpaceKind, kind: Kind, site: Site) {
+        // For barrier divergence: whether the thread touched memory in its barrier interval.
+        let first = &mut self.threads[t].clock.first_access;
+        if first.is_none() {
+            *first = Some(site);
+        }
         if !self.opts.detect_races {
             return;
         }
@@ -59,6 +66,16 @@ impl State {
         };
         let bclock = &bs.clock;
         let clock = &mut self.threads[t].clock;
+        // Inside critical sections: what every order of the locks' sections orders before this access,
+        // and what the section touched (see `predict`).
+        for h in clock.held.iter_mut().filter(|h| h.addr != addr) {
+            if let Some(pr) = &mut clock.pred {
+                self.findings.locks.ordered_before(h.addr, addr, kind.writes(), &mut pr.nolock);
+            }
+            if h.touched.len() <= MAX_CS_ADDRESSES && !h.touched.contains(&(addr, kind.writes())) {
+                h.touched.push((addr, kind.writes()));
+            }
+        }
         if kind.observes() {
             for sync in slots.iter().filter_map(|s| s.sync()) {
                 clock.observe(sync, block, kind);
@@ -68,14 +85,29 @@ impl State {
         {
             let cur = Cur { x, kind, block, block_threads, knows: clock.knows(bclock) };
             // Every record is checked and updated; the first conflict found is reported.
-            let found = slots.iter_mut().fold(None, |found, slot| found.or(slot.access(&cur)));
-            if let Some(e) = found
+            let found = slots.iter_mut().fold(None, |found, slot| {
+                let f = slot.access(&cur);
+                // A race found in this run stands before a predicted one.
+                match (found, f) {
+                    (Some((_, true)), Some((_, false))) | (None, _) => f,
+                    _ => found,
+                }
+            });
+            if let Some((e, predicted)) = found
                 && self.findings.count_race(&place, block)
             {
-                let cut = hint_for(clock, bclock, e.gid, e.rel, cur.block_of(&e), e.bar);
-                report = Some((e, explain(&e, &cur, cut)));
+                // A predicted race is explained once the records are released (it names threads).
+                let why = if predicted {
+                    Err(clock.pred.as_ref().and_then(|p| p.edge))
+                } else {
+                    let cut = hint_for(clock, bclock, e.gid, e.rel, cur.block_of(&e), e.bar);
+                    Ok(explain(&e, &cur, cut))
+                };
+                report = Some((e, why, predicted));
             }
         }
+        self.threads[t].clock.acquiring = None;
+        let clock = &mut self.threads[t].clock;
         match kind {
             Kind::Write => {
                 for slot in slots.iter_mut() {
@@ -100,8 +132,9 @@ impl State {
             }
             Kind::Read | Kind::VolatileRead | Kind::AcquireLoad(_) => {}
         }
-        if let Some((e, why)) = report {
-            let (buffer, index) = place.buffer_index();
+        if let Some((e, why, predicted)) = report {
+            let why = why.unwrap_or_else(|edge| self.predicted_why(edge));
+            let (buffer, index) = place.buffer_index(&self.findings.shared_layouts);
             let race = Race {
                 kernel: self.findings.kernel.clone(),
                 space,
@@ -110,6 +143,7 @@ impl State {
                 first: self.access_info(&e),
                 second: self.access_info(&x),
                 why,
+                predicted,
             };
             self.findings.races.push(race);
         }
@@ -125,6 +159,69 @@ impl State {
             };
             self.findings.uninit_reads.push(read);
         }
+    }
+
+    /// Why a predicted race is one: the lock handoff that ordered the accesses in this run, and the
+    /// two critical sections it joined.
+    pub(crate) fn predicted_why(&self, edge: Option<Edge>) -> String {
+        let Some(edge) = edge else {
+            return "predicted: in another order of taking a lock, nothing orders these accesses".into();
+        };
+        let (name, index) = buffer::describe(edge.lock, 4);
+        format!(
+            "predicted: in another order of taking `{name}`[{index}], nothing orders these accesses. In this run \
+             the critical section of {} (lock taken at {}) came before the critical section of {} (lock taken at \
+             {}), and only that handoff of the lock ordered them; had {} taken the lock first, they would race \
+             (put both accesses inside the lock, or order them with a barrier or a flag)",
+            self.thread_of(edge.from.gid),
+            site_str(edge.from.taken),
+            self.thread_of(edge.to.gid),
+            site_str(edge.to.taken),
+            self.thread_of(edge.to.gid),
+        )
+    }
+
+    /// An atomic compare-and-swap or exchange by thread `t` at `site` changed `addr` from `old` to
+    /// `new`: it takes a lock, or releases one the thread holds (see `predict`).
+    pub fn lock_rmw(&mut self, t: usize, addr: usize, old: u64, new: u64, site: Site) {
+        if !self.opts.detect_races || old == new {
+            return;
+        }
+        if self.threads[t].clock.held.iter().any(|h| h.addr == addr) {
+            self.lock_store(t, addr, new);
+            return;
+        }
+        let gid = self.threads[t].gid;
+        let to = Section { gid, taken: site };
+        let locks = &self.findings.locks;
+        let clock = &mut self.threads[t].clock;
+        clock.acquiring = locks
+            .last
+            .get(&addr)
+            .filter(|from| from.gid != gid && locks.predictable(addr))
+            .map(|&from| Edge { lock: addr, from, to });
+        // A thread holds few locks; an exchange used for something else (a flag) may look like a take
+        // that is never released: beyond `MAX_HELD`, further takes are not followed.
+        if clock.held.len() < MAX_HELD {
+            clock.held.push(Held { addr, unlocked: old, taken: site, touched: vec![] });
+        } else {
+            clock.acquiring = None;
+        }
+    }
+
+    /// Thread `t` stored `new` to `addr` with a strong store: if that is the unlocked value of a lock it
+    /// holds, its critical section ends.
+    pub fn lock_store(&mut self, t: usize, addr: usize, new: u64) {
+        if !self.opts.detect_races {
+            return;
+        }
+        let th = &mut self.threads[t];
+        let Some(i) = th.clock.held.iter().position(|h| h.addr == addr && h.unlocked == new) else { return };
+        let held = th.clock.held.swap_remove(i);
+        let b = th.block;
+        let p = Pos { gid: th.gid, block: self.blocks[b].linear, bepoch: th.bepoch };
+        let snap = th.clock.section_release(p, &self.blocks[b].shadow.clock);
+        self.findings.locks.released(&held, p.gid, &snap);
     }
 
     fn thread_of(&self, gid: u32) -> ThreadId {
@@ -209,6 +306,7 @@ impl State {
     /// the shared memory of every block).
     pub(super) fn shadow_stats(&self) -> (usize, usize) {
         let (mut bytes, mut touched) = self.findings.retired_shadow;
+        bytes += self.findings.locks.bytes();
         bytes += self.global_shadow.bytes();
         touched += self.global_shadow.touched();
         for blk in &self.blocks {

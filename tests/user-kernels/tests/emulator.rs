@@ -96,7 +96,7 @@ fn block_sum_without_barriers_is_reported() {
     let race = &o.races[0];
     println!("{race}");
     assert_eq!(race.kernel, "block_sum_no_sync");
-    assert_eq!(race.buffer, "shared");
+    assert_eq!(race.buffer, "Slots.slots");
     assert!(race.why.contains("no __syncthreads()"), "{}", race.why);
     assert!(race.first.thread != race.second.thread);
     assert!(race.first.kind == "write" || race.second.kind == "write");

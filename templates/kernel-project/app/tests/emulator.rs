@@ -38,5 +38,6 @@ fn the_missing_barrier_is_reported() {
     assert!(out.racy_addresses > 0, "the race on the warp sums was not reported");
     let report = out.races[0].to_string();
     println!("{report}");
-    assert!(report.contains("dot_missing_barrier") && report.contains("shared memory"), "{report}");
+    // Shared memory is named by the layout's array: `WarpSums.sums`[w].
+    assert!(report.contains("dot_missing_barrier") && report.contains("shared memory `WarpSums.sums`["), "{report}");
 }

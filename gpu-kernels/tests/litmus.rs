@@ -1,0 +1,477 @@
+//! A litmus suite for the race detector, checked against the PTX memory consistency model (PTX ISA,
+//! "Memory Consistency Model"): classic shapes (MP, SB, LB, WRC/ISA2 chains, IRIW, 2+2W, CoRR, RMW
+//! chains and release sequences, a lock handoff, a barrier after a relaxed observation, a transitive
+//! chain through two scopes) x where the threads are (one warp, two warps of a block, other blocks)
+//! x the synchronisation (none, volatile, fences at each scope, release/acquire at each scope,
+//! atomics at each scope). Each case states the locations that must race (none for a race-free case)
+//! and the rule of the model it follows from; every case runs on 5 schedule seeds. The readings chosen
+//! where the model is subtle are written down in `docs/memory-model.md`.
+
+mod common;
+
+use common::{Buf, launch, reports, seed};
+use gpu_std::block::sync_threads;
+use gpu_std::emu::{LaunchConfig, Outcome};
+use gpu_std::fence::{nanosleep, threadfence, threadfence_block, threadfence_system};
+use gpu_std::thread::{block_idx, thread_idx};
+use gpu_std::{Block, Device, GlobalMut, System};
+
+// ---- where the threads are ---------------------------------------------------------------------
+
+/// Roles 0..4 are lanes 0..4 of one warp.
+const WARP: u32 = 0;
+/// Roles 0..4 are warps 0..4 of one block (threads 0, 32, 64, 96).
+const WARPS: u32 = 1;
+/// Roles 0..4 are thread 0 of blocks 0..4.
+const BLOCKS: u32 = 2;
+/// Roles 0 and 1 are warps 0 and 1 of block 0; roles 2 and 3 warps 0 and 1 of block 1.
+const MIXED: u32 = 3;
+
+fn config(placement: u32) -> LaunchConfig {
+    match placement {
+        WARP => LaunchConfig::linear(1, 32, 0),
+        WARPS => LaunchConfig::linear(1, 128, 0),
+        BLOCKS => LaunchConfig::linear(4, 32, 0),
+        _ => LaunchConfig::linear(2, 64, 0),
+    }
+}
+
+/// The role of the calling thread (0..4), or `None`.
+fn role(placement: u32) -> Option<u32> {
+    let (b, t) = (block_idx().x, thread_idx().x);
+    match placement {
+        WARP => (t < 4).then_some(t),
+        WARPS => (t % 32 == 0).then_some(t / 32),
+        BLOCKS => (t == 0).then_some(b),
+        _ => (t % 32 == 0).then_some(b * 2 + t / 32),
+    }
+}
+
+// ---- synchronisation ---------------------------------------------------------------------------
+
+/// Plain flag store and one plain load (no spin: a plain spin may never see the store).
+const PLAIN: u32 = 0;
+/// Volatile flag store, volatile polls, no fence.
+const VOLATILE: u32 = 1;
+/// `fence.sc.<scope>` + volatile flag store; volatile polls + `fence.sc.<scope>`.
+const FENCE_CTA: u32 = 2;
+const FENCE_GPU: u32 = 3;
+const FENCE_SYS: u32 = 4;
+/// `st.release.<scope>` / `ld.acquire.<scope>`.
+const RELACQ_CTA: u32 = 5;
+const RELACQ_GPU: u32 = 6;
+const RELACQ_SYS: u32 = 7;
+/// `__threadfence()` + `atom.exch.<scope>`; `atom.add.<scope>` of 0 polls + `__threadfence()`.
+const ATOM_CTA: u32 = 8;
+const ATOM_GPU: u32 = 9;
+const ATOM_SYS: u32 = 10;
+/// Relaxed atomics at device scope, no fence.
+const ATOM_RELAXED: u32 = 11;
+
+/// Polls before a waiting thread gives up (it never needs as many: the writer always writes).
+const SPIN: u32 = 1 << 20;
+
+fn fence_for(mode: u32) {
+    match mode {
+        FENCE_CTA => threadfence_block(),
+        FENCE_GPU | ATOM_CTA | ATOM_GPU | ATOM_SYS => threadfence(),
+        FENCE_SYS => threadfence_system(),
+        _ => {}
+    }
+}
+
+/// Raises `flag[i]` to 1, releasing as `mode` says.
+fn release(flag: GlobalMut<'_, u32>, i: usize, mode: u32) {
+    fence_for(mode);
+    match mode {
+        PLAIN => flag.set(i, 1),
+        VOLATILE | FENCE_CTA | FENCE_GPU | FENCE_SYS => flag.set_volatile(i, 1),
+        RELACQ_CTA => flag.atomic_scoped::<Block>(i).store_release(1),
+        RELACQ_GPU => flag.atomic_scoped::<Device>(i).store_release(1),
+        RELACQ_SYS => flag.atomic_scoped::<System>(i).store_release(1),
+        ATOM_CTA => _ = flag.atomic_scoped::<Block>(i).swap(1),
+        ATOM_SYS => _ = flag.atomic_scoped::<System>(i).swap(1),
+        _ => _ = flag.atomic_scoped::<Device>(i).swap(1),
+    }
+}
+
+/// Reads `flag[i]` once as `mode` says.
+fn poll(flag: GlobalMut<'_, u32>, i: usize, mode: u32) -> u32 {
+    match mode {
+        PLAIN => flag.get(i),
+        VOLATILE | FENCE_CTA | FENCE_GPU | FENCE_SYS => flag.get_volatile(i),
+        RELACQ_CTA => flag.atomic_scoped::<Block>(i).load_acquire(),
+        RELACQ_GPU => flag.atomic_scoped::<Device>(i).load_acquire(),
+        RELACQ_SYS => flag.atomic_scoped::<System>(i).load_acquire(),
+        ATOM_CTA => flag.atomic_scoped::<Block>(i).fetch_add(0),
+        ATOM_SYS => flag.atomic_scoped::<System>(i).fetch_add(0),
+        _ => flag.atomic_scoped::<Device>(i).fetch_add(0),
+    }
+}
+
+/// Waits for `flag[i]` to reach `want` (once, for a plain flag), then acquires as `mode` says.
+fn acquire(flag: GlobalMut<'_, u32>, i: usize, mode: u32, want: u32) {
+    let mut spins = 0;
+    while poll(flag, i, mode) < want && mode != PLAIN && spins < SPIN {
+        spins += 1;
+        nanosleep(8);
+    }
+    fence_for(mode);
+}
+
+/// A store of `v` to `x[i]` as `mode` accesses a shared location: plain, volatile, or atomic at a
+/// scope.
+fn store(x: GlobalMut<'_, u32>, i: usize, v: u32, mode: u32) {
+    match mode {
+        PLAIN => x.set(i, v),
+        VOLATILE => x.set_volatile(i, v),
+        ATOM_CTA => _ = x.atomic_scoped::<Block>(i).swap(v),
+        ATOM_SYS => _ = x.atomic_scoped::<System>(i).swap(v),
+        RELACQ_CTA => x.atomic_scoped::<Block>(i).store_release(v),
+        _ => _ = x.atomic_scoped::<Device>(i).swap(v),
+    }
+}
+
+/// A load of `x[i]` as `mode` accesses a shared location.
+fn load(x: GlobalMut<'_, u32>, i: usize, mode: u32) -> u32 {
+    match mode {
+        PLAIN => x.get(i),
+        VOLATILE => x.get_volatile(i),
+        ATOM_CTA => x.atomic_scoped::<Block>(i).fetch_add(0),
+        ATOM_SYS => x.atomic_scoped::<System>(i).fetch_add(0),
+        RELACQ_CTA => x.atomic_scoped::<Block>(i).load_acquire(),
+        _ => x.atomic_scoped::<Device>(i).fetch_add(0),
+    }
+}
+
+// ---- shapes ------------------------------------------------------------------------------------
+
+/// MP: role 0 writes `data[0]`, releases `flag[0]`; role 1 acquires it and reads `data[0]`.
+const MP: u32 = 0;
+/// A chain (ISA2 / WRC): role 0 writes `data[0]` and releases `flag[0]` (`mode`); role 1 acquires it
+/// and releases `flag[1]` (`mode2`); role 2 acquires that and reads `data[0]`.
+const CHAIN: u32 = 1;
+/// SB: role 0 stores `x[0]` then loads `x[1]`, role 1 stores `x[1]` then loads `x[0]` (`mode` access,
+/// `mode2` a fence between when `FENCE_*`).
+const SB: u32 = 2;
+/// LB: role 0 loads `x[0]` then stores `x[1]`, role 1 loads `x[1]` then stores `x[0]`.
+const LB: u32 = 3;
+/// IRIW: roles 0 and 1 store `x[0]` and `x[1]`; roles 2 and 3 load both, in opposite orders.
+const IRIW: u32 = 4;
+/// 2+2W: role 0 stores `x[0]` then `x[1]`, role 1 stores `x[1]` then `x[0]`.
+const TWO_TWO_W: u32 = 5;
+/// CoRR: role 0 stores `x[0]`; role 1 loads it twice.
+const CORR: u32 = 6;
+/// An RMW chain: roles 0..4 each add 1 to `x[0]` with an atomic at `mode`'s scope.
+const RMW: u32 = 7;
+/// A release sequence: role 0 writes `data[0]`, `__threadfence()`, adds 1 to `flag[0]`; role 1 waits
+/// for it and adds 1 to `flag[0]` with a relaxed device atomic; role 2 waits for `flag[0] == 2`,
+/// `__threadfence()`, reads `data[0]`.
+const REL_SEQ: u32 = 8;
+/// A lock handoff: roles 0 and 1 each take `flag[0]` with a compare-and-swap loop, fence (`mode`:
+/// none, `FENCE_CTA`, `FENCE_GPU`), add 1 to `data[0]` with a plain load and store, fence (`mode2`),
+/// and release with an exchange.
+const LOCK: u32 = 9;
+/// A barrier after a relaxed observation (placement `MIXED`): role 0 writes `data[0]`,
+/// `__threadfence()`, raises `flag[0]` (volatile); role 2 polls it (volatile), then (`mode2 ==
+/// FENCE_GPU`) `__threadfence()`, then `__syncthreads()` with its whole block; role 3 reads `data[0]`
+/// after the barrier.
+const BARRIER: u32 = 10;
+
+gpu_std::kernel! {
+    /// Test-only: one litmus test: `case` packs its shape, mode, second mode and placement, a byte each
+    /// (see [`Case::packed`]).
+    pub fn litmus<'a>(data: GlobalMut<'a, u32>, flag: GlobalMut<'a, u32>, x: GlobalMut<'a, u32>, out: GlobalMut<'a, u32>, case: u32) {
+        let (shape, mode, mode2, placement) = (case & 0xff, (case >> 8) & 0xff, (case >> 16) & 0xff, case >> 24);
+        let r = role(placement);
+        if shape == BARRIER {
+            if block_idx().x == 1 {
+                if r == Some(2) {
+                    acquire(flag, 0, VOLATILE, 1);
+                    fence_for(mode2);
+                }
+                sync_threads();
+                if r == Some(3) {
+                    out.set(3, data.get(0));
+                }
+            } else if r == Some(0) {
+                data.set(0, 7);
+                release(flag, 0, FENCE_GPU);
+            }
+            return;
+        }
+        let Some(r) = r else { return };
+        let o = r as usize;
+        match (shape, r) {
+            (MP, 0) => {
+                data.set(0, 7);
+                release(flag, 0, mode);
+            }
+            (MP, 1) => {
+                acquire(flag, 0, mode, 1);
+                out.set(o, data.get(0));
+            }
+            (CHAIN, 0) => {
+                data.set(0, 7);
+                release(flag, 0, mode);
+            }
+            (CHAIN, 1) => {
+                acquire(flag, 0, mode, 1);
+                release(flag, 1, mode2);
+            }
+            (CHAIN, 2) => {
+                acquire(flag, 1, mode2, 1);
+                out.set(o, data.get(0));
+            }
+            (SB, 0 | 1) => {
+                store(x, o, 1, mode);
+                fence_for(mode2);
+                out.set(o, load(x, 1 - o, mode));
+            }
+            (LB, 0 | 1) => {
+                out.set(o, load(x, o, mode));
+                store(x, 1 - o, 1, mode);
+            }
+            (IRIW, 0 | 1) => store(x, o, 1, mode),
+            (IRIW, 2 | 3) => {
+                let first = o - 2;
+                let a = load(x, first, mode);
+                let b = load(x, 1 - first, mode);
+                out.set(o, a * 2 + b);
+            }
+            (TWO_TWO_W, 0 | 1) => {
+                store(x, o, 1, mode);
+                store(x, 1 - o, 2, mode);
+            }
+            (CORR, 0) => store(x, 0, 1, mode),
+            (CORR, 1) => {
+                let a = load(x, 0, mode);
+                let b = load(x, 0, mode);
+                out.set(o, a * 2 + b);
+            }
+            (RMW, _) => _ = match mode {
+                ATOM_CTA => x.atomic_scoped::<Block>(0).fetch_add(1),
+                ATOM_SYS => x.atomic_scoped::<System>(0).fetch_add(1),
+                _ => x.atomic_scoped::<Device>(0).fetch_add(1),
+            },
+            (REL_SEQ, 0) => {
+                data.set(0, 7);
+                threadfence();
+                flag.atomic(0).fetch_add(1);
+            }
+            (REL_SEQ, 1) => {
+                // Only after role 0's add, so that it continues the release sequence.
+                acquire(flag, 0, ATOM_RELAXED, 1);
+                flag.atomic(0).fetch_add(1);
+            }
+            (REL_SEQ, 2) => {
+                let mut spins = 0;
+                while flag.get_volatile(0) < 2 && spins < SPIN {
+                    spins += 1;
+                    nanosleep(8);
+                }
+                threadfence();
+                out.set(o, data.get(0));
+            }
+            (LOCK, 0 | 1) => {
+                let mut spins = 0;
+                while flag.atomic(0).compare_and_swap(0, 1) != 0 && spins < SPIN {
+                    spins += 1;
+                    nanosleep(8);
+                }
+                fence_for(mode);
+                data.set(0, data.get(0) + 1);
+                fence_for(mode2);
+                flag.atomic(0).swap(0);
+            }
+            _ => {}
+        }
+    }
+}
+
+// ---- the cases ---------------------------------------------------------------------------------
+
+/// One litmus test: what runs, where, and what must be reported.
+struct Case {
+    name: String,
+    shape: u32,
+    mode: u32,
+    mode2: u32,
+    placement: u32,
+    /// The buffers that must race (each at least once); empty: no race at all.
+    races: &'static [&'static str],
+    /// The rule of the PTX memory model the verdict follows from.
+    rule: &'static str,
+}
+
+const DATA_RACE: &str = "data race: two conflicting accesses, at least one not morally strong, unordered by causality \
+                         order";
+const MORALLY_STRONG: &str = "morally strong: strong operations whose scopes each include the other thread do not race";
+const NOT_MORALLY_STRONG: &str = "not morally strong: a .cta operation does not include a thread of another block, so \
+                                  the pair races";
+const REL_ACQ: &str = "release and acquire patterns (fence + strong write / strong read + fence, or st.release / \
+                       ld.acquire), morally strong, synchronize: the data write is in causality order before the read";
+const REL_ACQ_CUT: &str = "release/acquire patterns synchronize only when morally strong: a .cta pattern does not reach \
+                           another block";
+const NO_ACQUIRE: &str = "a strong read without an acquire pattern (no fence after it, not ld.acquire) observes but does \
+                          not synchronize";
+const CAUSALITY: &str = "causality order is transitive: base causality through each morally strong synchronize edge";
+const RMW_SEQ: &str = "a release pattern's write is observed through later atomic read-modify-writes of the location \
+                       (release sequence), so the acquire synchronizes with the release";
+const BARRIER_CTA: &str = "bar.sync orders memory like a .cta fence among the block's threads: it does not acquire a \
+                           release of another block that a relaxed read observed";
+
+fn name_of(mode: u32) -> &'static str {
+    [
+        "plain",
+        "volatile",
+        "fence.cta",
+        "fence.gpu",
+        "fence.sys",
+        "rel/acq.cta",
+        "rel/acq.gpu",
+        "rel/acq.sys",
+        "atom.cta+fence",
+        "atom.gpu+fence",
+        "atom.sys+fence",
+        "atom.gpu relaxed",
+    ][mode as usize]
+}
+
+fn place_of(p: u32) -> &'static str {
+    ["one warp", "two warps", "two blocks", "mixed"][p as usize]
+}
+
+/// Every case, with its expected verdict written out per rule.
+fn cases() -> Vec<Case> {
+    let mut v = Vec::new();
+    let case = |name: String, shape, mode, mode2, placement, races, rule| Case {
+        name,
+        shape,
+        mode,
+        mode2,
+        placement,
+        races,
+        rule,
+    };
+    // MP: 11 kinds of flag x 3 placements.
+    for p in [WARP, WARPS, BLOCKS] {
+        let across = p == BLOCKS;
+        for m in PLAIN..=ATOM_SYS {
+            let (races, rule): (&'static [&'static str], _) = match m {
+                PLAIN => (&["flag", "data"], DATA_RACE),
+                VOLATILE => (&["data"], NO_ACQUIRE),
+                FENCE_CTA if across => (&["data"], REL_ACQ_CUT),
+                RELACQ_CTA | ATOM_CTA if across => (&["flag", "data"], NOT_MORALLY_STRONG),
+                _ => (&[], REL_ACQ),
+            };
+            v.push(case(format!("MP {} {}", name_of(m), place_of(p)), MP, m, 0, p, races, rule));
+        }
+    }
+    // Chains through two edges (ISA2 / WRC), including a transitive chain through two scopes.
+    let chains: [(u32, u32, u32, &'static [&'static str], &str); 8] = [
+        (FENCE_CTA, FENCE_GPU, MIXED, &[], CAUSALITY),
+        (RELACQ_CTA, RELACQ_GPU, MIXED, &[], CAUSALITY),
+        (RELACQ_GPU, RELACQ_CTA, MIXED, &["flag", "data"], NOT_MORALLY_STRONG),
+        (FENCE_GPU, FENCE_CTA, MIXED, &["data"], REL_ACQ_CUT),
+        (FENCE_GPU, FENCE_GPU, BLOCKS, &[], CAUSALITY),
+        (RELACQ_SYS, ATOM_GPU, BLOCKS, &[], CAUSALITY),
+        (VOLATILE, FENCE_GPU, BLOCKS, &["data"], NO_ACQUIRE),
+        (FENCE_CTA, FENCE_CTA, WARPS, &[], CAUSALITY),
+    ];
+    for (m1, m2, p, races, rule) in chains {
+        let name = format!("chain {} then {} {}", name_of(m1), name_of(m2), place_of(p));
+        v.push(case(name, CHAIN, m1, m2, p, races, rule));
+    }
+    // SB, LB, IRIW, 2+2W, CoRR: plain accesses race, strong ones at a shared scope do not.
+    for p in [WARP, WARPS, BLOCKS] {
+        let across = p == BLOCKS;
+        for (shape, label) in [(SB, "SB"), (LB, "LB"), (IRIW, "IRIW"), (TWO_TWO_W, "2+2W"), (CORR, "CoRR")] {
+            for m in [PLAIN, VOLATILE, ATOM_CTA, ATOM_GPU] {
+                if (shape == CORR || shape == TWO_TWO_W) && m == VOLATILE && p != BLOCKS {
+                    continue;
+                }
+                let (races, rule): (&'static [&'static str], _) = match m {
+                    PLAIN => (&["x"], DATA_RACE),
+                    ATOM_CTA if across => (&["x"], NOT_MORALLY_STRONG),
+                    _ => (&[], MORALLY_STRONG),
+                };
+                v.push(case(format!("{label} {} {}", name_of(m), place_of(p)), shape, m, 0, p, races, rule));
+            }
+        }
+        // SB with fences between plain accesses still races: fences order nothing without an observed
+        // write.
+        v.push(case(format!("SB plain+fence.sys {}", place_of(p)), SB, PLAIN, FENCE_SYS, p, &["x"], DATA_RACE));
+        // RMW chains.
+        for m in [ATOM_CTA, ATOM_GPU, ATOM_SYS] {
+            let (races, rule): (&'static [&'static str], _) =
+                if m == ATOM_CTA && across { (&["x"], NOT_MORALLY_STRONG) } else { (&[], MORALLY_STRONG) };
+            v.push(case(format!("RMW {} {}", name_of(m), place_of(p)), RMW, m, 0, p, races, rule));
+        }
+    }
+    // Release sequences.
+    v.push(case("release sequence through an RMW, two blocks".into(), REL_SEQ, 0, 0, BLOCKS, &[], RMW_SEQ));
+    // Lock handoff: fence after the CAS (acquire) and before the release.
+    let locks: [(u32, u32, u32, &'static [&'static str], &str); 8] = [
+        (FENCE_GPU, FENCE_GPU, BLOCKS, &[], REL_ACQ),
+        (PLAIN, FENCE_GPU, BLOCKS, &["data"], NO_ACQUIRE),
+        (FENCE_CTA, FENCE_GPU, BLOCKS, &["data"], REL_ACQ_CUT),
+        (FENCE_GPU, FENCE_CTA, BLOCKS, &["data"], REL_ACQ_CUT),
+        (FENCE_CTA, FENCE_CTA, WARPS, &[], REL_ACQ),
+        (PLAIN, FENCE_GPU, WARPS, &["data"], NO_ACQUIRE),
+        (FENCE_GPU, PLAIN, WARPS, &["data"], NO_ACQUIRE),
+        (FENCE_CTA, FENCE_CTA, WARP, &[], REL_ACQ),
+    ];
+    for (acq, rel, p, races, rule) in locks {
+        let name =
+            format!("lock handoff, {} after CAS, {} before release, {}", name_of(acq), name_of(rel), place_of(p));
+        v.push(case(name, LOCK, acq, rel, p, races, rule));
+    }
+    // A barrier after a relaxed observation of another block's release.
+    v.push(case("barrier after a relaxed observation".into(), BARRIER, 0, PLAIN, MIXED, &["data"], BARRIER_CTA));
+    v.push(case("barrier after an observation and fence.gpu".into(), BARRIER, 0, FENCE_GPU, MIXED, &[], CAUSALITY));
+    v
+}
+
+impl Case {
+    /// Shape, mode, second mode and placement in one word, as [`litmus`] takes them.
+    fn packed(&self) -> u32 {
+        self.shape | self.mode << 8 | self.mode2 << 16 | self.placement << 24
+    }
+}
+
+fn run(c: &Case, s: u64) -> Outcome {
+    let mut data = Buf::new("data", vec![0u32; 2]);
+    let mut flag = Buf::new("flag", vec![0u32; 2]);
+    let mut x = Buf::new("x", vec![0u32; 2]);
+    let mut out = Buf::new("out", vec![0u32; 4]);
+    let args = (data.view_mut(), flag.view_mut(), x.view_mut(), out.view_mut(), c.packed());
+    launch::<litmus>(config(c.placement), &seed(s), args)
+}
+
+#[test]
+fn every_litmus_verdict_holds_on_five_seeds() {
+    let all = cases();
+    assert!(all.len() >= 60, "{} cases", all.len());
+    let mut wrong = Vec::new();
+    for c in &all {
+        for s in 1..=5 {
+            let o = run(c, s);
+            let mut got: Vec<&str> = o.races.iter().map(|r| r.buffer.as_str()).collect();
+            got.sort();
+            got.dedup();
+            let mut want = c.races.to_vec();
+            want.sort();
+            if got != want {
+                wrong.push(format!(
+                    "{} (seed {s}): want races on {want:?}, got {got:?} [{}]\n{}",
+                    c.name,
+                    c.rule,
+                    reports(&o)
+                ));
+            }
+        }
+    }
+    println!("{} litmus cases x 5 seeds", all.len());
+    assert!(wrong.is_empty(), "{} wrong verdicts:\n{}", wrong.len(), wrong.join("\n"));
+}
