@@ -416,7 +416,8 @@ impl ThreadClock {
             }
         }
         self.fresh_cut = false;
-        self.pending_rmw &= !(self.pending_local.is_empty() && self.pending_wide.is_empty() && self.pending_sys.is_empty());
+        self.pending_rmw &=
+            !(self.pending_local.is_empty() && self.pending_wide.is_empty() && self.pending_sys.is_empty());
         self.fence = Some((self.release(p, block), scope));
     }
 
@@ -472,7 +473,8 @@ impl ThreadClock {
                 self.fresh_cut = !acquire_now;
                 continue;
             };
-            [&mut self.acq, &mut self.pending_local, &mut self.pending_wide, &mut self.pending_sys][target].join(&item.clock);
+            [&mut self.acq, &mut self.pending_local, &mut self.pending_wide, &mut self.pending_sys][target]
+                .join(&item.clock);
             self.pending_rmw |= matches!(kind, Kind::Atomic(_));
             if let Some(pr) = &mut self.pred {
                 if handoff.is_some() {
