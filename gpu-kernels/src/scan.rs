@@ -457,7 +457,9 @@ kernel! {
     /// `out[i] = in[0] + … + in[i]` (wrapping), in one pass. Launch: any multiple of 32 threads up to
     /// 1024 (`BLOCK`), `SHARED_BYTES`, `tiles(n, threads)` blocks; `state` holds `state_len` words, all
     /// zero at launch unless the grid has one block (then `state` is not touched). After the launch,
-    /// `state[1]` is `ERROR_GAVE_UP` if a tile gave up waiting (the result is then wrong).
+    /// `state[1]` is `ERROR_GAVE_UP` if a tile gave up waiting (the result is then wrong). `input` is
+    /// read through the read-only data cache (`ld.global.nc`): it must not overlap `out` (the result
+    /// would be unspecified, never undefined behaviour).
     pub fn scan_u32<'a>(input: Global<'a, u32>, out: GlobalMut<'a, u32>, state: GlobalMut<'a, u64>) {
         scan_tile(input, Some(out), Carry::LookBack(state, Access::ReleaseAcquire))
     }
