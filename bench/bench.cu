@@ -315,8 +315,10 @@ __global__ void __launch_bounds__(HF_BLOCK) nv_histogram_fast(const unsigned cha
 
 // ---- scan (nvcc twin of gpu_kernels::scan, with variants for --tune) ------------------------------
 // Tiles of blockDim.x * ITEMS elements; warp w owns 32 * ITEMS consecutive elements, read as ITEMS / 4
-// chunks of 32 uint4 (lane l: vector l of each chunk). Thread scan of 4, warp scan (shfl.up) of the
-// vector totals, carry over chunks, warp totals through shared memory, warp 0 scans them. Tile ids
+// chunks of 32 uint4 (lane l: vector l of each chunk). Before the look-back each thread sums its
+// elements and the warp sums those (butterfly); warp totals go through shared memory and warp 0 scans
+// them; after it, per chunk: thread scan of 4, warp scan (shfl.up) of the vector totals, a carry over
+// chunks from the warp's prefix, then the store. Tile ids
 // from a ticket (TICKET) or blockIdx; status words: flag << 32 | value, published with st.release.gpu,
 // polled per lane with ld.acquire.gpu (ACQ = 1) or ld.relaxed.gpu and one fence.acq_rel.gpu after the
 // wait (ACQ = 0), with a nanosleep back-off after 8 polls (SLEEP = 1) or none.
@@ -367,16 +369,11 @@ __global__ void nv_scan(const unsigned* __restrict__ in, unsigned* __restrict__ 
             if (e + 2 < n) v[k].z = in[e + 2];
         }
     }
+    // Reduce before the look-back (only the loaded values stay live across it); scan after it.
     unsigned wt = 0;
 #pragma unroll
-    for (int k = 0; k < CH; k++) {
-        v[k].y += v[k].x; v[k].z += v[k].y; v[k].w += v[k].z;
-        const unsigned inc = sc_warp_incl(v[k].w, lane);
-        const unsigned up = __shfl_up_sync(0xffffffffu, inc, 1);
-        const unsigned before = lane == 0 ? wt : wt + up;
-        v[k].x += before; v[k].y += before; v[k].z += before; v[k].w += before;
-        wt += __shfl_sync(0xffffffffu, inc, 31);
-    }
+    for (int k = 0; k < CH; k++) wt += (v[k].x + v[k].y) + (v[k].z + v[k].w);
+    for (int o = 16; o > 0; o >>= 1) wt += __shfl_xor_sync(0xffffffffu, wt, o);
     if (lane == 0) s_warps[w] = wt;
     __syncthreads();
     if (w == 0) {
@@ -429,11 +426,16 @@ __global__ void nv_scan(const unsigned* __restrict__ in, unsigned* __restrict__ 
         if (lane == 0) s_prefix = prefix;
     }
     __syncthreads();
-    const unsigned before = s_prefix + s_warps[w];
+    unsigned carry = s_prefix + s_warps[w];
 #pragma unroll
     for (int k = 0; k < CH; k++) {
         const size_t e = seg + k * 128 + 4 * lane;
         uint4 r = v[k];
+        r.y += r.x; r.z += r.y; r.w += r.z;
+        const unsigned inc = sc_warp_incl(r.w, lane);
+        const unsigned up = __shfl_up_sync(0xffffffffu, inc, 1);
+        const unsigned before = lane == 0 ? carry : carry + up;
+        carry += __shfl_sync(0xffffffffu, inc, 31);
         r.x += before; r.y += before; r.z += before; r.w += before;
         if (e + 4 <= n) reinterpret_cast<uint4*>(out)[e / 4] = r;
         else {
@@ -959,7 +961,7 @@ static void bench_histogram(CUmodule mod, int log2n, int hist_bpsm, uint64_t see
 // gpu_kernels::scan: tiles of SC_ITEMS elements per thread; the launcher (host/src/examples/scan.rs,
 // scan::launch) uses blocks of SC_BLOCK threads, one block per tile, and zeroes the state words
 // (ticket, error word, one status word per tile) before each launch of more than one block.
-static const int SC_BLOCK = 256, SC_ITEMS = 16, SC_SPINE_BLOCK = 1024;
+static const int SC_BLOCK = 512, SC_ITEMS = 32, SC_SPINE_BLOCK = 1024;
 static const size_t SC_STATE_HEADER = 2;
 static size_t sc_tiles(size_t n, int block) {
     const size_t te = (size_t)block * SC_ITEMS;
@@ -1079,18 +1081,17 @@ static void bench_scan(CUmodule mod, int log2n, uint64_t seed) {
     };
     measure(t, "nvcc scan_u32 (single pass)", "", poison, [&] { nv_single(nv_scan<SC_ITEMS, 1, 1, 1>, SC_ITEMS, SC_BLOCK); }, check(sc_tiles(n, SC_BLOCK) > 1));
     if (g_tune) {
-        for (int b : {128, 512, 1024})
+        for (int b : {128, 256, 1024})
             measure(t, "tune scan_u32 block " + std::to_string(b), "", poison, [&, b] { rs_single(b); }, check(sc_tiles(n, b) > 1));
         struct V { const char* name; void (*k)(const unsigned*, unsigned*, size_t, unsigned long long*); int items, block; };
         const V vs[] = {
-            {"tune nvcc scan no sleep", nv_scan<16, 1, 0, 1>, 16, 256},
-            {"tune nvcc scan relaxed+fence", nv_scan<16, 0, 1, 1>, 16, 256},
-            {"tune nvcc scan relaxed+fence no sleep", nv_scan<16, 0, 0, 1>, 16, 256},
-            {"tune nvcc scan blockIdx", nv_scan<16, 1, 1, 0>, 16, 256},
+            {"tune nvcc scan no sleep", nv_scan<32, 1, 0, 1>, 32, 512},
+            {"tune nvcc scan relaxed+fence", nv_scan<32, 0, 1, 1>, 32, 512},
+            {"tune nvcc scan relaxed+fence no sleep", nv_scan<32, 0, 0, 1>, 32, 512},
+            {"tune nvcc scan blockIdx", nv_scan<32, 1, 1, 0>, 32, 512},
             {"tune nvcc scan items 32 block 256", nv_scan<32, 1, 1, 1>, 32, 256},
-            {"tune nvcc scan items 32 block 512", nv_scan<32, 1, 1, 1>, 32, 512},
-            {"tune nvcc scan items 32 relaxed no sleep 256", nv_scan<32, 0, 0, 1>, 32, 256},
-            {"tune nvcc scan items 32 relaxed no sleep 512", nv_scan<32, 0, 0, 1>, 32, 512},
+            {"tune nvcc scan items 16 block 256", nv_scan<16, 1, 1, 1>, 16, 256},
+            {"tune nvcc scan items 16 block 512", nv_scan<16, 1, 1, 1>, 16, 512},
             {"tune nvcc scan items 16 block 1024", nv_scan<16, 1, 1, 1>, 16, 1024},
         };
         for (const V& x : vs) {

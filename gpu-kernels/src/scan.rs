@@ -4,11 +4,15 @@
 //!
 //! **Tiles.** The input is cut into tiles of `blockDim.x * ITEMS` elements, one per block. In a tile,
 //! warp `w` owns a contiguous segment of `32 * ITEMS` elements, read as `ITEMS / 4` chunks of 32
-//! 16-byte vectors (lane `l` holds vector `l` of each chunk: four consecutive elements). A thread
-//! scans its four elements, the warp scans the 32 vector totals with `shfl.up` (a Kogge–Stone scan),
-//! and a running carry joins the warp's chunks. Warp totals cross warps through shared memory between
-//! two barriers, and warp 0 scans them: the tile's *aggregate* (its own sum) is then known. Results are
-//! written back as 16-byte vectors. Every element is read once and written once.
+//! 16-byte vectors (lane `l` holds vector `l` of each chunk: four consecutive elements), all loads
+//! issued before the first is used. Before the look-back a thread only *sums* its elements and the
+//! warp sums those (a butterfly); warp totals cross warps through shared memory between two
+//! barriers, and warp 0 scans them: the tile's *aggregate* (its own sum) is then known. After the
+//! look-back each warp scans its chunks in turn, from its exclusive prefix: a thread scans its four
+//! elements, the warp scans the 32 vector totals with `shfl.up` (a Kogge–Stone scan), a running carry
+//! joins the chunks, and the results are written back as 16-byte vectors. Every element is read once
+//! and written once, and across the look-back a thread holds only the `ITEMS` values it loaded (the
+//! registers decide how many blocks an SM holds, and so how many bytes are in flight).
 //!
 //! **Tile ids from a ticket.** A block does not take tile `blockIdx.x`: its thread 0 draws the next
 //! tile id from a global counter (`atomicAdd`, one ticket per block). Blocks start in any order and only
@@ -35,7 +39,9 @@
 //! three launches, no block ever waits for another, and the input is read twice.
 //!
 //! **`f32`.** Additions are rounded, in an order fixed by the tile shape and the look-back (an element
-//! of tile `t` reaches its prefix through at most `t + 1` tile-prefix additions and `63` others). So
+//! of tile `t` reaches its prefix through at most `t + 1` tile-prefix additions and `63` others: with
+//! 8 chunks, at most 15 rounded additions make a tile's aggregate, 25 an element's in-tile part (the
+//! warp's prefix, the chunk carries, the scans) and 6 each look-back window). So
 //! `|out[i] - exact| <= (t + 64) * 2^-24 * sum(|in[0..=i]|)` ([`f32_error_bound_terms`]).
 //!
 //! Decision procedure (§5.7): tiles cross blocks, and a block waits for others, so (1) tile ids come
@@ -54,12 +60,28 @@ use gpu_std::warp::{self, FULL_MASK, WARP_SIZE};
 use gpu_std::{Global, GlobalMut, kernel, shared_layout};
 
 /// Threads per block the launchers use (any multiple of 32 up to 1024 is accepted): with [`ITEMS`],
-/// tiles of 4096 elements.
-pub const BLOCK: u32 = 256;
-/// Elements per thread: `ITEMS / 4` 16-byte vectors.
-pub const ITEMS: usize = 16;
+/// tiles of 16384 elements; two blocks per SM on an H200 (at most 64 registers per thread).
+pub const BLOCK: u32 = 512;
+/// Elements per thread: `ITEMS / 4` 16-byte vectors, held in registers from the load to the store.
+pub const ITEMS: usize = 32;
 /// Vectors per thread (chunks per warp segment).
 const CHUNKS: usize = ITEMS / 4;
+
+/// `$body` once for each chunk `$k` in `0..CHUNKS`, written out, not looped: the per-thread arrays are
+/// indexed only by constants, so they stay in registers (a loop the compiler leaves rolled indexes
+/// them at run time, which puts them in local memory and makes each load wait for the one before).
+macro_rules! each_chunk {
+    ($k:ident => $body:expr) => {{
+        const _: () = assert!(CHUNKS == 8, "each_chunk! writes out chunks 0 ..= 7");
+        each_chunk!(@ $k => $body; 0 1 2 3 4 5 6 7)
+    }};
+    (@ $k:ident => $body:expr; $($i:literal)*) => {{
+        $({
+            let $k: usize = $i;
+            $body;
+        })*
+    }};
+}
 /// Polls of one look-back window before a tile gives up and sets the error word.
 pub const SPIN_LIMIT: u32 = 1 << 22;
 /// Status flag: the word holds the tile's aggregate.
@@ -272,6 +294,8 @@ enum Carry<'a, T: ScanValue> {
 }
 
 /// One tile of the scan: see the module docs. `out` is `None` for the reduce pass.
+// The carry update of the last chunk, written out by `each_chunk!` but skipped, is never read.
+#[allow(unused_assignments)]
 #[inline(always)]
 fn scan_tile<T: ScanValue>(input: Global<T>, out: Option<GlobalMut<T>>, carry: Carry<T>) {
     let threads = block_dim().x;
@@ -304,38 +328,32 @@ fn scan_tile<T: ScanValue>(input: Global<T>, out: Option<GlobalMut<T>>, carry: C
         return;
     }
 
-    // Load: lane `lane` of warp `w` holds elements e .. e + 4 of each chunk; 16-byte loads where the
-    // four are in range and aligned, single elements elsewhere (the end, unaligned views).
+    // Load: lane `lane` of warp `w` holds elements e .. e + 4 of each chunk. Where the warp's whole
+    // segment is in range and the view starts on a 16-byte boundary (on a GPU, every tile but the
+    // last), one 16-byte load per chunk through the read-only cache, all issued before any is used;
+    // elsewhere chunk by chunk, element by element where a vector is not whole.
     let seg = tile * tile_len + w as usize * (32 * ITEMS);
     let src = input.split_vectors();
-    let in_vec = src.head.is_empty();
+    let whole = src.head.is_empty() && seg + 32 * ITEMS <= n;
+    let first = seg / 4 + lane as usize;
     let mut v = [[T::ZERO; 4]; CHUNKS];
-    for (k, chunk) in v.iter_mut().enumerate() {
-        let e = seg + k * 128 + 4 * lane as usize;
-        if in_vec && e + 4 <= n {
-            *chunk = src.body.get(e / 4);
-        } else {
-            for (j, x) in chunk.iter_mut().enumerate() {
-                if e + j < n {
-                    *x = input.get(e + j);
-                }
-            }
-        }
+    if whole {
+        each_chunk!(k => v[k] = src.body.get_nc(first + 32 * k));
+    } else {
+        each_chunk!(k => v[k] = load_partial(input, seg + k * 128 + 4 * lane as usize));
     }
-    // Scan: the thread's four elements, the warp's 32 vector totals per chunk, a carry over chunks.
-    let mut warp_total = T::ZERO;
-    for chunk in v.iter_mut() {
-        for j in 1..4 {
-            chunk[j] = T::add(chunk[j - 1], chunk[j]);
+    // Reduce: the thread's sum (a tree over its elements), the warp's (a butterfly). Only the loaded
+    // values stay live across the look-back; the scan comes after it.
+    let mut sums = [T::ZERO; CHUNKS];
+    each_chunk!(k => sums[k] = T::add(T::add(v[k][0], v[k][1]), T::add(v[k][2], v[k][3])));
+    let mut width = CHUNKS / 2;
+    while width > 0 {
+        for i in 0..width {
+            sums[i] = T::add(sums[i], sums[i + width]);
         }
-        let inclusive = warp_inclusive(chunk[3]);
-        let up = warp::shfl_up(FULL_MASK, inclusive, 1);
-        let before = if lane == 0 { warp_total } else { T::add(warp_total, up) };
-        for x in chunk.iter_mut() {
-            *x = T::add(before, *x);
-        }
-        warp_total = T::add(warp_total, warp::shfl_idx(FULL_MASK, inclusive, WARP_SIZE - 1));
+        width /= 2;
     }
+    let warp_total = warp_sum(sums[0]);
     if lane == 0 {
         sh.warps.set(w as usize, warp_total.to_bits());
     }
@@ -377,19 +395,59 @@ fn scan_tile<T: ScanValue>(input: Global<T>, out: Option<GlobalMut<T>>, carry: C
     }
     sync_threads();
     let Some(out) = out else { return };
-    let before = T::add(T::from_bits(sh.prefix.get(0)), T::from_bits(sh.warps.get(w as usize)));
+    // Scan, chunk by chunk, from the warp's exclusive prefix: the thread's four elements, the warp's 32
+    // vector totals (shfl.up), a running carry over the chunks; then the 16-byte store.
     let dst = out.split_vectors_mut();
-    let out_vec = dst.head.is_empty();
-    for (k, chunk) in v.iter().enumerate() {
-        let e = seg + k * 128 + 4 * lane as usize;
-        let r = chunk.map(|x| T::add(before, x));
-        if out_vec && e + 4 <= n {
-            dst.body.set(e / 4, r);
+    let whole = whole && dst.head.is_empty();
+    let mut carry = T::add(T::from_bits(sh.prefix.get(0)), T::from_bits(sh.warps.get(w as usize)));
+    each_chunk!(k => {
+        let mut c = v[k];
+        c[1] = T::add(c[0], c[1]);
+        c[2] = T::add(c[1], c[2]);
+        c[3] = T::add(c[2], c[3]);
+        let inclusive = warp_inclusive(c[3]);
+        let up = warp::shfl_up(FULL_MASK, inclusive, 1);
+        let before = if lane == 0 { carry } else { T::add(carry, up) };
+        let r = c.map(|x| T::add(before, x));
+        if k + 1 < CHUNKS {
+            carry = T::add(carry, warp::shfl_idx(FULL_MASK, inclusive, WARP_SIZE - 1));
+        }
+        if whole {
+            dst.body.set(first + 32 * k, r);
         } else {
-            for (j, &x) in r.iter().enumerate() {
-                if e + j < n {
-                    out.set(e + j, x);
-                }
+            store_partial(out, seg + k * 128 + 4 * lane as usize, r);
+        }
+    });
+}
+
+/// Elements `e .. e + 4` of `input`, those past its end read as zero: one 16-byte load where the four
+/// are in range and the view starts on a 16-byte boundary, single elements elsewhere.
+#[inline(always)]
+fn load_partial<T: ScanValue>(input: Global<T>, e: usize) -> [T; 4] {
+    let src = input.split_vectors();
+    let mut x = [T::ZERO; 4];
+    if src.head.is_empty() && e + 4 <= input.len() {
+        x = src.body.get_nc(e / 4);
+    } else {
+        for (j, y) in x.iter_mut().enumerate() {
+            if e + j < input.len() {
+                *y = input.get(e + j);
+            }
+        }
+    }
+    x
+}
+/// Writes `r` to elements `e .. e + 4` of `out`, leaving out those past its end, the way
+/// [`load_partial`] reads them.
+#[inline(always)]
+fn store_partial<T: ScanValue>(out: GlobalMut<T>, e: usize, r: [T; 4]) {
+    let dst = out.split_vectors_mut();
+    if dst.head.is_empty() && e + 4 <= out.len() {
+        dst.body.set(e / 4, r);
+    } else {
+        for (j, &x) in r.iter().enumerate() {
+            if e + j < out.len() {
+                out.set(e + j, x);
             }
         }
     }
@@ -399,7 +457,9 @@ kernel! {
     /// `out[i] = in[0] + … + in[i]` (wrapping), in one pass. Launch: any multiple of 32 threads up to
     /// 1024 (`BLOCK`), `SHARED_BYTES`, `tiles(n, threads)` blocks; `state` holds `state_len` words, all
     /// zero at launch unless the grid has one block (then `state` is not touched). After the launch,
-    /// `state[1]` is `ERROR_GAVE_UP` if a tile gave up waiting (the result is then wrong).
+    /// `state[1]` is `ERROR_GAVE_UP` if a tile gave up waiting (the result is then wrong). `input` is
+    /// read through the read-only data cache (`ld.global.nc`): it must not overlap `out` (the result
+    /// would be unspecified, never undefined behaviour).
     pub fn scan_u32<'a>(input: Global<'a, u32>, out: GlobalMut<'a, u32>, state: GlobalMut<'a, u64>) {
         scan_tile(input, Some(out), Carry::LookBack(state, Access::ReleaseAcquire))
     }

@@ -135,6 +135,32 @@ fn a_misaligned_view_is_scanned_element_by_element() {
 }
 
 #[test]
+fn an_output_aligned_differently_from_its_input_is_exact() {
+    // The input on a 16-byte boundary, the output one element past one: the loads take the vector
+    // path, the stores the element path.
+    let n = 3 * TILE + 5;
+    let x = input_u32(n, 11);
+    let want = prefix_u32(&x);
+    let mut input = Buf::new("input", vec![0u32; n + 4]);
+    let mut out = Buf::new("out", vec![0u32; n + 4]);
+    let a = (input.data.as_ptr() as usize).wrapping_neg() % 16 / 4;
+    let b = (out.data.as_ptr() as usize).wrapping_neg() % 16 / 4 + 1;
+    input.data[a..a + n].copy_from_slice(&x);
+    let mut state = Buf::new("state", vec![0u64; scan::state_len(n, EMU_BLOCK)]);
+    // SAFETY: sub-ranges of the Vecs, which outlive the launch and are not touched during it.
+    let (iv, ov) = unsafe {
+        (
+            Global::from_raw_parts(input.data.as_ptr().add(a), n),
+            GlobalMut::from_raw_parts(out.data.as_mut_ptr().add(b), n),
+        )
+    };
+    assert!(iv.split_vectors().head.is_empty() && !ov.split_vectors_mut().head.is_empty());
+    let o = launch::<scan_u32>(cfg(n), &seed(4), (iv, ov, state.view_mut()));
+    clean(&o, "output misaligned against the input");
+    assert_eq!(&out.data[b..b + n], &want[..]);
+}
+
+#[test]
 fn reduce_then_scan_is_exact() {
     for &n in &[1usize, TILE + 1, 35 * TILE + 3] {
         let x = input_u32(n, 5);

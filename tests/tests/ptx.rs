@@ -388,3 +388,19 @@ fn full_mask_checks_compile_away() {
         assert!(!checks(unchecked), "{unchecked}: an unchecked collective checks");
     }
 }
+
+#[test]
+fn the_scan_keeps_its_tile_in_registers() {
+    // Every chunk of the scan is loaded with its own 16-byte load, all into registers: a per-thread
+    // array that the compiler indexes at run time lives in local memory (`.local`, `ld.local`), and
+    // each load then waits for the one before.
+    let ptx = ptx_text();
+    let chunks = gpu_kernels::scan::ITEMS / 4;
+    for kernel in ["scan_u32", "scan_f32"] {
+        let lines = entry_lines(&ptx, kernel);
+        let local: Vec<&str> = lines.iter().copied().filter(|l| l.contains(".local")).collect();
+        assert!(local.is_empty(), "{kernel}: local memory: {local:?}");
+        let vector_loads = lines.iter().filter(|l| l.contains("ld.global.nc.v4.b32")).count();
+        assert!(vector_loads >= chunks, "{kernel}: {vector_loads} 16-byte loads, fewer than its {chunks} chunks");
+    }
+}
