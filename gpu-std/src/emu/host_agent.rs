@@ -33,8 +33,8 @@ use super::errors::{EmuError, Livelock, WaitGroup};
 use super::findings::Place;
 use super::poll::{Polled, bits_of, fmt_value};
 use super::race::{Cur, Epoch, Kind, explain};
-use super::report::{Race, ThreadId};
-use super::sched::{CTX, Emu, IN_KERNEL, INFO, Info, LAST_PANIC, State, YIELDER, suspend, unwinding};
+use super::report::ThreadId;
+use super::sched::{CTX, Emu, IN_KERNEL, INFO, Info, State, YIELDER, suspend, unwinding};
 use super::stack::{self, Co, Guard};
 use super::{buffer, stack::Overflow};
 use crate::Site;
@@ -184,13 +184,7 @@ impl HostRun {
                 if let Some(e) = st.error.take() {
                     return Err(e);
                 }
-                let message = LAST_PANIC.with(|p| p.borrow_mut().take()).unwrap_or_else(|| {
-                    payload
-                        .downcast_ref::<&str>()
-                        .map(|s| s.to_string())
-                        .or_else(|| payload.downcast_ref::<String>().cloned())
-                        .unwrap_or_else(|| "panic".into())
-                });
+                let message = super::sched::panic_message(payload.as_ref());
                 Err(EmuError::KernelPanic { kernel: st.kernel.clone(), thread: ThreadId::HOST, message })
             }
         }
@@ -383,18 +377,7 @@ impl State {
         if let Some((e, why, predicted)) = report {
             // The agent takes no locks: a predicted race comes from a GPU thread's handoff.
             let why = why.unwrap_or_else(|| self.predicted_why(None));
-            let (buffer, index) = place.buffer_index(&self.findings.shared_layouts);
-            let race = Race {
-                kernel: self.findings.kernel.clone(),
-                space: SpaceKind::Global,
-                buffer,
-                index,
-                first: self.access_info(&e),
-                second: self.access_info(&x),
-                why,
-                predicted,
-            };
-            self.findings.races.push(race);
+            self.push_race(&place, (&e, &x), why, predicted);
         }
     }
 }

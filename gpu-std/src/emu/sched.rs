@@ -201,6 +201,18 @@ pub(crate) fn suspend() {
     unsafe { (*y).suspend(()) }
 }
 
+/// The message of a panic that ended an emulated thread: the one the panic hook recorded, else the
+/// payload's text.
+pub(super) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    LAST_PANIC.with(|p| p.borrow_mut().take()).unwrap_or_else(|| {
+        payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "panic".into())
+    })
+}
+
 pub(super) fn schedule(
     emu: &Emu,
     cos: &mut [Option<Co>],
@@ -277,13 +289,7 @@ pub(super) fn schedule(
             Ok(CoroutineResult::Return(())) => {}
             Err(payload) if payload.is::<stack::Overflow>() => return Err(overflow()),
             Err(payload) => {
-                let message = LAST_PANIC.with(|p| p.borrow_mut().take()).unwrap_or_else(|| {
-                    payload
-                        .downcast_ref::<&str>()
-                        .map(|s| s.to_string())
-                        .or_else(|| payload.downcast_ref::<String>().cloned())
-                        .unwrap_or_else(|| "panic".into())
-                });
+                let message = panic_message(payload.as_ref());
                 let st = emu.st.borrow();
                 if let Some(e) = st.error.clone() {
                     return Err(e);

@@ -134,18 +134,7 @@ impl State {
         }
         if let Some((e, why, predicted)) = report {
             let why = why.unwrap_or_else(|edge| self.predicted_why(edge));
-            let (buffer, index) = place.buffer_index(&self.findings.shared_layouts);
-            let race = Race {
-                kernel: self.findings.kernel.clone(),
-                space,
-                buffer,
-                index,
-                first: self.access_info(&e),
-                second: self.access_info(&x),
-                why,
-                predicted,
-            };
-            self.findings.races.push(race);
+            self.push_race(&place, (&e, &x), why, predicted);
         }
         if unwritten && self.findings.count_uninit(addr - shared_base, block) {
             let read = UninitRead {
@@ -163,6 +152,22 @@ impl State {
 
     /// Why a predicted race is one: the lock handoff that ordered the accesses in this run, and the
     /// two critical sections it joined.
+    /// Records a race on `place` between the accesses `first` and `second`.
+    pub(crate) fn push_race(&mut self, place: &Place, (first, second): (&Epoch, &Epoch), why: String, predicted: bool) {
+        let (buffer, index) = place.buffer_index(&self.findings.shared_layouts);
+        let race = Race {
+            kernel: self.findings.kernel.clone(),
+            space: place.space,
+            buffer,
+            index,
+            first: self.access_info(first),
+            second: self.access_info(second),
+            why,
+            predicted,
+        };
+        self.findings.races.push(race);
+    }
+
     pub(crate) fn predicted_why(&self, edge: Option<Edge>) -> String {
         let Some(edge) = edge else {
             return "predicted: in another order of taking a lock, nothing orders these accesses".into();
