@@ -187,11 +187,24 @@ pub trait IntoArgs: Copy {
     /// `Err` naming the first argument whose view points outside `space` (the launcher's memory: a GPU
     /// buffer given to the emulator, a host buffer or another GPU context's given to a GPU).
     fn check_space(&self, kernel: &str, params: &[&str], space: MemorySpace) -> Result<(), String> {
-        match self.spaces().into_iter().find(|(_, s)| *s != space) {
+        self.check_space_with_peers(kernel, params, space, &[])
+    }
+    /// [`IntoArgs::check_space`] for a launcher that may also reach the memory `peers` (other GPUs'
+    /// contexts whose memory it enabled peer access to): `Err` naming the first argument whose view
+    /// points into neither `space` nor a peer.
+    fn check_space_with_peers(
+        &self,
+        kernel: &str,
+        params: &[&str],
+        space: MemorySpace,
+        peers: &[MemorySpace],
+    ) -> Result<(), String> {
+        match self.spaces().into_iter().find(|(_, s)| *s != space && !peers.contains(s)) {
             None => Ok(()),
             Some((position, _)) => Err(format!(
                 "kernel `{kernel}`: {} is a view of another device's memory (a buffer of another device, or \
-                 of a GPU given to the emulator); a launch takes only views of its own device's buffers",
+                 of a GPU given to the emulator); a launch takes only views of its own device's buffers, or of a \
+                 peer GPU's after enabling peer access to it",
                 param_name(params, position)
             )),
         }

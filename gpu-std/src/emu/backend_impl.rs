@@ -211,7 +211,8 @@ pub unsafe fn store_vector<T: Copy, V: Copy>(p: *mut T, v: V, site: Site) {
         for k in 0..16 / size {
             st.on_access(me, p as usize + k * size, size, SpaceKind::Global, Kind::Write, site);
         }
-        st.wrote(me, site, None);
+        // 16 bytes: every thread parked on a location among them looks again.
+        st.wrote(me, site, (p as usize, 16, 0), false);
     });
     // SAFETY: caller's contract; one OS thread runs all emulated threads.
     unsafe { (p as *mut V).write_volatile(v) }

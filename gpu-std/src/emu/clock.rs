@@ -382,7 +382,8 @@ impl ThreadClock {
         let load_sys = kind.scope() == ScopeKind::System;
         let load_cut = scope_cut(kind.scope(), if acquire_now { cut::ACQ_LOAD } else { cut::FLAG_READ });
         for item in &sync.items {
-            let host = me == HOST_BLOCK || item.block == HOST_BLOCK;
+            // Only system scope includes the other side: the host agent, or a thread of another GPU.
+            let host = me == HOST_BLOCK || item.block == HOST_BLOCK || super::devices::other_device(me, item.block);
             let target = if item.block == me {
                 if acquire_now { &mut self.acq } else { &mut self.pending_local }
             } else if host && item.sys && load_sys {
