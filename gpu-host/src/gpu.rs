@@ -95,7 +95,7 @@ pub struct Peer {
 pub fn count() -> Result<u32> {
     cust::init(cust::CudaFlags::empty())
         .map_err(|e| NoGpu(format!("cuInit failed: {e} (no NVIDIA driver or no device)")))?;
-    Ok(CuDevice::num_devices().context("cuDeviceGetCount")?)
+    CuDevice::num_devices().context("cuDeviceGetCount")
 }
 
 impl Gpu {

@@ -65,8 +65,8 @@ pub(crate) fn other_device(a: u32, b: u32) -> bool {
 /// launch, else `idx` and `grid` themselves.
 pub(crate) fn local(linear: u32, idx: Dim3, grid: Dim3) -> (Dim3, Dim3) {
     match SPLIT.with(|s| s.get()) {
-        Some([g0, _]) if linear < g0 => (Dim3::x(linear), Dim3::x(g0)),
-        Some([g0, g1]) => (Dim3::x(linear - g0), Dim3::x(g1)),
+        Some([g0, _]) if linear < g0 => (Dim3 { x: linear, y: 0, z: 0 }, Dim3::x(g0)),
+        Some([g0, g1]) => (Dim3 { x: linear - g0, y: 0, z: 0 }, Dim3::x(g1)),
         None => (idx, grid),
     }
 }
