@@ -157,7 +157,12 @@ enum Inner {
 impl Device {
     /// The CPU SIMT emulator with `opts` (schedule seed, race detection, bounds).
     pub fn emulator(opts: emu::Options) -> Device {
-        Device { inner: Inner::Emu(opts), space: MemorySpace::HOST, peers: RefCell::default(), findings: RefCell::default() }
+        Device {
+            inner: Inner::Emu(opts),
+            space: MemorySpace::HOST,
+            peers: RefCell::default(),
+            findings: RefCell::default(),
+        }
     }
 
     /// GPU 0 with the kernels of `ptx`. A [`NoGpu`] error when there is no GPU to open (a build

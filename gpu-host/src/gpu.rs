@@ -167,7 +167,10 @@ impl Gpu {
         let attr = |p: P| -> Result<i32> {
             let mut v = 0i32;
             // SAFETY: writes one int; both device handles are valid.
-            cu(unsafe { cust::sys::cuDeviceGetP2PAttribute(&mut v, p, a, b) }, &format!("cuDeviceGetP2PAttribute({p:?})"))?;
+            cu(
+                unsafe { cust::sys::cuDeviceGetP2PAttribute(&mut v, p, a, b) },
+                &format!("cuDeviceGetP2PAttribute({p:?})"),
+            )?;
             Ok(v)
         };
         Ok(Peer {
@@ -213,7 +216,8 @@ impl Gpu {
         let bytes = std::mem::size_of_val(data);
         // SAFETY: filled immediately below (or zero-length).
         let buf = unsafe { DeviceBuffer::<u8>::uninitialized(bytes.max(16)) }.context("cuMemAlloc")?;
-        let buf = GpuBuffer { buf: std::mem::ManuallyDrop::new(buf), bytes, ctx: self.ctx, _t: std::marker::PhantomData };
+        let buf =
+            GpuBuffer { buf: std::mem::ManuallyDrop::new(buf), bytes, ctx: self.ctx, _t: std::marker::PhantomData };
         if bytes > 0 {
             // SAFETY: T is a plain scalar type; viewing its bytes is sound.
             let src = unsafe { std::slice::from_raw_parts(data.as_ptr() as *const u8, bytes) };

@@ -258,3 +258,24 @@ kernel_args!(PA A: 0, PB B: 1, PC C: 2, PD D: 3, PE E: 4);
 kernel_args!(PA A: 0, PB B: 1, PC C: 2, PD D: 3, PE E: 4, PF F: 5);
 kernel_args!(PA A: 0, PB B: 1, PC C: 2, PD D: 3, PE E: 4, PF F: 5, PG G: 6);
 kernel_args!(PA A: 0, PB B: 1, PC C: 2, PD D: 3, PE E: 4, PF F: 5, PG G: 6, PH H: 7);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Global;
+
+    #[test]
+    fn a_view_of_another_space_is_accepted_only_from_a_listed_peer() {
+        let (own, peer, other) = (MemorySpace::unique(), MemorySpace::unique(), MemorySpace::unique());
+        let data = [0u32; 4];
+        // SAFETY: never launched: only the space the argument names is read.
+        let view = unsafe { Arg::in_space(Global::from_raw_parts(data.as_ptr(), 4), peer) };
+        let args = (view, 1u32);
+        let names = ["x", "n"];
+        let refused = args.check_space("k", &names, own).unwrap_err();
+        assert!(refused.contains("parameter `x`") && refused.contains("after enabling peer access"), "{refused}");
+        assert!(args.check_space_with_peers("k", &names, own, &[peer]).is_ok());
+        assert!(args.check_space_with_peers("k", &names, own, &[other]).is_err());
+        assert!(args.check_space_with_peers("k", &names, peer, &[]).is_ok());
+    }
+}

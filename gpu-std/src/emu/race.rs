@@ -553,7 +553,11 @@ fn cut_edges(why: cut::Why) -> String {
             format!(
                 "{}, but {}: a device-scope (.gpu) operation orders memory only among the {}; needs system scope: {}",
                 used.join(" and "),
-                if super::devices::active() { "the threads are on different GPUs" } else { "one side is the host thread" },
+                if super::devices::active() {
+                    "the threads are on different GPUs"
+                } else {
+                    "one side is the host thread"
+                },
                 if super::devices::active() { "threads of one GPU" } else { "GPU's threads" },
                 needed.join(", ")
             )

@@ -241,7 +241,10 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
     let (done, ok, t0) = ping_pong_run(dev, &d1, rounds, polls)?;
     r.check(
         ok && done == [rounds, rounds],
-        format!("ping-pong GPU 0 ↔ GPU 1: {rounds} round trips completed by both (GPU 0 {}, GPU 1 {})", done[0], done[1]),
+        format!(
+            "ping-pong GPU 0 ↔ GPU 1: {rounds} round trips completed by both (GPU 0 {}, GPU 1 {})",
+            done[0], done[1]
+        ),
     );
     if dev.is_gpu() && p.reps > 0 {
         // Each run's mean round trip is its kernel time over its rounds; the median over runs.
@@ -262,11 +265,7 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
             "peer-memory flags, __threadfence_system (11 runs)",
             11 * rounds
         ));
-        r.show.push(format!(
-            "{:<52} {host:>10.2} {:>8}",
-            "launch + synchronise + copy on each GPU",
-            host_rounds - 100
-        ));
+        r.show.push(format!("{:<52} {host:>10.2} {:>8}", "launch + synchronise + copy on each GPU", host_rounds - 100));
         r.show.push(format!("ratio through the host / peer flags: {:.1}x", host / flags));
     }
 
