@@ -336,7 +336,6 @@ impl Device {
     /// On two emulators it is one emulated launch of both grids under one scheduler
     /// (`gpu_std::emu::launch_two_devices`): device scope covers one device's threads only, and what
     /// the detectors find goes to `d0`'s findings.
-    #[allow(clippy::too_many_arguments)]
     pub fn launch_pair<'a, 'b, K0: Kernel, K1: Kernel>(
         d0: &Device,
         cfg0: Launch,
