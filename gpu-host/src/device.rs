@@ -127,7 +127,25 @@ pub struct Device {
     inner: Inner,
     /// The memory its buffers live in: host memory for the emulator, one context's for a GPU.
     space: MemorySpace,
+    /// Other GPUs' memory this GPU's kernels may reach: peer access to their contexts is enabled
+    /// ([`Device::enable_peer_access`]).
+    peers: RefCell<Vec<MemorySpace>>,
     findings: RefCell<Findings>,
+}
+
+/// What the driver reports about one GPU's kernels reaching another GPU's memory
+/// ([`Device::peer_attributes`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PeerAttributes {
+    /// `cuDeviceCanAccessPeer`: peer access from this GPU to the other can be enabled.
+    pub can_access_peer: bool,
+    /// `CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED`: peer access over the link is supported.
+    pub access_supported: bool,
+    /// `CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED`: atomics on the peer's memory are native over
+    /// the link, so the two GPUs' system-scope atomics on one word are atomic with each other.
+    pub native_atomics: bool,
+    /// `CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK`: the link's relative performance (lower is better).
+    pub performance_rank: i32,
 }
 
 enum Inner {
@@ -139,14 +157,38 @@ enum Inner {
 impl Device {
     /// The CPU SIMT emulator with `opts` (schedule seed, race detection, bounds).
     pub fn emulator(opts: emu::Options) -> Device {
-        Device { inner: Inner::Emu(opts), space: MemorySpace::HOST, findings: RefCell::default() }
+        Device {
+            inner: Inner::Emu(opts),
+            space: MemorySpace::HOST,
+            peers: RefCell::default(),
+            findings: RefCell::default(),
+        }
     }
 
     /// GPU 0 with the kernels of `ptx`. A [`NoGpu`] error when there is no GPU to open (a build
     /// without the `cuda` feature, no driver, no device); any other error (a module that cannot be
     /// read or that the driver rejects) names the module.
     pub fn gpu(ptx: &Ptx) -> Result<Device> {
-        Device::open_gpu(ptx)
+        Device::open_gpu(ptx, 0)
+    }
+
+    /// GPU `ordinal` (as `cuDeviceGet` numbers them) with the kernels of `ptx`. A [`NoGpu`] error when
+    /// there is no such GPU; otherwise as [`Device::gpu`]. Every driver call of the device runs with its
+    /// own context current, so several GPUs may be open in one process, each with its own buffers.
+    pub fn gpu_ordinal(ptx: &Ptx, ordinal: u32) -> Result<Device> {
+        Device::open_gpu(ptx, ordinal)
+    }
+
+    /// How many CUDA GPUs the driver reports: 0 without a driver or without the `cuda` feature.
+    pub fn gpu_count() -> Result<u32> {
+        #[cfg(feature = "cuda")]
+        match crate::gpu::count() {
+            Ok(n) => Ok(n),
+            Err(e) if e.downcast_ref::<NoGpu>().is_some() => Ok(0),
+            Err(e) => Err(e),
+        }
+        #[cfg(not(feature = "cuda"))]
+        Ok(0)
     }
 
     /// Opens the requested device. Returns the device and, when [`DeviceChoice::Auto`] falls back to the
@@ -155,8 +197,8 @@ impl Device {
     pub fn open(choice: DeviceChoice, ptx: &Ptx, emu_opts: emu::Options) -> Result<(Device, Option<String>)> {
         match choice {
             DeviceChoice::Emu => Ok((Device::emulator(emu_opts), None)),
-            DeviceChoice::Gpu => Ok((Device::open_gpu(ptx)?, None)),
-            DeviceChoice::Auto => match Device::open_gpu(ptx) {
+            DeviceChoice::Gpu => Ok((Device::open_gpu(ptx, 0)?, None)),
+            DeviceChoice::Auto => match Device::open_gpu(ptx, 0) {
                 Ok(d) => Ok((d, None)),
                 Err(e) if e.downcast_ref::<NoGpu>().is_some() => Ok((
                     Device::emulator(emu_opts),
@@ -168,15 +210,16 @@ impl Device {
     }
 
     #[cfg(feature = "cuda")]
-    fn open_gpu(ptx: &Ptx) -> Result<Device> {
+    fn open_gpu(ptx: &Ptx, ordinal: u32) -> Result<Device> {
         Ok(Device {
-            inner: Inner::Gpu(crate::gpu::Gpu::open(ptx)?),
+            inner: Inner::Gpu(crate::gpu::Gpu::open(ptx, ordinal)?),
             space: MemorySpace::unique(),
+            peers: RefCell::default(),
             findings: RefCell::default(),
         })
     }
     #[cfg(not(feature = "cuda"))]
-    fn open_gpu(_ptx: &Ptx) -> Result<Device> {
+    fn open_gpu(_ptx: &Ptx, _ordinal: u32) -> Result<Device> {
         Err(NoGpu("this program was built without CUDA support (the `cuda` feature of gpu-host)".into()).into())
     }
 
@@ -222,6 +265,114 @@ impl Device {
             Inner::Emu(o) => Some(o),
             #[cfg(feature = "cuda")]
             Inner::Gpu(_) => None,
+        }
+    }
+
+    /// What the driver reports about this GPU's kernels reaching `peer`'s memory
+    /// (`cuDeviceCanAccessPeer`, `cuDeviceGetP2PAttribute`); `None` when either is the emulator. An
+    /// error when both are the same GPU.
+    pub fn peer_attributes(&self, peer: &Device) -> Result<Option<PeerAttributes>> {
+        match (&self.inner, &peer.inner) {
+            #[cfg(feature = "cuda")]
+            (Inner::Gpu(a), Inner::Gpu(b)) => {
+                if a.ordinal() == b.ordinal() {
+                    bail!("GPU {} and GPU {} are the same device: peer access needs two", a.ordinal(), b.ordinal());
+                }
+                let p = a.peer(b)?;
+                Ok(Some(PeerAttributes {
+                    can_access_peer: p.can_access_peer,
+                    access_supported: p.access_supported,
+                    native_atomics: p.native_atomics,
+                    performance_rank: p.performance_rank,
+                }))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// Lets this GPU's kernels access `peer`'s memory (`cuCtxEnablePeerAccess` from this GPU's context
+    /// to `peer`'s): from then on a launch on this device accepts views of `peer`'s buffers (and of its
+    /// mapped memory), which it refuses before. One direction only: call it on each device for both.
+    /// An error, with the driver's answer, when the two are not GPUs that can reach each other (the same
+    /// GPU, or `cuDeviceCanAccessPeer` / `CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED` is 0). On two
+    /// emulators it does nothing: their memory is host memory, which both reach.
+    pub fn enable_peer_access(&self, peer: &Device) -> Result<()> {
+        match (&self.inner, &peer.inner) {
+            #[cfg(feature = "cuda")]
+            (Inner::Gpu(a), Inner::Gpu(b)) => {
+                let p = self.peer_attributes(peer)?.expect("two GPUs");
+                if !(p.can_access_peer && p.access_supported) {
+                    bail!(
+                        "GPU {} cannot access the memory of GPU {} (cuDeviceCanAccessPeer = {}, \
+                         CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED = {})",
+                        a.ordinal(),
+                        b.ordinal(),
+                        p.can_access_peer as u8,
+                        p.access_supported as u8
+                    );
+                }
+                a.enable_peer_access(b)?;
+                let mut peers = self.peers.borrow_mut();
+                if !peers.contains(&peer.space) {
+                    peers.push(peer.space);
+                }
+                Ok(())
+            }
+            (Inner::Emu(_), Inner::Emu(_)) => Ok(()),
+            #[allow(unreachable_patterns)]
+            _ => bail!("peer access needs two GPUs (or two emulators); got {} and {}", self.kind(), peer.kind()),
+        }
+    }
+
+    /// Launches `K0` on `d0` and `K1` on `d1` at the same time and waits for both; returns each
+    /// kernel's time in ms on GPUs (device events), `None` on the emulator. On GPUs each launch is
+    /// queued on its device's stream without waiting, then both are waited for (the second is waited
+    /// for even when the first failed while running, and the first even when the second could not be
+    /// queued), so the call returns only when neither kernel runs. Each argument tuple is checked as
+    /// [`Device::launch`] checks it: views of the device's own memory, or of a peer's it enabled
+    /// access to ([`Device::enable_peer_access`]). Kernels that wait for each other must bound their
+    /// waits: the two grids start at different times, and one may fail to start.
+    ///
+    /// On two emulators it is one emulated launch of both grids under one scheduler
+    /// (`gpu_std::emu::launch_two_devices`): device scope covers one device's threads only, and what
+    /// the detectors find goes to `d0`'s findings.
+    pub fn launch_pair<'a, 'b, K0: Kernel, K1: Kernel>(
+        d0: &Device,
+        cfg0: Launch,
+        args0: impl IntoArgs<Params = K0::Args<'a>>,
+        d1: &Device,
+        cfg1: Launch,
+        args1: impl IntoArgs<Params = K1::Args<'b>>,
+    ) -> Result<(Option<f64>, Option<f64>)> {
+        let p0 = d0.checked_args::<K0>(&cfg0, args0)?;
+        let p1 = d1.checked_args::<K1>(&cfg1, args1)?;
+        match (&d0.inner, &d1.inner) {
+            #[cfg(feature = "cuda")]
+            (Inner::Gpu(g0), Inner::Gpu(g1)) => {
+                if g0.ordinal() == g1.ordinal() {
+                    bail!("launch_pair needs two GPUs; both devices are GPU {}", g0.ordinal());
+                }
+                // SAFETY: the views in `p0` and `p1` point into memory each device may access (checked
+                // above: its own, or a peer's with access enabled) and borrow their buffers until this
+                // call returns; each started kernel is finished below before it does.
+                unsafe { g0.start(K0::NAME, cfg0, p0)? };
+                // SAFETY: as above.
+                let started1 = unsafe { g1.start(K1::NAME, cfg1, p1) };
+                let t0 = g0.finish(K0::NAME);
+                let t1 = match started1 {
+                    Ok(()) => g1.finish(K1::NAME),
+                    Err(e) => Err(e),
+                };
+                Ok((Some(t0?), Some(t1?)))
+            }
+            (Inner::Emu(opts), Inner::Emu(_)) => {
+                // SAFETY: as in `launch`, for both tuples.
+                let r = unsafe { emu::launch_params_two_devices::<K0, K1>(&cfg0, p0, &cfg1, p1, opts) };
+                d0.absorb(r)?;
+                Ok((None, None))
+            }
+            #[allow(unreachable_patterns)]
+            _ => bail!("launch_pair needs two GPUs (or two emulators); got {} and {}", d0.kind(), d1.kind()),
         }
     }
 
@@ -283,7 +434,8 @@ impl Device {
             #[cfg(feature = "cuda")]
             Inner::Gpu(g) => std::thread::scope(|s| {
                 let host = s.spawn(agent);
-                let launched = g.launch(K::NAME, cfg, params).map(|_| ());
+                // SAFETY: as in `launch`.
+                let launched = unsafe { g.launch(K::NAME, cfg, params) }.map(|_| ());
                 let joined = host.join();
                 launched?;
                 joined.map_err(|p| {
@@ -329,7 +481,8 @@ impl Device {
         cfg: &Launch,
         args: impl IntoArgs<Params = K::Args<'a>>,
     ) -> Result<K::Args<'a>> {
-        args.check_space(K::NAME, K::PARAMS, self.space).map_err(anyhow::Error::msg)?;
+        args.check_space_with_peers(K::NAME, K::PARAMS, self.space, &self.peers.borrow())
+            .map_err(anyhow::Error::msg)?;
         // SAFETY: every launch of this device is synchronous: it completes before the launcher that
         // called this returns, while `args`, and with it every borrow of a buffer, is still alive.
         let params = unsafe { args.into_args() };
@@ -343,7 +496,9 @@ impl Device {
         let params = self.checked_args::<K>(&cfg, args)?;
         match &self.inner {
             #[cfg(feature = "cuda")]
-            Inner::Gpu(g) => g.launch(K::NAME, cfg, params).map(|_| ()),
+            // SAFETY: the views in `params` point into memory this GPU may access (checked above) and
+            // borrow their buffers for the whole call; the launch is waited for before it returns.
+            Inner::Gpu(g) => unsafe { g.launch(K::NAME, cfg, params) }.map(|_| ()),
             Inner::Emu(opts) => {
                 // SAFETY: the views in `params` come from `Arg`s in host memory (checked above) whose
                 // buffers outlive this call; the launch completes before it returns.
@@ -385,7 +540,9 @@ impl Device {
             #[cfg(feature = "cuda")]
             Inner::Gpu(g) => {
                 let params = self.checked_args::<K>(&cfg, args)?;
-                match g.launch_within(K::NAME, cfg, params, Some(limit))? {
+                // SAFETY: as in `launch`; a kernel still running at the limit ends the process below,
+                // before anything it uses is freed.
+                match unsafe { g.launch_within(K::NAME, cfg, params, limit) }? {
                     Some(ms) => Ok(Some(ms)),
                     None => {
                         eprintln!(
@@ -421,7 +578,8 @@ impl Device {
                 let mut times = Vec::with_capacity(reps);
                 for k in 0..reps.max(1) + 3 {
                     reset()?;
-                    let ms = g.launch(K::NAME, cfg, params)?;
+                    // SAFETY: as in `launch`.
+                    let ms = unsafe { g.launch(K::NAME, cfg, params)? };
                     if k >= 3 {
                         times.push(ms);
                     }

@@ -1,6 +1,7 @@
 //! The CUDA backend (feature `cuda`): loads a PTX module, launches with `cuLaunchKernel` /
 //! `cuLaunchCooperativeKernel` after checking the arguments against the kernel's parameters in the
-//! module, times with events. Every call is checked.
+//! module, times with events. Every call is checked, and runs with the device's own context current
+//! (pushed and popped around it), so that two GPUs can be open in one process.
 
 use crate::device::NoGpu;
 use crate::launch::Launch;
@@ -17,32 +18,106 @@ use gpu_std::KernelArgs;
 use gpu_std::Pod;
 
 pub struct Gpu {
-    // Field order: drop the events, stream and module before the context.
-    /// Start and stop events of every launch (made once: launches are synchronous and one at a time).
-    events: (Event, Event),
-    stream: Stream,
-    module: Module,
+    /// Everything made in the context, destroyed with the context current (see `Drop`).
+    res: std::mem::ManuallyDrop<Resources>,
     /// The module, for messages.
     ptx: String,
     /// Every kernel's parameter sizes, as the module declares them.
     params: PtxParams,
     name: String,
     sms: u32,
+    ordinal: u32,
     dev: CuDevice,
+    ctx: Ctx,
     _ctx: Context,
 }
 
+/// What a [`Gpu`] makes in its context.
+struct Resources {
+    /// Start and stop events of every launch (made once: launches are one at a time per device).
+    events: (Event, Event),
+    stream: Stream,
+    module: Module,
+}
+
+/// A context handle, for making the context current around a driver call ([`Ctx::bind`]).
+#[derive(Clone, Copy)]
+pub struct Ctx(cust::sys::CUcontext);
+
+// SAFETY: a CUDA context handle may be made current on any host thread (`cuCtxPushCurrent`); the
+// handle itself is an opaque pointer the driver owns, never dereferenced here.
+unsafe impl Send for Ctx {}
+// SAFETY: as above.
+unsafe impl Sync for Ctx {}
+
+/// The context made current by [`Ctx::bind`], until dropped (`cuCtxPopCurrent`).
+pub struct Bound(());
+
+impl Ctx {
+    /// Makes the context current on this thread until the guard drops (`cuCtxPushCurrent`). With two
+    /// GPUs in one process every driver call of a device runs with that device's context current.
+    pub fn bind(self) -> Result<Bound> {
+        // SAFETY: a live context (the `Gpu` that owns it outlives every caller: buffers and the device
+        // borrow it).
+        cu(unsafe { cust::sys::cuCtxPushCurrent_v2(self.0) }, "cuCtxPushCurrent")?;
+        Ok(Bound(()))
+    }
+}
+
+impl Drop for Bound {
+    fn drop(&mut self) {
+        let mut old: cust::sys::CUcontext = std::ptr::null_mut();
+        // SAFETY: pops the context `bind` pushed (guards drop in reverse order of their making). A
+        // failure cannot be reported from a destructor; the context then stays current.
+        unsafe { cust::sys::cuCtxPopCurrent_v2(&mut old) };
+    }
+}
+
+impl Drop for Gpu {
+    fn drop(&mut self) {
+        // The module, stream and events are destroyed with their context current, before it is
+        // released (the `_ctx` field drops after this).
+        let _bound = self.ctx.bind();
+        // SAFETY: dropped once, here; never used again.
+        unsafe { std::mem::ManuallyDrop::drop(&mut self.res) };
+    }
+}
+
+/// What the driver reports for a pair of devices (`cuDeviceCanAccessPeer`, `cuDeviceGetP2PAttribute`).
+pub struct Peer {
+    pub can_access_peer: bool,
+    pub access_supported: bool,
+    pub native_atomics: bool,
+    pub performance_rank: i32,
+}
+
+/// GPUs the driver reports (`cuDeviceGetCount`), or why there are none.
+pub fn count() -> Result<u32> {
+    cust::init(cust::CudaFlags::empty())
+        .map_err(|e| NoGpu(format!("cuInit failed: {e} (no NVIDIA driver or no device)")))?;
+    CuDevice::num_devices().context("cuDeviceGetCount")
+}
+
 impl Gpu {
-    /// Opens device 0 and loads the PTX module at `ptx`.
-    pub fn open(ptx: &Ptx) -> Result<Gpu> {
-        cust::init(cust::CudaFlags::empty())
-            .map_err(|e| NoGpu(format!("cuInit failed: {e} (no NVIDIA driver or no device)")))?;
-        let n = CuDevice::num_devices().context("cuDeviceGetCount")?;
+    /// Opens device `ordinal` and loads the PTX module `ptx`.
+    pub fn open(ptx: &Ptx, ordinal: u32) -> Result<Gpu> {
+        let n = count()?;
         if n == 0 {
             return Err(NoGpu("the CUDA driver reports no device".into()).into());
         }
-        let dev = CuDevice::get_device(0).context("cuDeviceGet(0)")?;
-        let ctx = Context::new(dev).context("cuCtxCreate")?;
+        if ordinal >= n {
+            return Err(NoGpu(format!(
+                "GPU {ordinal} does not exist: the CUDA driver reports {n} device(s) (0..{})",
+                n - 1
+            ))
+            .into());
+        }
+        let dev = CuDevice::get_device(ordinal).with_context(|| format!("cuDeviceGet({ordinal})"))?;
+        // The device's primary context; `Context::new` also makes it current, which `bind` below makes
+        // explicit for every call.
+        let ctx = Context::new(dev).context("cuDevicePrimaryCtxRetain")?;
+        let raw = Ctx(ctx.as_raw());
+        let _bound = raw.bind()?;
         let major = dev.get_attribute(cust::device::DeviceAttribute::ComputeCapabilityMajor)?;
         let minor = dev.get_attribute(cust::device::DeviceAttribute::ComputeCapabilityMinor)?;
         let sms = dev.get_attribute(cust::device::DeviceAttribute::MultiprocessorCount)? as u32;
@@ -56,7 +131,8 @@ impl Gpu {
             Event::new(EventFlags::DEFAULT).context("cuEventCreate")?,
             Event::new(EventFlags::DEFAULT).context("cuEventCreate")?,
         );
-        Ok(Gpu { events, stream, module, ptx: ptx.describe(), params, name, sms, dev, _ctx: ctx })
+        let res = std::mem::ManuallyDrop::new(Resources { events, stream, module });
+        Ok(Gpu { res, ptx: ptx.describe(), params, name, sms, ordinal, dev, ctx: raw, _ctx: ctx })
     }
 
     pub fn name(&self) -> String {
@@ -65,6 +141,11 @@ impl Gpu {
 
     pub fn sm_count(&self) -> u32 {
         self.sms
+    }
+
+    /// The device's ordinal (`cuDeviceGet`).
+    pub fn ordinal(&self) -> u32 {
+        self.ordinal
     }
 
     /// A device attribute (`cuDeviceGetAttribute`).
@@ -76,15 +157,52 @@ impl Gpu {
         Ok(v)
     }
 
+    /// What the driver reports about this device's kernels reaching `peer`'s memory.
+    pub fn peer(&self, peer: &Gpu) -> Result<Peer> {
+        use cust::sys::CUdevice_P2PAttribute as P;
+        let (a, b) = (self.dev.as_raw(), peer.dev.as_raw());
+        let mut can = 0i32;
+        // SAFETY: writes one int; both device handles are valid.
+        cu(unsafe { cust::sys::cuDeviceCanAccessPeer(&mut can, a, b) }, "cuDeviceCanAccessPeer")?;
+        let attr = |p: P| -> Result<i32> {
+            let mut v = 0i32;
+            // SAFETY: writes one int; both device handles are valid.
+            cu(
+                unsafe { cust::sys::cuDeviceGetP2PAttribute(&mut v, p, a, b) },
+                &format!("cuDeviceGetP2PAttribute({p:?})"),
+            )?;
+            Ok(v)
+        };
+        Ok(Peer {
+            can_access_peer: can != 0,
+            access_supported: attr(P::CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED)? != 0,
+            native_atomics: attr(P::CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED)? != 0,
+            performance_rank: attr(P::CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK)?,
+        })
+    }
+
+    /// Lets this context's kernels access `peer`'s memory (`cuCtxEnablePeerAccess`); enabling it twice
+    /// is not an error.
+    pub fn enable_peer_access(&self, peer: &Gpu) -> Result<()> {
+        let _bound = self.ctx.bind()?;
+        // SAFETY: both contexts are live; flags must be 0.
+        let r = unsafe { cust::sys::cuCtxEnablePeerAccess(peer.ctx.0, 0) };
+        if r == cust::sys::CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED {
+            return Ok(());
+        }
+        cu(r, &format!("cuCtxEnablePeerAccess (GPU {} → memory of GPU {})", self.ordinal, peer.ordinal))
+    }
+
     /// `len` zeroed words of mapped page-locked host memory.
     pub fn host_alloc<T: Pod>(&self, len: usize) -> Result<HostAlloc<T>> {
+        let _bound = self.ctx.bind()?;
         let bytes = (len * size_of::<T>()).max(16);
         let mut host: *mut std::ffi::c_void = std::ptr::null_mut();
-        // SAFETY: writes one pointer; the context is current on this thread (made by `open`).
+        // SAFETY: writes one pointer; the context is current on this thread (bound above).
         let r = unsafe { cust::sys::cuMemHostAlloc(&mut host, bytes, cust::sys::CU_MEMHOSTALLOC_DEVICEMAP) };
         cu(r, "cuMemHostAlloc(CU_MEMHOSTALLOC_DEVICEMAP)")?;
         // Owned from here: freed on every path out (and only once: the value itself is returned).
-        let mut alloc = HostAlloc { host: host as *mut T, device: 0 };
+        let mut alloc = HostAlloc { host: host as *mut T, device: 0, ctx: self.ctx };
         // SAFETY: `bytes` bytes were just allocated at `host`.
         unsafe { std::ptr::write_bytes(host as *mut u8, 0, bytes) };
         // SAFETY: writes one device pointer for an allocation made with DEVICEMAP.
@@ -94,24 +212,28 @@ impl Gpu {
     }
 
     pub fn upload<T: Pod>(&self, data: &[T]) -> Result<GpuBuffer<T>> {
+        let _bound = self.ctx.bind()?;
         let bytes = std::mem::size_of_val(data);
         // SAFETY: filled immediately below (or zero-length).
         let buf = unsafe { DeviceBuffer::<u8>::uninitialized(bytes.max(16)) }.context("cuMemAlloc")?;
+        let buf =
+            GpuBuffer { buf: std::mem::ManuallyDrop::new(buf), bytes, ctx: self.ctx, _t: std::marker::PhantomData };
         if bytes > 0 {
             // SAFETY: T is a plain scalar type; viewing its bytes is sound.
             let src = unsafe { std::slice::from_raw_parts(data.as_ptr() as *const u8, bytes) };
-            buf.index(..bytes).copy_from(src).context("cuMemcpyHtoD")?;
+            buf.buf.index(..bytes).copy_from(src).context("cuMemcpyHtoD")?;
         }
-        Ok(GpuBuffer { buf, bytes, _t: std::marker::PhantomData })
+        Ok(buf)
     }
 
     fn function(&self, name: &str) -> Result<cust::function::Function<'_>> {
-        self.module.get_function(name).with_context(|| {
+        self.res.module.get_function(name).with_context(|| {
             format!("kernel `{name}` is not in {} (rebuild the module from the kernel crate)", self.ptx)
         })
     }
 
     pub fn max_coresident_blocks(&self, name: &str, block: Dim3, shared: usize) -> Result<u32> {
+        let _bound = self.ctx.bind()?;
         let f = self.function(name)?;
         let per_sm = f
             .max_active_blocks_per_multiprocessor(cust::function::BlockSize::xyz(block.x, block.y, block.z), shared)
@@ -120,20 +242,25 @@ impl Gpu {
     }
 
     /// Launches and waits; returns the kernel time in ms (events around the launch).
-    pub fn launch<A: KernelArgs>(&self, name: &str, cfg: Launch, args: A) -> Result<f64> {
-        self.launch_within(name, cfg, args, None).map(|ms| ms.expect("an unbounded launch finishes"))
+    ///
+    /// # Safety
+    /// As [`Gpu::start`].
+    pub unsafe fn launch<A: KernelArgs>(&self, name: &str, cfg: Launch, args: A) -> Result<f64> {
+        // SAFETY: the caller's contract; the kernel is waited for right here.
+        unsafe { self.start(name, cfg, args)? };
+        self.finish(name)
     }
 
-    /// Launches, then polls the stream (`cuStreamQuery`, every millisecond) for at most `limit` if
-    /// given: `Ok(None)` if the kernel was still running then (it cannot be stopped: the caller must
-    /// not touch the device again, and ends the process), else the kernel time in ms.
-    pub fn launch_within<A: KernelArgs>(
-        &self,
-        name: &str,
-        cfg: Launch,
-        mut args: A,
-        limit: Option<std::time::Duration>,
-    ) -> Result<Option<f64>> {
+    /// Launches without waiting for the kernel: the caller must call [`Gpu::finish`] before anything
+    /// `args` points to may be freed or used by the host. Returns only once the kernel is queued (an
+    /// error: nothing runs).
+    ///
+    /// # Safety
+    /// Every view in `args` must point to live device memory this context may access (its own, or a
+    /// peer's with peer access enabled) that stays alive until [`Gpu::finish`] returns; and the
+    /// caller must call [`Gpu::finish`] after an `Ok` before that memory is freed.
+    pub unsafe fn start<A: KernelArgs>(&self, name: &str, cfg: Launch, mut args: A) -> Result<()> {
+        let _bound = self.ctx.bind()?;
         // A module built from another version of the kernel would read the argument array out of bounds.
         self.params.check(name, &A::sizes(), &self.ptx).map_err(anyhow::Error::msg)?;
         let f = self.function(name)?;
@@ -151,12 +278,14 @@ impl Gpu {
             }
         }
         let mut ptrs = args.pointers();
-        let (start, stop) = (&self.events.0, &self.events.1);
-        start.record(&self.stream).context("cuEventRecord")?;
+        let (start, stop) = (&self.res.events.0, &self.res.events.1);
+        let stream = &self.res.stream;
+        start.record(stream).context("cuEventRecord")?;
         // SAFETY: the argument tuple has the count and sizes of the parameters the module declares for
-        // this kernel (checked above), every view points to a live device buffer of its length in this
-        // context (views borrow their buffers, and `Device` checked their memory space), and the launch
-        // shape was checked against the arguments.
+        // this kernel (checked above), every view points to a live device buffer of its length that this
+        // context may access (the caller's contract: views borrow their buffers, and `Device` checked
+        // their memory space), and the launch shape was checked against the arguments. The driver copies
+        // the parameter values at the call.
         let r: Result<()> = unsafe {
             if cfg.cooperative {
                 let res = cust::sys::cuLaunchCooperativeKernel(
@@ -168,38 +297,68 @@ impl Gpu {
                     b.y,
                     b.z,
                     cfg.shared_bytes as u32,
-                    self.stream.as_inner(),
+                    stream.as_inner(),
                     ptrs.as_mut_ptr(),
                 );
                 cu(res, "cuLaunchCooperativeKernel")
             } else {
-                self.stream
+                stream
                     .launch(&f, (g.x, g.y, g.z), (b.x, b.y, b.z), cfg.shared_bytes as u32, &ptrs)
                     .map_err(anyhow::Error::new)
             }
         };
         r.with_context(|| format!("launch of `{name}` with grid {g:?} block {b:?} failed"))?;
-        stop.record(&self.stream).context("cuEventRecord")?;
-        if let Some(limit) = limit {
-            let started = std::time::Instant::now();
-            loop {
-                // SAFETY: the stream is alive (owned by `self`).
-                let r = unsafe { cust::sys::cuStreamQuery(self.stream.as_inner()) };
-                if r != cust::sys::CUresult::CUDA_ERROR_NOT_READY {
-                    cu(r, "cuStreamQuery").with_context(|| format!("kernel `{name}` failed while running"))?;
-                    break;
-                }
-                if started.elapsed() > limit {
-                    return Ok(None);
-                }
-                std::thread::sleep(std::time::Duration::from_millis(1));
-            }
+        if let Err(e) = stop.record(stream) {
+            // The kernel is queued: wait for it before reporting, so that nothing it uses is freed early.
+            let _ = stream.synchronize();
+            return Err(anyhow::Error::new(e).context("cuEventRecord"));
         }
-        self.stream
+        Ok(())
+    }
+
+    /// Waits for the kernel [`Gpu::start`] queued; returns its time in ms.
+    pub fn finish(&self, name: &str) -> Result<f64> {
+        let _bound = self.ctx.bind()?;
+        self.res
+            .stream
             .synchronize()
             .with_context(|| format!("kernel `{name}` failed while running (cuStreamSynchronize)"))?;
-        let ms = stop.elapsed_time_f32(start).context("cuEventElapsedTime")?;
-        Ok(Some(ms as f64))
+        let ms = self.res.events.1.elapsed_time_f32(&self.res.events.0).context("cuEventElapsedTime")?;
+        Ok(ms as f64)
+    }
+
+    /// Launches, then polls the stream (`cuStreamQuery`, every millisecond) for at most `limit`:
+    /// `Ok(None)` if the kernel was still running then (it cannot be stopped: the caller must not
+    /// touch the device again, and ends the process), else the kernel time in ms.
+    ///
+    /// # Safety
+    /// As [`Gpu::start`]; on `Ok(None)` the kernel still runs, so nothing it uses may be freed: the
+    /// caller ends the process without returning.
+    pub unsafe fn launch_within<A: KernelArgs>(
+        &self,
+        name: &str,
+        cfg: Launch,
+        args: A,
+        limit: std::time::Duration,
+    ) -> Result<Option<f64>> {
+        // SAFETY: the caller's contract.
+        unsafe { self.start(name, cfg, args)? };
+        let started = std::time::Instant::now();
+        loop {
+            let r = {
+                let _bound = self.ctx.bind()?;
+                // SAFETY: the stream is alive (owned by `self`).
+                unsafe { cust::sys::cuStreamQuery(self.res.stream.as_inner()) }
+            };
+            if r != cust::sys::CUresult::CUDA_ERROR_NOT_READY {
+                cu(r, "cuStreamQuery").with_context(|| format!("kernel `{name}` failed while running"))?;
+                return self.finish(name).map(Some);
+            }
+            if started.elapsed() > limit {
+                return Ok(None);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
     }
 }
 
@@ -225,6 +384,7 @@ fn cu(r: cust::sys::CUresult, what: &str) -> Result<()> {
 pub struct HostAlloc<T> {
     host: *mut T,
     device: cust::sys::CUdeviceptr,
+    ctx: Ctx,
 }
 
 impl<T> HostAlloc<T> {
@@ -238,6 +398,7 @@ impl<T> HostAlloc<T> {
 
 impl<T> Drop for HostAlloc<T> {
     fn drop(&mut self) {
+        let _bound = self.ctx.bind();
         // SAFETY: allocated by cuMemHostAlloc; no view or launch uses it any more (they borrow the
         // buffer that owns this). A failure cannot be reported from a destructor; the memory is then
         // leaked, never freed twice.
@@ -247,9 +408,20 @@ impl<T> Drop for HostAlloc<T> {
 
 /// A device allocation of `bytes` (typed views are made from its address).
 pub struct GpuBuffer<T> {
-    buf: DeviceBuffer<u8>,
+    /// Freed with its context current (see `Drop`).
+    buf: std::mem::ManuallyDrop<DeviceBuffer<u8>>,
     bytes: usize,
+    ctx: Ctx,
     _t: std::marker::PhantomData<T>,
+}
+
+impl<T> Drop for GpuBuffer<T> {
+    fn drop(&mut self) {
+        let _bound = self.ctx.bind();
+        // SAFETY: dropped once, here (`cuMemFree`); no view or launch uses it any more (they borrow the
+        // buffer that owns this).
+        unsafe { std::mem::ManuallyDrop::drop(&mut self.buf) };
+    }
 }
 
 impl<T: Pod> GpuBuffer<T> {
@@ -257,6 +429,7 @@ impl<T: Pod> GpuBuffer<T> {
         self.buf.as_device_ptr().as_raw()
     }
     pub fn read(&self, len: usize) -> Result<Vec<T>> {
+        let _bound = self.ctx.bind()?;
         let mut out = vec![T::default(); len];
         if self.bytes > 0 {
             // SAFETY: plain scalar T; `out` has exactly `bytes` bytes.
@@ -266,6 +439,7 @@ impl<T: Pod> GpuBuffer<T> {
         Ok(out)
     }
     pub fn write(&self, src: &[T]) -> Result<()> {
+        let _bound = self.ctx.bind()?;
         if self.bytes > 0 {
             // SAFETY: plain scalar T.
             let s = unsafe { std::slice::from_raw_parts(src.as_ptr() as *const u8, self.bytes) };

@@ -60,7 +60,7 @@ mod mapped;
 mod ptx;
 
 pub use buffer::Buffer;
-pub use device::{Device, DeviceChoice, NoGpu, SystemAttributes};
+pub use device::{Device, DeviceChoice, NoGpu, PeerAttributes, SystemAttributes};
 pub use findings::Findings;
 pub use gpu_std::emu::Options as EmuOptions;
 pub use gpu_std::{Arg, IntoArgs};

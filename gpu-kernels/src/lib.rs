@@ -19,6 +19,7 @@ pub mod histogram_fast;
 pub mod histogram_global;
 pub mod histogram_privatised;
 pub mod lost_update;
+pub mod multi_gpu;
 pub mod primitives;
 pub mod producer_consumer;
 pub mod reduce_fast;

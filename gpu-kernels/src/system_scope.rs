@@ -59,7 +59,7 @@ pub fn payload_value(i: usize, round: u32) -> u32 {
 /// Polls `flag[0]` until it equals `want` (at most `max_polls` polls), acquiring as `how` says.
 /// Returns whether it came.
 #[inline(always)]
-fn wait_flag(flag: &GlobalMut<u32>, want: u32, max_polls: u32, how: u32) -> bool {
+pub(crate) fn wait_flag(flag: &GlobalMut<u32>, want: u32, max_polls: u32, how: u32) -> bool {
     let mut polls = 0u32;
     loop {
         let v = match how {
@@ -85,7 +85,7 @@ fn wait_flag(flag: &GlobalMut<u32>, want: u32, max_polls: u32, how: u32) -> bool
 
 /// Sets `flag[0] = v`, releasing what the thread knows as `how` says.
 #[inline(always)]
-fn raise_flag(flag: &GlobalMut<u32>, v: u32, how: u32) {
+pub(crate) fn raise_flag(flag: &GlobalMut<u32>, v: u32, how: u32) {
     match how {
         SYSTEM_RELEASE_ACQUIRE => flag.atomic_scoped::<System>(0).store_release(v),
         GPU_RELEASE => flag.atomic(0).store_release(v),

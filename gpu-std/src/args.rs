@@ -187,11 +187,24 @@ pub trait IntoArgs: Copy {
     /// `Err` naming the first argument whose view points outside `space` (the launcher's memory: a GPU
     /// buffer given to the emulator, a host buffer or another GPU context's given to a GPU).
     fn check_space(&self, kernel: &str, params: &[&str], space: MemorySpace) -> Result<(), String> {
-        match self.spaces().into_iter().find(|(_, s)| *s != space) {
+        self.check_space_with_peers(kernel, params, space, &[])
+    }
+    /// [`IntoArgs::check_space`] for a launcher that may also reach the memory `peers` (other GPUs'
+    /// contexts whose memory it enabled peer access to): `Err` naming the first argument whose view
+    /// points into neither `space` nor a peer.
+    fn check_space_with_peers(
+        &self,
+        kernel: &str,
+        params: &[&str],
+        space: MemorySpace,
+        peers: &[MemorySpace],
+    ) -> Result<(), String> {
+        match self.spaces().into_iter().find(|(_, s)| *s != space && !peers.contains(s)) {
             None => Ok(()),
             Some((position, _)) => Err(format!(
                 "kernel `{kernel}`: {} is a view of another device's memory (a buffer of another device, or \
-                 of a GPU given to the emulator); a launch takes only views of its own device's buffers",
+                 of a GPU given to the emulator); a launch takes only views of its own device's buffers, or of a \
+                 peer GPU's after enabling peer access to it",
                 param_name(params, position)
             )),
         }
@@ -245,3 +258,24 @@ kernel_args!(PA A: 0, PB B: 1, PC C: 2, PD D: 3, PE E: 4);
 kernel_args!(PA A: 0, PB B: 1, PC C: 2, PD D: 3, PE E: 4, PF F: 5);
 kernel_args!(PA A: 0, PB B: 1, PC C: 2, PD D: 3, PE E: 4, PF F: 5, PG G: 6);
 kernel_args!(PA A: 0, PB B: 1, PC C: 2, PD D: 3, PE E: 4, PF F: 5, PG G: 6, PH H: 7);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Global;
+
+    #[test]
+    fn a_view_of_another_space_is_accepted_only_from_a_listed_peer() {
+        let (own, peer, other) = (MemorySpace::unique(), MemorySpace::unique(), MemorySpace::unique());
+        let data = [0u32; 4];
+        // SAFETY: never launched: only the space the argument names is read.
+        let view = unsafe { Arg::in_space(Global::from_raw_parts(data.as_ptr(), 4), peer) };
+        let args = (view, 1u32);
+        let names = ["x", "n"];
+        let refused = args.check_space("k", &names, own).unwrap_err();
+        assert!(refused.contains("parameter `x`") && refused.contains("after enabling peer access"), "{refused}");
+        assert!(args.check_space_with_peers("k", &names, own, &[peer]).is_ok());
+        assert!(args.check_space_with_peers("k", &names, own, &[other]).is_err());
+        assert!(args.check_space_with_peers("k", &names, peer, &[]).is_ok());
+    }
+}

@@ -54,6 +54,15 @@ fn on_emulator(name: &str) {
 fn on_gpu(name: &str) {
     let test = format!("{name} on GPU");
     let Some(dev) = gpu_or_skip(&test) else { return };
+    if name == "multi_gpu" {
+        let found = Device::gpu_count().expect("cuDeviceGetCount");
+        if found < 2 {
+            // Visible in every test run, like the skip without a GPU.
+            use std::io::Write;
+            let _ = writeln!(std::io::stderr(), "{test}: skipped: needs two CUDA devices (found {found})");
+            return;
+        }
+    }
     let ex = examples::find(name).expect("example exists");
     run_sizes(&dev, name, ex.gpu_sizes);
 }
@@ -90,6 +99,7 @@ example_tests!(
     sync_variants,
     system_scope,
     scan,
+    multi_gpu,
     primitives,
 );
 
@@ -116,6 +126,7 @@ fn every_example_has_tests() {
         "sync_variants",
         "system_scope",
         "scan",
+        "multi_gpu",
         "primitives",
     ];
     for e in examples::ALL {

@@ -458,9 +458,10 @@ impl ThreadClock {
             }));
         }
         for item in &sync.items {
-            let host = me == HOST_BLOCK || item.block == HOST_BLOCK;
+            // Only system scope includes the other side: the host agent, or a thread of another GPU.
+            let host = me == HOST_BLOCK || item.block == HOST_BLOCK || super::devices::other_device(me, item.block);
             // 0: acquired now; 1: pending, own block; 2: pending, other block; 3: pending, system
-            // scope between a GPU thread and the host agent.
+            // scope (the host agent, another GPU).
             let target = if item.block == me {
                 if acquire_now { 0 } else { 1 }
             } else if host && item.sys && load_sys {

@@ -24,7 +24,7 @@ use std::collections::HashMap;
 use std::time::Instant;
 
 /// Threads per wave of a normal launch (bounded memory for coroutine stacks).
-const WAVE_THREADS: u64 = 8192;
+pub(crate) const WAVE_THREADS: u64 = 8192;
 /// Largest dynamic shared memory per block accepted (the H100/H200 opt-in maximum, 227 KiB).
 const MAX_SHARED_BYTES: usize = 227 * 1024;
 

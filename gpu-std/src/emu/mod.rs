@@ -32,6 +32,11 @@
 //!   sections only in the order they ran; accesses ordered only through that handoff, whose sections
 //!   touch no common data, race in the other order and are reported with [`Race::predicted`] set,
 //!   naming the lock and both critical sections.
+//! - **Two GPUs**: [`launch_two_devices`] runs one kernel on GPU 0 and one on GPU 1 at the same time,
+//!   as one launch whose blocks carry a device index; device scope (`.gpu`) then covers only the
+//!   threads of one GPU, so a cross-GPU protocol that publishes or acquires at device scope is
+//!   reported as a race naming both GPUs (`GPU 0 block 0 thread 0`), the scope used and the scope
+//!   needed.
 //! - **Uninitialised shared memory**: a read of shared memory that no thread of the block has written
 //!   in the launch is reported (`Outcome::uninit_reads`).
 //! - **Deadlock detector**: a barrier that some threads of the block skip (they touched memory in its
@@ -69,6 +74,7 @@ mod buffer;
 mod clock;
 mod collectives;
 mod deadlock;
+mod devices;
 mod errors;
 mod findings;
 pub mod host_agent;
@@ -258,6 +264,85 @@ pub unsafe fn launch_params_with_host<'a, K: Kernel>(
 ) -> Result<Outcome, EmuError> {
     // SAFETY: the caller's contract.
     unsafe { launch_checked::<K>(cfg, opts, params, Some(agent)) }
+}
+
+/// Runs kernel `K0` on GPU 0 with `args0` and kernel `K1` on GPU 1 with `args1` at the same time,
+/// under one seeded scheduler, and returns what the detectors found in both (see the module docs'
+/// **Two GPUs**): device scope covers one GPU's threads, system scope both. Each grid sees its own
+/// coordinates (`block_idx()`, `grid_dim()` count within its device's grid). Both launches must be
+/// 1-D with the same block shape and dynamic shared memory, not cooperative, and fit in one wave
+/// together (all blocks resident, so that the two kernels may wait for each other): at most
+/// [`Options::max_resident_blocks`] blocks and 8192 threads in all. On the emulator both devices'
+/// memory is host memory, reachable from both (as peer memory is once peer access is enabled).
+pub fn launch_two_devices<'a, 'b, K0: Kernel, K1: Kernel>(
+    cfg0: &LaunchConfig,
+    args0: impl IntoArgs<Params = K0::Args<'a>>,
+    cfg1: &LaunchConfig,
+    args1: impl IntoArgs<Params = K1::Args<'b>>,
+    opts: &Options,
+) -> Result<Outcome, EmuError> {
+    args0.check_space(K0::NAME, K0::PARAMS, crate::MemorySpace::HOST).map_err(EmuError::InvalidLaunch)?;
+    args1.check_space(K1::NAME, K1::PARAMS, crate::MemorySpace::HOST).map_err(EmuError::InvalidLaunch)?;
+    // SAFETY: as in `launch`, for both argument tuples.
+    unsafe { launch_params_two_devices::<K0, K1>(cfg0, args0.into_args(), cfg1, args1.into_args(), opts) }
+}
+
+/// [`launch_two_devices`] with the kernels' parameter tuples themselves.
+///
+/// # Safety
+/// As [`launch_params`], for both tuples.
+pub unsafe fn launch_params_two_devices<'a, 'b, K0: Kernel, K1: Kernel>(
+    cfg0: &LaunchConfig,
+    params0: K0::Args<'a>,
+    cfg1: &LaunchConfig,
+    params1: K1::Args<'b>,
+    opts: &Options,
+) -> Result<Outcome, EmuError> {
+    let name = format!("{} (GPU 0) + {} (GPU 1)", K0::NAME, K1::NAME);
+    launch::check_caller(&name)?;
+    params0.check_launch(K0::NAME, K0::PARAMS, cfg0.grid, cfg0.block).map_err(EmuError::InvalidLaunch)?;
+    params1.check_launch(K1::NAME, K1::PARAMS, cfg1.grid, cfg1.block).map_err(EmuError::InvalidLaunch)?;
+    let bad = |m: String| Err(EmuError::InvalidLaunch(format!("two-device launch `{name}`: {m}")));
+    let one_d = |d: Dim3| d.y == 1 && d.z == 1;
+    if !one_d(cfg0.grid) || !one_d(cfg1.grid) {
+        return bad(format!("grids {:?} and {:?} must be 1-D", cfg0.grid, cfg1.grid));
+    }
+    if cfg0.block != cfg1.block || cfg0.shared_bytes != cfg1.shared_bytes {
+        return bad(format!(
+            "both kernels need the same block shape and shared memory (GPU 0: {:?}, {} bytes; GPU 1: {:?}, {} bytes)",
+            cfg0.block, cfg0.shared_bytes, cfg1.block, cfg1.shared_bytes
+        ));
+    }
+    if cfg0.cooperative || cfg1.cooperative {
+        return bad("cooperative launches are not supported across two devices".into());
+    }
+    let (g0, g1) = (cfg0.grid.x, cfg1.grid.x);
+    let blocks = g0 as u64 + g1 as u64;
+    if blocks > opts.max_resident_blocks as u64 || blocks * cfg0.block.volume() > launch::WAVE_THREADS {
+        return bad(format!(
+            "{blocks} blocks of {} threads do not fit in one wave ({} blocks, {} threads): both grids must be \
+             resident at once",
+            cfg0.block.volume(),
+            opts.max_resident_blocks,
+            launch::WAVE_THREADS
+        ));
+    }
+    let mut regions = Vec::new();
+    for (views, params) in [(params0.views(), K0::PARAMS), (params1.views(), K1::PARAMS)] {
+        regions.extend(views.into_iter().map(|v| access_check::Region {
+            base: v.base,
+            bytes: v.bytes,
+            position: v.position,
+            name: params.get(v.position).copied(),
+        }));
+    }
+    let _regions = access_check::LaunchRegions::set(regions);
+    let cfg = LaunchConfig { grid: Dim3::x(g0 + g1), ..*cfg0 };
+    let _devices = devices::TwoDevices::set([g0, g1]);
+    let body = move || {
+        if devices::current() == 0 { K0::run(params0) } else { K1::run(params1) }
+    };
+    launch::run_launch(&name, &cfg, opts, &body, None)
 }
 
 /// Runs `body` as the kernel named `name` (every thread of the launch calls it). Like [`launch`], it

@@ -170,9 +170,10 @@ impl Cur<'_> {
     pub fn block_of(&self, e: &Epoch) -> u32 {
         if e.gid == HOST_GID { HOST_BLOCK } else { e.gid / self.block_threads }
     }
-    /// Whether `e` or the current access is the host agent's.
+    /// Whether `e` or the current access is the host agent's, or the two are on different GPUs (a
+    /// two-device launch): only system scope includes both sides.
     fn with_host(&self, e: &Epoch) -> bool {
-        e.gid == HOST_GID || self.x.gid == HOST_GID
+        e.gid == HOST_GID || self.x.gid == HOST_GID || super::devices::other_device(self.block_of(e), self.block)
     }
     /// Whether `e` happens before the current access.
     #[inline]
@@ -259,8 +260,8 @@ impl StrongSummary {
             return false;
         }
         let one_block = !self.multi;
-        if self.host || cur.x.gid == HOST_GID {
-            // Scopes between the host and GPU threads are checked entry by entry.
+        if self.host || cur.x.gid == HOST_GID || super::devices::active() {
+            // Scopes between the host and GPU threads, or between two GPUs, are checked entry by entry.
             return true;
         }
         if k.strong() {
@@ -437,14 +438,24 @@ impl Slot {
 pub(crate) fn explain(e: &Epoch, cur: &Cur<'_>, cut: Option<cut::Why>) -> String {
     let (ek, xk) = (e.kind(), cur.kind);
     let host = cur.with_host(e);
+    let gpus = host && super::devices::active();
     if ek.strong() && xk.strong() {
-        return if host { host_strong_pair(ek, xk) } else { strong_pair(ek, xk) };
+        return if gpus {
+            super::devices::strong_pair(ek, xk)
+        } else if host {
+            host_strong_pair(ek, xk)
+        } else {
+            strong_pair(ek, xk)
+        };
     }
     if let Some(why) = cut {
         return cut_edges(why);
     }
     let eb = cur.block_of(e);
     let x = &cur.x;
+    if gpus {
+        return super::devices::UNORDERED.into();
+    }
     if host {
         return "a GPU thread and the host thread, and no release/acquire edge at system scope between the accesses \
                 (publish with __threadfence_system() or a system-scope release, acquire with a system-scope load or \
@@ -571,9 +582,14 @@ fn cut_edges(why: cut::Why) -> String {
             )
         } else {
             format!(
-                "{}, but one side is the host thread: a device-scope (.gpu) operation orders memory only among the \
-                 GPU's threads; needs system scope: {}",
+                "{}, but {}: a device-scope (.gpu) operation orders memory only among the {}; needs system scope: {}",
                 used.join(" and "),
+                if super::devices::active() {
+                    "the threads are on different GPUs"
+                } else {
+                    "one side is the host thread"
+                },
+                if super::devices::active() { "threads of one GPU" } else { "GPU's threads" },
                 needed.join(", ")
             )
         });

@@ -48,6 +48,9 @@ impl fmt::Display for ThreadId {
 pub struct AccessInfo {
     /// The thread that made the access.
     pub thread: ThreadId,
+    /// The GPU of the thread in a two-device launch ([`launch_two_devices`](super::launch_two_devices));
+    /// `None` in a launch on one device.
+    pub device: Option<u32>,
     /// `read`, `write`, `atomic`, `volatile read`, `volatile write`, `acquire load`, `release store`.
     pub kind: &'static str,
     /// `file:line:column` in the kernel source.
@@ -64,9 +67,10 @@ impl fmt::Display for AccessInfo {
             // The host agent passes no barrier.
             return write!(f, "{:<14} by {} at {}", self.kind, self.thread, self.site);
         }
+        let gpu = self.device.map(|d| format!("GPU {d} ")).unwrap_or_default();
         write!(
             f,
-            "{:<14} by {} at {} (after {} block barrier(s), {} grid barrier(s))",
+            "{:<14} by {gpu}{} at {} (after {} block barrier(s), {} grid barrier(s))",
             self.kind, self.thread, self.site, self.barrier_interval, self.grid_interval
         )
     }

@@ -306,7 +306,9 @@ impl State {
     pub(super) fn make_current(&self, t: usize, bdim: Dim3, gdim: Dim3) -> [u32; 6] {
         let th = &self.threads[t];
         let b = &self.blocks[th.block];
-        INFO.with(|i| i.set(Info { tid: th.tid, bid: b.idx, bdim, gdim, lane: th.rank % 32, index: t }));
+        // In a two-device launch a thread sees its own device's grid (see `devices`).
+        let (bid, gdim) = super::devices::local(b.linear, b.idx, gdim);
+        INFO.with(|i| i.set(Info { tid: th.tid, bid, bdim, gdim, lane: th.rank % 32, index: t }));
         YIELDER.with(|y| y.set(self.yielders[t]));
         [b.idx.x, b.idx.y, b.idx.z, th.tid.x, th.tid.y, th.tid.z]
     }

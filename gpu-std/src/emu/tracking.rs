@@ -234,12 +234,16 @@ impl State {
             return ThreadId::HOST;
         }
         let n = self.cfg.block.volume() as u32;
-        ThreadId::new(self.cfg.grid.delinear(gid / n), self.cfg.block.delinear(gid % n))
+        let lin = gid / n;
+        let (block, _) = super::devices::local(lin, self.cfg.grid.delinear(lin), self.cfg.grid);
+        ThreadId::new(block, self.cfg.block.delinear(gid % n))
     }
 
     pub(super) fn access_info(&self, e: &Epoch) -> AccessInfo {
+        let n = self.cfg.block.volume() as u32;
         AccessInfo {
             thread: self.thread_of(e.gid),
+            device: if e.gid == super::host_agent::HOST_GID { None } else { super::devices::device_of(e.gid / n) },
             kind: e.kind().name(),
             site: site_str(e.site()),
             barrier_interval: e.bar,

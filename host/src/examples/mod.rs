@@ -16,6 +16,7 @@ pub mod histogram_fast;
 pub mod histogram_global;
 pub mod histogram_privatised;
 pub mod lost_update;
+pub mod multi_gpu;
 pub mod primitives;
 pub mod producer_consumer;
 pub mod reduce_fast;
@@ -41,7 +42,7 @@ pub struct RunParams {
 /// An example: its name, where it comes from, what it shows, its test sizes, and its runner.
 pub struct Example {
     pub name: &'static str,
-    /// Its row in the chapter's catalogue of examples (1..=18, and the rows beyond it: 19, 20); `None` for `primitives`, which checks
+    /// Its row in the chapter's catalogue of examples (1..=18, and the rows beyond it: 19, 20, 21); `None` for `primitives`, which checks
     /// the device layer itself.
     pub row: Option<u32>,
     /// Where in the chapter it comes from: `§5.x` of the chapter text (001), `ex. k` of its
@@ -240,6 +241,15 @@ pub const ALL: &[Example] = &[
         gpu_sizes: &[1, 7, 31, 33, 255, 257, 16383, 16385, (1 << 20) + 1, 1 << 26, 1 << 30],
         emu_sizes: &[1, 7, 31, 33, 255, 257, 4097, 2 * 16384 + 5],
         run: scan::run,
+    },
+    Example {
+        name: "multi_gpu",
+        row: Some(21),
+        section: "§5.4–5.5 (system scope)",
+        about: "two GPUs with peer access: .sys atomics from both on GPU 0's memory, a cross-GPU flag handshake, round trip vs launch+copy; needs two GPUs (SKIP otherwise); the emulator runs both grids and names the __threadfence() twin",
+        gpu_sizes: &[1, 7, 31, 33, 255, 257, (1 << 20) + 1],
+        emu_sizes: &[1, 7, 33, 257, 4097],
+        run: multi_gpu::run,
     },
     Example {
         name: "primitives",
