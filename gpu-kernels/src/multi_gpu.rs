@@ -21,7 +21,7 @@
 //! (volatile or atomic); the counters' adds are atomic with each other only at system scope (and on
 //! hardware only where the driver reports native peer atomics); every spin is bounded by `max_polls`
 //! and reports [`TIMED_OUT`] instead of hanging.
-use crate::system_scope::{SYSTEM_RELEASE_ACQUIRE, raise_flag, wait_flag};
+use crate::system_scope::{SYSTEM_RELEASE_ACQUIRE, publish_and_wait, raise_flag, wait_flag};
 use gpu_std::block::sync_threads;
 use gpu_std::thread::{block_dim, block_idx, grid_dim, thread_idx};
 use gpu_std::{Device, Global, GlobalMut, System, kernel};
@@ -61,19 +61,7 @@ kernel! {
     /// ([`DEVICE_FENCE`]), then waits (bounded, `ld.acquire.sys`) for GPU 1's `ack[0] == round` (GPU 0's
     /// memory). `status[0]` = [`RECEIVED`] or [`TIMED_OUT`].
     pub fn handshake_send<'a>(payload: GlobalMut<'a, u32>, flag: GlobalMut<'a, u32>, ack: GlobalMut<'a, u32>, status: GlobalMut<'a, u32>, round: u32, how: u32, max_polls: u32) {
-        let t = thread_idx().x as usize;
-        let step = block_dim().x as usize;
-        let mut i = t;
-        while i < payload.len() {
-            payload.set(i, payload_value(i, round));
-            i += step;
-        }
-        sync_threads();
-        if t == 0 {
-            raise_flag(&flag, round, how);
-            let acked = wait_flag(&ack, round, max_polls, SYSTEM_RELEASE_ACQUIRE);
-            status.set(0, if acked { RECEIVED } else { TIMED_OUT });
-        }
+        publish_and_wait(&payload, &flag, &ack, &status, round, how, max_polls);
     }
 }
 

@@ -100,24 +100,41 @@ pub(crate) fn raise_flag(flag: &GlobalMut<u32>, v: u32, how: u32) {
     }
 }
 
+/// The publishing side of a handshake, for one block: every thread writes its words of
+/// `payload[i] = payload_value(i, round)`; after a block barrier thread 0 raises `flag[0] = round`,
+/// releasing as `how` says, and waits (bounded, `ld.acquire.sys`) for `ack[0] == round`:
+/// `status[0]` = [`RECEIVED`] or [`TIMED_OUT`]. Shared by [`gpu_to_host`] and the two-GPU handshake.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn publish_and_wait(
+    payload: &GlobalMut<'_, u32>,
+    flag: &GlobalMut<'_, u32>,
+    ack: &GlobalMut<'_, u32>,
+    status: &GlobalMut<'_, u32>,
+    round: u32,
+    how: u32,
+    max_polls: u32,
+) {
+    let t = thread_idx().x as usize;
+    let step = block_dim().x as usize;
+    let mut i = t;
+    while i < payload.len() {
+        payload.set(i, payload_value(i, round));
+        i += step;
+    }
+    sync_threads();
+    if t == 0 {
+        raise_flag(flag, round, how);
+        let acked = wait_flag(ack, round, max_polls, SYSTEM_RELEASE_ACQUIRE);
+        status.set(0, if acked { RECEIVED } else { TIMED_OUT });
+    }
+}
+
 kernel! {
     /// Launch 1 block. Writes `payload[i] = payload_value(i, round)` (host memory), then thread 0
     /// raises `flag[0] = round` releasing as `how` says, and waits (bounded, system-scope acquire) for
     /// the host to set `ack[0] = round`: `status[0]` = [`RECEIVED`] or [`TIMED_OUT`].
     pub fn gpu_to_host<'a>(payload: GlobalMut<'a, u32>, flag: GlobalMut<'a, u32>, ack: GlobalMut<'a, u32>, status: GlobalMut<'a, u32>, round: u32, how: u32, max_polls: u32) {
-        let t = thread_idx().x as usize;
-        let step = block_dim().x as usize;
-        let mut i = t;
-        while i < payload.len() {
-            payload.set(i, payload_value(i, round));
-            i += step;
-        }
-        sync_threads();
-        if t == 0 {
-            raise_flag(&flag, round, how);
-            let acked = wait_flag(&ack, round, max_polls, SYSTEM_RELEASE_ACQUIRE);
-            status.set(0, if acked { RECEIVED } else { TIMED_OUT });
-        }
+        publish_and_wait(&payload, &flag, &ack, &status, round, how, max_polls);
     }
 }
 
