@@ -121,6 +121,10 @@ fn uninitialised_shared_reads_are_reported_per_block_and_element() {
         for u in &o.uninit_reads {
             assert_eq!((u.kernel.as_str(), u.kind, u.offset, u.size), ("partial_tile", "read", u.index * 4, 4), "{u}");
             assert!(u.site.contains("detector_history.rs"), "{u}");
+            // Named by the shared layout's array, as race reports are.
+            assert_eq!(u.array.as_deref(), Some("Tile.v"), "{u}");
+            let place = format!("of shared memory `Tile.v`[{}] of block {}", u.index, u.thread.block.0);
+            assert!(u.to_string().contains(&place), "{u}");
         }
     }
 }

@@ -151,7 +151,7 @@ fn a_lock_held_across_a_barrier_is_a_livelock_naming_the_holder_and_the_spinners
             assert!(g.what.starts_with(&format!("wait at {spin_at}")), "{}", g.what);
             assert!(
                 g.what.contains(&format!(
-                    "for shared memory element [0] of block {b} to change from 1 (set by {holder} at {spin_at}"
+                    "for shared memory `LockWord.lock`[0] of block {b} to change from 1 (set by {holder} at {spin_at}"
                 )),
                 "{}",
                 g.what

@@ -21,6 +21,15 @@ impl Place {
     /// The buffer name and element index: for shared memory, the array of the kernel's shared layout
     /// that holds the bytes (`Scratch.sums` and the index in it; where layouts overlap, the array whose
     /// elements have the access's width), else `shared` and the element of the block's shared memory.
+    /// A shared-memory place as reports name it: `` shared memory `Tile.v`[3] `` when a shared layout
+    /// holds it, else `shared memory element [i]`.
+    pub fn shared_name(&self, layouts: &[&[SharedField]]) -> String {
+        match self.buffer_index(layouts) {
+            (name, index) if name != "shared" => format!("shared memory `{name}`[{index}]"),
+            (_, index) => format!("shared memory element [{index}]"),
+        }
+    }
+
     pub fn buffer_index(&self, layouts: &[&[SharedField]]) -> (String, usize) {
         match self.space {
             SpaceKind::Shared => {

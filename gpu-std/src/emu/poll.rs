@@ -23,6 +23,7 @@
 
 use super::buffer;
 use super::deadlock::fmt_dim;
+use super::findings::Place;
 use super::sched::{State, Status};
 use crate::Site;
 use crate::atomic::SpaceKind;
@@ -239,8 +240,9 @@ impl State {
             }
             SpaceKind::Shared => {
                 let blk = &self.blocks[th.block];
-                let index = (m.addr - blk.shared.as_ptr() as usize) / m.size.max(1);
-                format!("shared memory element [{index}] of block {}", fmt_dim(blk.idx))
+                let shared_base = blk.shared.as_ptr() as usize;
+                let place = Place { space: SpaceKind::Shared, addr: m.addr, size: m.size, shared_base };
+                format!("{} of block {}", place.shared_name(&self.findings.shared_layouts), fmt_dim(blk.idx))
             }
         };
         let mut what =

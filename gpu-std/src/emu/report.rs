@@ -142,7 +142,10 @@ pub struct UninitRead {
     pub thread: ThreadId,
     /// `read`, `volatile read`, `atomic (block)`, ...
     pub kind: &'static str,
-    /// Element index in the block's shared memory (the byte offset divided by the access size).
+    /// The array of the kernel's shared layout that holds the element, if one does (`Tile.v`).
+    pub array: Option<String>,
+    /// Element index: in [`array`](Self::array) if set, else in the block's shared memory (the byte
+    /// offset divided by the access size).
     pub index: usize,
     /// Byte offset of the read in the block's shared memory.
     pub offset: usize,
@@ -154,13 +157,15 @@ pub struct UninitRead {
 
 impl fmt::Display for UninitRead {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let place = match &self.array {
+            Some(array) => format!("shared memory `{array}`[{}] of block {}", self.index, triple(self.thread.block)),
+            None => format!("shared memory of block {}, element [{}]", triple(self.thread.block), self.index),
+        };
         write!(
             f,
-            "uninitialised read in kernel `{}` of shared memory of block {}, element [{}] (bytes {}..{}): {} by {} at \
-             {}, but no thread of the block wrote it in this launch",
+            "uninitialised read in kernel `{}` of {place} (bytes {}..{}): {} by {} at {}, but no thread of the \
+             block wrote it in this launch",
             self.kernel,
-            triple(self.thread.block),
-            self.index,
             self.offset,
             self.offset + self.size,
             self.kind,

@@ -137,11 +137,13 @@ impl State {
             self.push_race(&place, (&e, &x), why, predicted);
         }
         if unwritten && self.findings.count_uninit(addr - shared_base, block) {
+            let (name, index) = place.buffer_index(&self.findings.shared_layouts);
             let read = UninitRead {
                 kernel: self.findings.kernel.clone(),
                 thread: self.thread_of(x.gid),
                 kind: kind.name(),
-                index: (addr - shared_base) / size.max(1),
+                array: (name != "shared").then_some(name),
+                index,
                 offset: addr - shared_base,
                 size,
                 site: site_str(site),
@@ -150,8 +152,6 @@ impl State {
         }
     }
 
-    /// Why a predicted race is one: the lock handoff that ordered the accesses in this run, and the
-    /// two critical sections it joined.
     /// Records a race on `place` between the accesses `first` and `second`.
     pub(crate) fn push_race(&mut self, place: &Place, (first, second): (&Epoch, &Epoch), why: String, predicted: bool) {
         let (buffer, index) = place.buffer_index(&self.findings.shared_layouts);
@@ -168,6 +168,8 @@ impl State {
         self.findings.races.push(race);
     }
 
+    /// Why a predicted race is one: the lock handoff that ordered the accesses in this run, and the
+    /// two critical sections it joined.
     pub(crate) fn predicted_why(&self, edge: Option<Edge>) -> String {
         let Some(edge) = edge else {
             return "predicted: in another order of taking a lock, nothing orders these accesses".into();
