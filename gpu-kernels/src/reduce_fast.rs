@@ -211,6 +211,9 @@ fn virtual_block_sum<T: Summand>(body: Vectors<T>, c: usize, vblocks: usize) -> 
     let whole = nv.saturating_sub((UNROLL - 1) * B);
     while i < whole {
         let v: [T::Vector; UNROLL] = core::array::from_fn(|u| body.get(i + u * B));
+        // Indexed, not iterated: `into_iter` over the loaded vectors measured 4–8 more registers and a
+        // stack frame.
+        #[allow(clippy::needless_range_loop)]
         for u in 0..UNROLL {
             let a = if T::ASSOCIATIVE { 0 } else { u };
             acc[a] = T::add(acc[a], T::vector_sum(v[u]));
