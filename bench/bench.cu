@@ -5,7 +5,7 @@
 // Build and run (on a machine with the CUDA toolkit):
 //   nvcc -O3 -std=c++17 -arch=sm_90 -o bench bench/bench.cu -lcuda
 //   ./bench target/ptx/gpu_kernels.ptx --csv bench/results.csv [--reps 50] [--hist-blocks-per-sm 1]
-//           [--only WORKLOAD-SUBSTRING] [--sweep] [--tune]
+//           [--only WORKLOAD-SUBSTRING] [--sweep [--kmin K] [--kmax K]] [--tune]
 //   --sweep: every power of two from 2^10 to 2^30 (f64 to 2^29) for reduce f32/f64/i32 (fast and
 //            deterministic tiers), the histogram (uniform, one-bin, Zipf) and the scan, without the
 //            chapter kernels' rows (bench/sweep.csv, bench/sweep.md);
@@ -50,6 +50,8 @@ static int g_sms = 0;
 static bool g_sweep = false;
 // --tune: extra rows with other launch shapes than the launchers choose (labelled "tune ...").
 static bool g_tune = false;
+// --kmin K, --kmax K: the sweep's smallest and largest log2 n (default 10 and 30).
+static int g_kmin = 10, g_kmax = 30;
 
 // gpu_kernels::Global<T> / GlobalMut<T> / Output<T, _>: #[repr(C)] {ptr, len}, passed by value (16 bytes).
 struct View { const void* ptr; size_t len; };
@@ -154,9 +156,9 @@ __global__ void cub_warp_reduce(const float* in, float* out, size_t n) {
 // one partial per virtual block. The last block to draw a ticket adds the partials, the head and the
 // tail in a fixed order. The bits depend on the input and `vblocks` only. The fast tier launches
 // vblocks = grid = one block per resident slot; the deterministic tier launches
-// vblocks = clamp(ceil(n / 2048), 1, 512) on at most that many blocks.
+// vblocks = clamp(ceil(n / 4096), 1, 512) on one block up to 2 virtual blocks, else on at most that many blocks.
 static const int RF_BLOCK = 512, RF_SHARED = 256, RF_UNROLL = 4, RF_MAX_DET_VBLOCKS = 512;
-static const size_t RF_MIN_VBLOCK_ELEMS = 2048;
+static const size_t RF_MIN_VBLOCK_ELEMS = 4096;
 // gpu_kernels::reduce_fast::fast_grid: one block per resident slot, but no more blocks than
 // ceil(vectors / RF_MIN_BLOCK_VECTORS) (at least one), so that a small input is not spread over
 // hundreds of nearly idle blocks whose partials the last block must add.
@@ -164,6 +166,12 @@ static const size_t RF_MIN_BLOCK_VECTORS = 2048;
 static unsigned rf_fast_grid(size_t nv, unsigned resident) {
     const size_t want = std::max<size_t>(1, (nv + RF_MIN_BLOCK_VECTORS - 1) / RF_MIN_BLOCK_VECTORS);
     return (unsigned)std::min<size_t>(want, resident);
+}
+// gpu_kernels::reduce_fast::deterministic_grid: one block up to RF_DET_ONE_BLOCK_VBLOCKS virtual
+// blocks, else one block per virtual block, at most one per resident slot.
+static const unsigned RF_DET_ONE_BLOCK_VBLOCKS = 2;
+static unsigned rf_det_grid(unsigned vblocks, unsigned resident) {
+    return vblocks <= RF_DET_ONE_BLOCK_VBLOCKS ? 1 : std::min(vblocks, resident);
 }
 
 template <typename T> __device__ __forceinline__ T add(T a, T b) { return a + b; }
@@ -724,7 +732,7 @@ static void bench_reduce(CUmodule mod, int log2n, uint64_t seed) {
     const unsigned grid_fast = rf_fast_grid(n / (16 / sizeof(T)), resident), vblocks_fast = grid_fast;
     const size_t min_vblocks = (n + RF_MIN_VBLOCK_ELEMS - 1) / RF_MIN_VBLOCK_ELEMS;
     const unsigned vblocks_det = (unsigned)std::min<size_t>(std::max<size_t>(min_vblocks, 1), RF_MAX_DET_VBLOCKS);
-    const unsigned grid_det = std::min(vblocks_det, resident);
+    const unsigned grid_det = rf_det_grid(vblocks_det, resident);
     const size_t cap = std::max<size_t>(resident, vblocks_det);
     T* partials;
     unsigned* tickets;  // [0]: Rust, [1]: nvcc; zeroed once here, every launch leaves its ticket 0
@@ -812,6 +820,12 @@ static void bench_reduce(CUmodule mod, int log2n, uint64_t seed) {
             g = std::min(g, resident);
             if (g == grid_fast) continue;
             measure(t, "tune reduce_fast_" + tn + " grid " + std::to_string(g), "", poison, [&, g] { rs_launch(g, g); }, check_fast(0));
+        }
+        // The deterministic tier on other grids than the launcher's (same bits, checked above).
+        for (unsigned g : {1u, std::min(vblocks_det, resident)}) {
+            if (g == grid_det) continue;
+            measure(t, "tune reduce_deterministic_" + tn + " grid " + std::to_string(g), "", poison, [&, g] { rs_launch(g, vblocks_det); },
+                    check_fast(0));
         }
     }
 
@@ -1081,8 +1095,30 @@ static void bench_scan(CUmodule mod, int log2n, uint64_t seed) {
     };
     measure(t, "nvcc scan_u32 (single pass)", "", poison, [&] { nv_single(nv_scan<SC_ITEMS, 1, 1, 1>, SC_ITEMS, SC_BLOCK); }, check(sc_tiles(n, SC_BLOCK) > 1));
     if (g_tune) {
-        for (int b : {128, 256, 1024})
+        for (int b : {256, 1024})
             measure(t, "tune scan_u32 block " + std::to_string(b), "", poison, [&, b] { rs_single(b); }, check(sc_tiles(n, b) > 1));
+        // The Rust tuning variants: other elements per thread (scan_items16_u32, scan_items24_u32).
+        struct RV { const char* entry; int items, block; };
+        const RV rvs[] = {{"scan_items16_u32", 16, 256}, {"scan_items16_u32", 16, 512}, {"scan_items16_u32", 16, 1024},
+                          {"scan_items24_u32", 24, 256}, {"scan_items24_u32", 24, 384}, {"scan_items24_u32", 24, 512}};
+        for (const RV& x : rvs) {
+            CUfunction f = get_fn(mod, x.entry);
+            const size_t tiles = std::max<size_t>(1, (n + (size_t)x.block * x.items - 1) / ((size_t)x.block * x.items));
+            if (tiles > max_tiles) continue;
+            if (n == ((size_t)1 << 20)) {
+                int bps = 0, regs = 0;
+                CU(cuOccupancyMaxActiveBlocksPerMultiprocessor(&bps, f, x.block, sc_shared));
+                CU(cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, f));
+                printf("(%s: %d registers, %d blocks of %d per SM)\n", x.entry, regs, bps, x.block);
+            }
+            const std::string name = std::string("tune ") + x.entry + " block " + std::to_string(x.block);
+            measure(t, name, "", poison, [&, f, tiles, x] {
+                View vin{in, n}, vout{out, n}, vstate{state, SC_STATE_HEADER + tiles};
+                void* args[] = {&vin, &vout, &vstate};
+                if (tiles > 1) CK(cudaMemsetAsync(state, 0, (SC_STATE_HEADER + tiles) * 8));
+                CU(cuLaunchKernel(f, (unsigned)tiles, 1, 1, x.block, 1, 1, sc_shared, 0, args, nullptr));
+            }, check(tiles > 1));
+        }
         struct V { const char* name; void (*k)(const unsigned*, unsigned*, size_t, unsigned long long*); int items, block; };
         const V vs[] = {
             {"tune nvcc scan no sleep", nv_scan<32, 1, 0, 1>, 32, 512},
@@ -1095,6 +1131,7 @@ static void bench_scan(CUmodule mod, int log2n, uint64_t seed) {
             {"tune nvcc scan items 16 block 1024", nv_scan<16, 1, 1, 1>, 16, 1024},
         };
         for (const V& x : vs) {
+            if (g_sweep) break;  // the nvcc variants: in the single-size runs only
             const size_t tiles = std::max<size_t>(1, (n + (size_t)x.block * x.items - 1) / ((size_t)x.block * x.items));
             if (tiles > max_tiles) continue;
             measure(t, x.name, "", poison, [&, x] { nv_single(x.k, x.items, x.block); }, check(tiles > 1));
@@ -1158,7 +1195,7 @@ static void bench_warp_reduce(CUmodule mod, uint64_t seed) {
 // ---- main ----------------------------------------------------------------------------------------
 static void usage(const char* argv0) {
     fprintf(stderr, "usage: %s gpu_kernels.ptx [--csv bench/results.csv] [--reps 50] [--hist-blocks-per-sm 1] [--only WORKLOAD-SUBSTRING]\n"
-                    "       [--sweep] [--tune]\n", argv0);
+                    "       [--sweep [--kmin 10] [--kmax 30]] [--tune]\n", argv0);
     exit(2);
 }
 
@@ -1172,6 +1209,10 @@ int main(int argc, char** argv) {
             g_sweep = true;
         } else if (a == "--tune") {
             g_tune = true;
+        } else if (a == "--kmin" && i + 1 < argc) {
+            g_kmin = atoi(argv[++i]);
+        } else if (a == "--kmax" && i + 1 < argc) {
+            g_kmax = atoi(argv[++i]);
         } else if ((a == "--csv" || a == "--reps" || a == "--hist-blocks-per-sm" || a == "--only") && i + 1 < argc) {
             const char* v = argv[++i];
             if (a == "--csv") csv = v;
@@ -1206,7 +1247,7 @@ int main(int argc, char** argv) {
     if (g_sweep) {
         // Every power of two from 2^10 to 2^30 (f64 to 2^29); more timed launches where launches are short.
         const int reps = g_reps;
-        for (int k = 10; k <= 30; k++) {
+        for (int k = g_kmin; k <= g_kmax; k++) {
             g_reps = k <= 20 ? std::max(reps, 200) : reps;
             bench_reduce<float>(mod, k, 1000 + k);
             if (k <= 29) bench_reduce<double>(mod, k, 2000 + k);

@@ -15,13 +15,20 @@
 //!   block: the tile arithmetic uses the constant, so that four loads share one address register.
 //! - **One kernel, no atomics on the data.** The last block to finish adds the partial sums in a fixed
 //!   order (the chapter's `__threadfence` + ticket pattern, §5.4): no second launch, no zeroed output.
-//!   A grid of one block (small inputs) is its own last block: no ticket, no fence.
+//!   A grid of one block (small inputs) is its own last block: no ticket, no fence; with one virtual
+//!   block, the thread that wrote the block's partial turns it into the result (no barrier, no second
+//!   block sum).
+//! - **`i32`: one accumulator.** Wrapping addition is associative, so a thread adds its four vectors
+//!   into one accumulator instead of four: the same bits, and two registers fewer (32, four blocks of
+//!   512 per SM on an H200, as for `f32` and `f64`).
 //!
 //! **Deterministic sum.** Each virtual block is summed in a fixed order (each thread's four
 //! accumulators over its tiles, then a fixed shuffle tree and a fixed tree over warps), and the
 //! partials in a fixed order, so the bits of the result depend only on the input
 //! and `vblocks` — never on the grid, the schedule or the timing. [`deterministic_vblocks`] picks
 //! `vblocks` from `n` alone: launched with it, every grid gives the same bits.
+//! [`deterministic_grid`] runs up to two virtual blocks on one block (no ticket, no fences: faster
+//! for small inputs), more on one block per virtual block.
 //! (With `vblocks = gridDim.x`, as the fast tier launches, the bits depend on the grid.)
 //!
 //! Decision procedure (§5.7): partial sums cross blocks, so each is published with a device-scope fence
@@ -44,7 +51,7 @@ pub const BLOCK: u32 = 512;
 /// H200 (132 SMs x 4 blocks of 512 threads = 528 slots).
 pub const MAX_DETERMINISTIC_VBLOCKS: u32 = 512;
 /// Elements per virtual block [`deterministic_vblocks`] aims for below that cap.
-pub const MIN_VBLOCK_ELEMS: usize = 2048;
+pub const MIN_VBLOCK_ELEMS: usize = 4096;
 
 /// Fewest 16-byte vectors per block the fast tier is launched with (one tile of `UNROLL * BLOCK`):
 /// below `resident * MIN_BLOCK_VECTORS` vectors, [`fast_grid`] launches fewer blocks than resident slots.
@@ -58,10 +65,22 @@ pub fn fast_grid(n_vectors: usize, resident: u32) -> u32 {
     n_vectors.div_ceil(MIN_BLOCK_VECTORS).clamp(1, resident.max(1) as usize) as u32
 }
 
-/// The virtual-block count of the deterministic sum of `n` elements: `ceil(n / 2048)`, between 1 and
+/// The virtual-block count of the deterministic sum of `n` elements: `ceil(n / 4096)`, between 1 and
 /// 512. It depends on `n` only, so the result's bits do not depend on the grid it is launched with.
 pub fn deterministic_vblocks(n: usize) -> u32 {
     n.div_ceil(MIN_VBLOCK_ELEMS).clamp(1, MAX_DETERMINISTIC_VBLOCKS as usize) as u32
+}
+
+/// Most virtual blocks the deterministic sum sums on a single block: below this many, one block
+/// summing them in turn is faster than a ticket and two fences across blocks.
+pub const DETERMINISTIC_ONE_BLOCK_VBLOCKS: u32 = 2;
+
+/// The deterministic sum's grid for `n` elements on a device with `resident` resident slots: one block
+/// for up to [`DETERMINISTIC_ONE_BLOCK_VBLOCKS`] virtual blocks, else one block per virtual block, at
+/// most one per slot. (The bits are those of [`deterministic_vblocks`]`(n)` on any grid.)
+pub fn deterministic_grid(n: usize, resident: u32) -> u32 {
+    let vblocks = deterministic_vblocks(n);
+    if vblocks <= DETERMINISTIC_ONE_BLOCK_VBLOCKS { 1 } else { vblocks.min(resident.max(1)) }
 }
 
 shared_layout! {
@@ -90,6 +109,9 @@ pub trait Summand: Lanes + ShflValue {
     fn vector_sum(v: Self::Vector) -> Self;
     /// The block's shared slots for warp sums.
     fn warp_sums() -> SharedSlice<Self>;
+    /// Whether `add` is associative and commutative (wrapping integers): then a thread keeps one
+    /// accumulator instead of `UNROLL` (the same bits in any order, and fewer registers).
+    const ASSOCIATIVE: bool = false;
 }
 impl Summand for f32 {
     const ZERO: f32 = 0.0;
@@ -135,6 +157,7 @@ impl Summand for i32 {
     fn warp_sums() -> SharedSlice<i32> {
         WarpSumsI32::view().sums
     }
+    const ASSOCIATIVE: bool = true;
 }
 
 /// Sum over the warp by a butterfly (`shfl.sync.bfly`, offsets 16, 8, 4, 2, 1): every lane gets the
@@ -174,7 +197,7 @@ pub const UNROLL: usize = 4;
 
 /// This thread's share of virtual block `c` of `vblocks`: in each of the virtual block's tiles (tiles
 /// `c`, `c + vblocks`, …, of `UNROLL * BLOCK` vectors each), vectors `t`, `t + B`, `t + 2B`, `t + 3B`,
-/// one accumulator each, added at the end in a fixed order. The block size is the constant `BLOCK`, so
+/// one accumulator each (one for all four if `T::ASSOCIATIVE`), added at the end in a fixed order. The block size is the constant `BLOCK`, so
 /// the four loads share one address with constant offsets (few registers: four blocks fit on an SM).
 #[inline(always)]
 fn virtual_block_sum<T: Summand>(body: Vectors<T>, c: usize, vblocks: usize) -> T {
@@ -188,8 +211,12 @@ fn virtual_block_sum<T: Summand>(body: Vectors<T>, c: usize, vblocks: usize) -> 
     let whole = nv.saturating_sub((UNROLL - 1) * B);
     while i < whole {
         let v: [T::Vector; UNROLL] = core::array::from_fn(|u| body.get(i + u * B));
+        // Indexed, not iterated: `into_iter` over the loaded vectors measured 4–8 more registers and a
+        // stack frame.
+        #[allow(clippy::needless_range_loop)]
         for u in 0..UNROLL {
-            acc[u] = T::add(acc[u], T::vector_sum(v[u]));
+            let a = if T::ASSOCIATIVE { 0 } else { u };
+            acc[a] = T::add(acc[a], T::vector_sum(v[u]));
         }
         i += vblocks * TILE;
     }
@@ -200,6 +227,18 @@ fn virtual_block_sum<T: Summand>(body: Vectors<T>, c: usize, vblocks: usize) -> 
         }
     }
     T::add(T::add(acc[0], acc[1]), T::add(acc[2], acc[3]))
+}
+
+/// `s` plus the elements before the first and after the last whole 16-byte vector, in order.
+#[inline(always)]
+fn add_ends<T: Summand>(mut s: T, head: Global<T>, tail: Global<T>) -> T {
+    for i in 0..head.len() {
+        s = T::add(s, head.get(i));
+    }
+    for i in 0..tail.len() {
+        s = T::add(s, tail.get(i));
+    }
+    s
 }
 
 /// The kernel body shared by the three element types: see the module docs.
@@ -225,6 +264,17 @@ fn reduce_fast<T: Summand>(
         }
         c += grid_dim().x;
     }
+    // One block, one virtual block (small inputs): the block's sum is the result. No barrier, no
+    // second block sum, no ticket. `ZERO + s` is the general path's first addition (the last block
+    // adds the one partial to zero; its further additions of zeros change no bits after that one), so
+    // both paths give the same bits.
+    if grid_dim().x == 1 && vblocks == 1 {
+        if t == 0 {
+            // The partial this thread has just written (program order: no barrier, no fence).
+            out.set(0, add_ends(T::add(T::ZERO, partials.get(0)), split.head, split.tail));
+        }
+        return;
+    }
     // Publish this block's partials (fence, then the ticket's add: a release), and draw a ticket. The
     // thread that draws the last one fences right after its add (an acquire: it now sees every block's
     // partials), and the barrier passes that on to the rest of its block.
@@ -244,15 +294,9 @@ fn reduce_fast<T: Summand>(
             s = T::add(s, partials.get(k as usize));
             k += block_dim().x;
         }
-        let mut s = block_sum(s, sums);
+        let s = block_sum(s, sums);
         if t == 0 {
-            for i in 0..split.head.len() {
-                s = T::add(s, split.head.get(i));
-            }
-            for i in 0..split.tail.len() {
-                s = T::add(s, split.tail.get(i));
-            }
-            out.set(0, s);
+            out.set(0, add_ends(s, split.head, split.tail));
             // Every block has drawn its ticket: reset it for the next launch.
             if grid_dim().x > 1 {
                 ticket.atomic(0).swap(0);

@@ -34,6 +34,10 @@
 //! The wait is bounded ([`SPIN_LIMIT`] polls); a tile that gives up sets the launch's error word
 //! (`state[1]`), which the host checks.
 //!
+//! **Shape.** The launchers' kernels take 8 chunks (32 elements) per thread; [`scan_items16_u32`] and
+//! [`scan_items24_u32`] are the same kernel with 4 and 6 chunks, kept to measure the shape (fewer
+//! registers and more blocks per SM, but smaller tiles: slower on an H200, `bench/sweep.md`).
+//!
 //! **Reduce-then-scan.** [`scan_reduce_u32`] writes each tile's sum, [`scan_spine_u32`] (one block)
 //! turns the sums into exclusive prefixes, [`scan_downsweep_u32`] rescans each tile from its prefix:
 //! three launches, no block ever waits for another, and the input is read twice.
@@ -64,19 +68,22 @@ use gpu_std::{Global, GlobalMut, kernel, shared_layout};
 pub const BLOCK: u32 = 512;
 /// Elements per thread: `ITEMS / 4` 16-byte vectors, held in registers from the load to the store.
 pub const ITEMS: usize = 32;
-/// Vectors per thread (chunks per warp segment).
+/// Vectors per thread (chunks per warp segment) of the launchers' kernels.
 const CHUNKS: usize = ITEMS / 4;
+/// Elements per thread of the tuning variants [`scan_items16_u32`] and [`scan_items24_u32`].
+pub const VARIANT_ITEMS: [usize; 2] = [16, 24];
 
-/// `$body` once for each chunk `$k` in `0..CHUNKS`, written out, not looped: the per-thread arrays are
-/// indexed only by constants, so they stay in registers (a loop the compiler leaves rolled indexes
-/// them at run time, which puts them in local memory and makes each load wait for the one before).
+/// `$body` once for each chunk `$k` in `0..$n` (`$n` at most 8), written out, not looped: the
+/// per-thread arrays are indexed only by constants, so they stay in registers (a loop the compiler
+/// leaves rolled indexes them at run time, which puts them in local memory and makes each load wait
+/// for the one before).
 macro_rules! each_chunk {
-    ($k:ident => $body:expr) => {{
-        const _: () = assert!(CHUNKS == 8, "each_chunk! writes out chunks 0 ..= 7");
-        each_chunk!(@ $k => $body; 0 1 2 3 4 5 6 7)
+    ($n:ident, $k:ident => $body:expr) => {{
+        const { assert!($n >= 1 && $n <= 8, "each_chunk! writes out chunks 0 ..= 7") };
+        each_chunk!(@ $n, $k => $body; 0 1 2 3 4 5 6 7)
     }};
-    (@ $k:ident => $body:expr; $($i:literal)*) => {{
-        $({
+    (@ $n:ident, $k:ident => $body:expr; $($i:literal)*) => {{
+        $(if $i < $n {
             let $k: usize = $i;
             $body;
         })*
@@ -107,7 +114,11 @@ pub const fn tile_elems(block: u32) -> usize {
 /// Tiles (= blocks of the single-pass launch) for `n` elements and blocks of `block` threads; at
 /// least 1.
 pub const fn tiles(n: usize, block: u32) -> usize {
-    let t = n.div_ceil(tile_elems(block));
+    tiles_of(n, block, ITEMS)
+}
+/// Tiles for `n` elements, blocks of `block` threads and `items` elements per thread; at least 1.
+pub const fn tiles_of(n: usize, block: u32, items: usize) -> usize {
+    let t = n.div_ceil(block as usize * items);
     if t == 0 { 1 } else { t }
 }
 /// `state` words the single-pass scan of `n` elements needs: the header and one status word per tile.
@@ -293,11 +304,12 @@ enum Carry<'a, T: ScanValue> {
     Given(GlobalMut<'a, T>),
 }
 
-/// One tile of the scan: see the module docs. `out` is `None` for the reduce pass.
+/// One tile of the scan, `N` chunks (`4 * N` elements) per thread: see the module docs. `out` is `None`
+/// for the reduce pass.
 // The carry update of the last chunk, written out by `each_chunk!` but skipped, is never read.
 #[allow(unused_assignments)]
 #[inline(always)]
-fn scan_tile<T: ScanValue>(input: Global<T>, out: Option<GlobalMut<T>>, carry: Carry<T>) {
+fn scan_tile<T: ScanValue, const N: usize>(input: Global<T>, out: Option<GlobalMut<T>>, carry: Carry<T>) {
     let threads = block_dim().x;
     if !threads.is_multiple_of(WARP_SIZE) || threads > 1024 {
         panic!("scan kernels are launched with a multiple of 32 threads, at most 1024");
@@ -310,8 +322,9 @@ fn scan_tile<T: ScanValue>(input: Global<T>, out: Option<GlobalMut<T>>, carry: C
     let t = thread_idx().x;
     let (lane, w) = (warp::lane_id(), warp::warp_id());
     let nwarps = threads / WARP_SIZE;
-    let tile_len = threads as usize * ITEMS;
-    let tiles = tiles(n, threads);
+    let items = 4 * N;
+    let tile_len = threads as usize * items;
+    let tiles = tiles_of(n, threads, items);
 
     // The tile id: a ticket (single pass, more than one block), else the block index.
     let tile = match carry {
@@ -332,26 +345,28 @@ fn scan_tile<T: ScanValue>(input: Global<T>, out: Option<GlobalMut<T>>, carry: C
     // segment is in range and the view starts on a 16-byte boundary (on a GPU, every tile but the
     // last), one 16-byte load per chunk through the read-only cache, all issued before any is used;
     // elsewhere chunk by chunk, element by element where a vector is not whole.
-    let seg = tile * tile_len + w as usize * (32 * ITEMS);
+    let seg = tile * tile_len + w as usize * (32 * items);
     let src = input.split_vectors();
-    let whole = src.head.is_empty() && seg + 32 * ITEMS <= n;
+    let whole = src.head.is_empty() && seg + 32 * items <= n;
     let first = seg / 4 + lane as usize;
-    let mut v = [[T::ZERO; 4]; CHUNKS];
+    let mut v = [[T::ZERO; 4]; N];
     if whole {
-        each_chunk!(k => v[k] = src.body.get_nc(first + 32 * k));
+        each_chunk!(N, k => v[k] = src.body.get_nc(first + 32 * k));
     } else {
-        each_chunk!(k => v[k] = load_partial(input, seg + k * 128 + 4 * lane as usize));
+        each_chunk!(N, k => v[k] = load_partial(input, seg + k * 128 + 4 * lane as usize));
     }
     // Reduce: the thread's sum (a tree over its elements), the warp's (a butterfly). Only the loaded
     // values stay live across the look-back; the scan comes after it.
-    let mut sums = [T::ZERO; CHUNKS];
-    each_chunk!(k => sums[k] = T::add(T::add(v[k][0], v[k][1]), T::add(v[k][2], v[k][3])));
-    let mut width = CHUNKS / 2;
-    while width > 0 {
-        for i in 0..width {
-            sums[i] = T::add(sums[i], sums[i + width]);
+    let mut sums = [T::ZERO; N];
+    each_chunk!(N, k => sums[k] = T::add(T::add(v[k][0], v[k][1]), T::add(v[k][2], v[k][3])));
+    // A tree over the chunk sums: the upper half added onto the lower, until one is left.
+    let mut len = N;
+    while len > 1 {
+        let half = len / 2;
+        for i in 0..half {
+            sums[i] = T::add(sums[i], sums[i + (len - half)]);
         }
-        width /= 2;
+        len -= half;
     }
     let warp_total = warp_sum(sums[0]);
     if lane == 0 {
@@ -400,7 +415,7 @@ fn scan_tile<T: ScanValue>(input: Global<T>, out: Option<GlobalMut<T>>, carry: C
     let dst = out.split_vectors_mut();
     let whole = whole && dst.head.is_empty();
     let mut carry = T::add(T::from_bits(sh.prefix.get(0)), T::from_bits(sh.warps.get(w as usize)));
-    each_chunk!(k => {
+    each_chunk!(N, k => {
         let mut c = v[k];
         c[1] = T::add(c[0], c[1]);
         c[2] = T::add(c[1], c[2]);
@@ -409,7 +424,7 @@ fn scan_tile<T: ScanValue>(input: Global<T>, out: Option<GlobalMut<T>>, carry: C
         let up = warp::shfl_up(FULL_MASK, inclusive, 1);
         let before = if lane == 0 { carry } else { T::add(carry, up) };
         let r = c.map(|x| T::add(before, x));
-        if k + 1 < CHUNKS {
+        if k + 1 < N {
             carry = T::add(carry, warp::shfl_idx(FULL_MASK, inclusive, WARP_SIZE - 1));
         }
         if whole {
@@ -461,25 +476,40 @@ kernel! {
     /// read through the read-only data cache (`ld.global.nc`): it must not overlap `out` (the result
     /// would be unspecified, never undefined behaviour).
     pub fn scan_u32<'a>(input: Global<'a, u32>, out: GlobalMut<'a, u32>, state: GlobalMut<'a, u64>) {
-        scan_tile(input, Some(out), Carry::LookBack(state, Access::ReleaseAcquire))
+        scan_tile::<_, CHUNKS>(input, Some(out), Carry::LookBack(state, Access::ReleaseAcquire))
     }
 }
 kernel! {
     /// `out[i] = in[0] + … + in[i]` in `f32`, in one pass; launch as [`scan_u32`].
     pub fn scan_f32<'a>(input: Global<'a, f32>, out: GlobalMut<'a, f32>, state: GlobalMut<'a, u64>) {
-        scan_tile(input, Some(out), Carry::LookBack(state, Access::ReleaseAcquire))
+        scan_tile::<_, CHUNKS>(input, Some(out), Carry::LookBack(state, Access::ReleaseAcquire))
+    }
+}
+kernel! {
+    /// Tuning variant of [`scan_u32`]: 16 elements per thread (tiles of `blockDim.x * 16`, so
+    /// [`tiles_of`]`(n, threads, 16)` blocks); fewer registers, more blocks per SM. Otherwise launch as
+    /// [`scan_u32`]. The bench measures it against the launchers' shape.
+    pub fn scan_items16_u32<'a>(input: Global<'a, u32>, out: GlobalMut<'a, u32>, state: GlobalMut<'a, u64>) {
+        scan_tile::<_, 4>(input, Some(out), Carry::LookBack(state, Access::ReleaseAcquire))
+    }
+}
+kernel! {
+    /// Tuning variant of [`scan_u32`]: 24 elements per thread (tiles of `blockDim.x * 24`, so
+    /// [`tiles_of`]`(n, threads, 24)` blocks); launch as [`scan_items16_u32`].
+    pub fn scan_items24_u32<'a>(input: Global<'a, u32>, out: GlobalMut<'a, u32>, state: GlobalMut<'a, u64>) {
+        scan_tile::<_, 6>(input, Some(out), Carry::LookBack(state, Access::ReleaseAcquire))
     }
 }
 kernel! {
     /// RACY twin of [`scan_u32`]: publishes the status word with a plain store, no release.
     pub fn scan_no_release_u32<'a>(input: Global<'a, u32>, out: GlobalMut<'a, u32>, state: GlobalMut<'a, u64>) {
-        scan_tile(input, Some(out), Carry::LookBack(state, Access::PlainStore))
+        scan_tile::<_, CHUNKS>(input, Some(out), Carry::LookBack(state, Access::PlainStore))
     }
 }
 kernel! {
     /// RACY twin of [`scan_u32`]: reads the status words with plain loads, no acquire.
     pub fn scan_no_acquire_u32<'a>(input: Global<'a, u32>, out: GlobalMut<'a, u32>, state: GlobalMut<'a, u64>) {
-        scan_tile(input, Some(out), Carry::LookBack(state, Access::PlainLoad))
+        scan_tile::<_, CHUNKS>(input, Some(out), Carry::LookBack(state, Access::PlainLoad))
     }
 }
 kernel! {
@@ -487,14 +517,14 @@ kernel! {
     /// a tile whose block has not started: it hangs when fewer blocks are resident than the grid has.
     /// Never launched on a GPU.
     pub fn scan_blockidx_u32<'a>(input: Global<'a, u32>, out: GlobalMut<'a, u32>, state: GlobalMut<'a, u64>) {
-        scan_tile(input, Some(out), Carry::LookBackBlockIdx(state))
+        scan_tile::<_, CHUNKS>(input, Some(out), Carry::LookBackBlockIdx(state))
     }
 }
 kernel! {
     /// Reduce-then-scan, pass 1: `sums[b]` = the sum of tile `b`. Launch: as [`scan_u32`] (tiles by
     /// `blockIdx`), `sums` holds `tiles(n, threads)` elements.
     pub fn scan_reduce_u32<'a>(input: Global<'a, u32>, sums: GlobalMut<'a, u32>) {
-        scan_tile(input, None, Carry::ReduceOnly(sums))
+        scan_tile::<_, CHUNKS>(input, None, Carry::ReduceOnly(sums))
     }
 }
 kernel! {
@@ -508,7 +538,7 @@ kernel! {
     /// Reduce-then-scan, pass 3: tile `b` scanned from the prefix `sums[b]`. Launch as
     /// [`scan_reduce_u32`].
     pub fn scan_downsweep_u32<'a>(input: Global<'a, u32>, sums: GlobalMut<'a, u32>, out: GlobalMut<'a, u32>) {
-        scan_tile(input, Some(out), Carry::Given(sums))
+        scan_tile::<_, CHUNKS>(input, Some(out), Carry::Given(sums))
     }
 }
 

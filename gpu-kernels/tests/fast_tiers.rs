@@ -78,6 +78,28 @@ fn deterministic_sum_has_the_same_bits_on_every_grid() {
 }
 
 #[test]
+fn one_virtual_block_on_one_block_gives_the_bits_of_every_other_grid() {
+    // Grid 1 with one virtual block writes its block sum as the result (no partial, no ticket); other
+    // grids take the ticket path. A head and a tail of odd elements, and values whose sum rounds.
+    let n = tile_elems::<f32>() / 2 + 6;
+    let input = Buf::new("input", (0..n + 3).map(|i| ((i * 7919) % 1000) as f32 / 997.0 - 0.4).collect::<Vec<_>>());
+    let mut first: Option<u32> = None;
+    for (grid, s) in [(1, 1), (2, 2), (4, 3), (1, 4)] {
+        let mut w = Work::<f32>::new(grid.max(1));
+        let o = launch::<reduce_fast_f32>(cfg(grid), &seed(s), w.args(from(&input, 3), 1));
+        clean(&o, &format!("grid {grid}"));
+        assert_eq!(w.ticket.data[0], 0, "grid {grid}: the ticket is left 0");
+        let bits = *first.get_or_insert(w.out.data[0].to_bits());
+        assert_eq!(w.out.data[0].to_bits(), bits, "grid {grid}, schedule {s}: the bits depend on the grid");
+    }
+    // The deterministic sum runs on one block up to two virtual blocks, on one per virtual block above.
+    let two = 2 * reduce_fast::MIN_VBLOCK_ELEMS;
+    assert_eq!(reduce_fast::deterministic_grid(two, 528), 1);
+    assert_eq!(reduce_fast::deterministic_grid(two + 1, 528), 3);
+    assert_eq!(reduce_fast::deterministic_grid(1 << 30, 396), 396);
+}
+
+#[test]
 fn the_ticket_lets_one_workspace_serve_launch_after_launch() {
     let n = tile_elems::<f32>() + 3;
     let input = Buf::new("input", vec![1.0f32; n]);

@@ -9,7 +9,8 @@ mod common;
 use common::{Buf, SEEDS, launch, launch_raw, seed};
 use gpu_kernels::scan::{
     self, SHARED_BYTES, SPINE_BLOCK, SPINE_SHARED_BYTES, scan_blockidx_u32, scan_downsweep_u32, scan_f32,
-    scan_no_acquire_u32, scan_no_release_u32, scan_reduce_u32, scan_spine_u32, scan_u32,
+    scan_items16_u32, scan_items24_u32, scan_no_acquire_u32, scan_no_release_u32, scan_reduce_u32, scan_spine_u32,
+    scan_u32,
 };
 use gpu_std::emu::{EmuError, LaunchConfig, Options, Outcome};
 use gpu_std::{Global, GlobalMut, Kernel};
@@ -87,6 +88,50 @@ fn scan_u32_is_exact_and_race_free_on_every_schedule() {
             }
         }
     }
+}
+
+/// A tuning variant with `items` elements per thread: exact and race-free at odd sizes, on two
+/// schedules, with every tile's inclusive prefix published.
+fn variant_is_exact<K>(name: &str, items: usize)
+where
+    K: for<'a> Kernel<Args<'a> = ScanArgs<'a, u32>>,
+{
+    let tile = EMU_BLOCK as usize * items;
+    for n in [1, 7, tile - 1, tile + 1, 35 * tile + 3] {
+        let x = input_u32(n, n as u64);
+        let want = prefix_u32(&x);
+        let tiles = scan::tiles_of(n, EMU_BLOCK, items);
+        for s in 1..=2 {
+            let mut input = Buf::new("input", x.clone());
+            let mut out = Buf::new("out", vec![0u32; n]);
+            let mut state = Buf::new("state", vec![0u64; scan::STATE_HEADER + tiles]);
+            let cfg = LaunchConfig::linear(tiles as u32, EMU_BLOCK, SHARED_BYTES);
+            let o = launch_raw::<K>(&cfg, &seed(s), (input.view(), out.view_mut(), state.view_mut()))
+                .unwrap_or_else(|e| panic!("{name} n = {n}, seed {s}: {e}"));
+            clean(&o, &format!("{name} n = {n}, seed {s}"));
+            if let Some(i) = (0..n).find(|&i| out.data[i] != want[i]) {
+                panic!("{name} n = {n}, seed {s}: out[{i}] = {}, expected {}", out.data[i], want[i]);
+            }
+            assert_eq!(state.data[1], 0, "{name}: no tile gave up");
+            if tiles > 1 {
+                for t in 0..tiles {
+                    let last = want[((t + 1) * tile).min(n) - 1];
+                    assert_eq!(
+                        state.data[scan::STATE_HEADER + t],
+                        scan::pack(scan::FLAG_PREFIX, last),
+                        "{name} tile {t}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_tuning_variants_are_exact_and_race_free() {
+    assert_eq!(scan::VARIANT_ITEMS, [16, 24]);
+    variant_is_exact::<scan_items16_u32>("scan_items16_u32", 16);
+    variant_is_exact::<scan_items24_u32>("scan_items24_u32", 24);
 }
 
 #[test]

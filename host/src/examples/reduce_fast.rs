@@ -8,8 +8,8 @@ use crate::report::ExampleResult;
 use crate::verify::{kahan_sum, within};
 use anyhow::Result;
 use gpu_kernels::reduce_fast::{
-    BLOCK, SHARED_BYTES, Summand, UNROLL, deterministic_vblocks, fast_grid, reduce_fast_f32, reduce_fast_f64,
-    reduce_fast_i32,
+    BLOCK, SHARED_BYTES, Summand, UNROLL, deterministic_grid, deterministic_vblocks, fast_grid, reduce_fast_f32,
+    reduce_fast_f64, reduce_fast_i32,
 };
 use gpu_std::{Dim3, Global, GlobalMut, Kernel, Pod};
 use rand::{Rng, SeedableRng, rngs::StdRng};
@@ -128,7 +128,7 @@ fn launcher_grid<K: Kernel>(dev: &Device, n: usize, lanes: usize) -> Result<u32>
 /// launcher's, 1, 7 and 64 blocks (on the emulator, at most `2 * EMU_GRID`). The bound on its error.
 pub(crate) fn deterministic_sum(dev: &Device, input: &[f32], k: usize) -> Result<(f32, u32)> {
     let vblocks = deterministic_vblocks(input.len());
-    let grids: Vec<u32> = std::iter::once(vblocks.min(resident_grid::<reduce_fast_f32>(dev)?))
+    let grids: Vec<u32> = std::iter::once(deterministic_grid(input.len(), resident_grid::<reduce_fast_f32>(dev)?))
         .chain(OTHER_GRIDS.iter().copied().filter(|&g| dev.is_gpu() || g <= 2 * EMU_GRID))
         .collect();
     let grid = grids[k % grids.len()];
@@ -164,7 +164,7 @@ pub(crate) fn run_tiers(
     s.time::<reduce_fast_f32>(p, r, "reduce_fast_f32", grid, grid, got)?;
 
     // f32, deterministic: virtual blocks from n alone; the bits must not depend on the grid.
-    let det_grid = det_vblocks.min(resident);
+    let det_grid = deterministic_grid(n, resident);
     let det = s.run::<reduce_fast_f32>(det_vblocks, det_grid)?;
     check_f32(r, "reduce_deterministic_f32", det, want, sum_abs, n, det_vblocks, seed_case);
     let mut same = true;
