@@ -2,7 +2,8 @@
 //! compared with a run, and every source location and relative link they name exists.
 //!
 //! The docs are `README.md`, every `*.md` under `docs/`, and `bench/README.md`; a new file there is
-//! checked without any change here. In them:
+//! checked without any change here. The crates' and the template's READMEs have their source
+//! locations and links checked too (their commands run from their own directories, in their tests). In them:
 //!
 //! - A ```` ```sh ```` block is a list of commands (`#` starts a comment, a trailing `\` continues the
 //!   line): each is run from the repository root and must exit 0.
@@ -387,7 +388,7 @@ fn every_source_location_and_relative_link_in_the_docs_exists() {
     let root = root();
     let mut failures = Vec::new();
     let mut checked = 0;
-    for file in doc_files(&root) {
+    for file in doc_files(&root).into_iter().chain(crate_readmes(&root)) {
         let text = std::fs::read_to_string(root.join(&file)).expect("read doc");
         for (n, line) in text.lines().enumerate() {
             let at = format!("{}:{}", file.display(), n + 1);
@@ -416,6 +417,29 @@ fn every_source_location_and_relative_link_in_the_docs_exists() {
     }
     println!("docs: {checked} source location(s) and link(s) checked");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The READMEs of the crates and the template (`*/README.md`, `templates/*/README.md`): their
+/// source locations and links are checked; their commands run elsewhere (the crates' doc tests, the
+/// template's own test, `tests/tests/template.rs`), from their own directories.
+fn crate_readmes(root: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for dir in [Path::new(""), Path::new("templates")] {
+        let Ok(entries) = std::fs::read_dir(root.join(dir)) else { continue };
+        for e in entries.flatten() {
+            let rel = dir.join(e.file_name()).join("README.md");
+            if e.path().is_dir()
+                && e.file_name() != "target"
+                && root.join(&rel).is_file()
+                && rel != Path::new("bench/README.md")
+            {
+                found.push(rel);
+            }
+        }
+    }
+    found.sort();
+    assert!(found.len() >= 4, "the crates' READMEs: {found:?}");
+    found
 }
 
 /// `(path, line, column)` of every `something.rs:LINE[:COL]` in `line` with a `/` in its path.
