@@ -77,7 +77,7 @@ mod env;
 mod error;
 pub mod json;
 mod link;
-mod process;
+pub mod process;
 pub mod ptx;
 mod toolchain;
 

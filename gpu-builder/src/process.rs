@@ -1,4 +1,5 @@
-//! Running child processes: one-line command descriptions and captured output.
+//! Running child processes: one-line command descriptions and captured output. [`describe`] and
+//! [`status_text`] are public for tools that run builds and report on them (xtask uses them).
 
 use std::ffi::OsStr;
 use std::process::{Command, ExitStatus, Stdio};
@@ -7,7 +8,7 @@ use crate::error::BuildError;
 
 /// One line describing a command (program and arguments, shell-quoted where needed), for error
 /// messages and logs.
-pub(crate) fn describe(cmd: &Command) -> String {
+pub fn describe(cmd: &Command) -> String {
     let mut text = cmd.get_program().to_string_lossy().into_owned();
     for arg in cmd.get_args() {
         text.push(' ');
@@ -16,14 +17,16 @@ pub(crate) fn describe(cmd: &Command) -> String {
     text
 }
 
-pub(crate) fn shell_quote(arg: &OsStr) -> String {
+/// `arg` as a POSIX shell reads it back: unchanged when it holds only safe characters, else in
+/// single quotes.
+pub fn shell_quote(arg: &OsStr) -> String {
     let s = arg.to_string_lossy();
     let plain = !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c));
     if plain { s.into_owned() } else { format!("'{}'", s.replace('\'', r"'\''")) }
 }
 
 /// `exit code N`, `killed by signal N`.
-pub(crate) fn status_text(status: ExitStatus) -> String {
+pub fn status_text(status: ExitStatus) -> String {
     if let Some(code) = status.code() {
         return format!("exit code {code}");
     }

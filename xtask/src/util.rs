@@ -1,13 +1,14 @@
 //! Shared plumbing: the error type, workspace paths, running child processes, timing.
 
 use std::env;
-use std::ffi::OsStr;
 use std::fmt;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::time::Duration;
+
+pub use gpu_builder::process::{describe, status_text};
 
 /// Exit code for a failed task.
 pub const EXIT_FAILURE: i32 = 1;
@@ -74,40 +75,12 @@ pub fn cargo_command() -> Command {
 }
 
 /// One line describing a command, for error messages and logs.
-pub fn describe(cmd: &Command) -> String {
-    let mut text = cmd.get_program().to_string_lossy().into_owned();
-    for arg in cmd.get_args() {
-        text.push(' ');
-        text.push_str(&shell_quote(arg));
-    }
-    text
-}
-
-fn shell_quote(arg: &OsStr) -> String {
-    let s = arg.to_string_lossy();
-    let plain = !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c));
-    if plain { s.into_owned() } else { format!("'{}'", s.replace('\'', r"'\''")) }
-}
-
 fn spawn_error(cmd: &Command, e: io::Error) -> Error {
     let program = cmd.get_program().to_string_lossy().into_owned();
     if e.kind() == io::ErrorKind::NotFound {
         Error::new(format!("`{program}` was not found (needed to run: {})", describe(cmd)))
     } else {
         Error::new(format!("could not start `{}`: {e}", describe(cmd)))
-    }
-}
-
-fn status_text(status: ExitStatus) -> String {
-    match status.code() {
-        Some(code) => format!("exit code {code}"),
-        None => {
-            use std::os::unix::process::ExitStatusExt;
-            match status.signal() {
-                Some(sig) => format!("killed by signal {sig}"),
-                None => "abnormal termination".to_string(),
-            }
-        }
     }
 }
 
@@ -208,14 +181,6 @@ pub fn find_in_path(name: &str) -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn quotes_only_when_needed() {
-        assert_eq!(shell_quote(OsStr::new("-Ctarget-cpu=sm_90")), "-Ctarget-cpu=sm_90");
-        assert_eq!(shell_quote(OsStr::new("a b")), "'a b'");
-        assert_eq!(shell_quote(OsStr::new("it's")), r"'it'\''s'");
-        assert_eq!(shell_quote(OsStr::new("")), "''");
-    }
 
     #[test]
     fn seconds_have_one_decimal() {
