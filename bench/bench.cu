@@ -208,11 +208,30 @@ template <typename T> __device__ __forceinline__ T block_sum(T v, T* warp_sums) 
     return total;
 }
 
-template <typename T>
+// Tuning switches of the nvcc build (0 in the twin): HINT, how the vectors are loaded: 0 ld.global,
+// 1 ld.global.nc, 2 ld.global.cs, 3 ld.global.nc.L2::256B; CONTIG: virtual block c sums a contiguous
+// run of tiles instead of tiles c, c + vblocks, ...
+template <int HINT, typename V> __device__ __forceinline__ V rf_load(const V* p) {
+    if (HINT == 1) return __ldg(p);
+    if (HINT == 2) return __ldcs(p);
+    if (HINT == 3) {
+        if constexpr (sizeof(typename std::remove_reference<decltype(p->x)>::type) == 8) {
+            double2 r;
+            asm volatile("ld.global.nc.L2::256B.v2.f64 {%0, %1}, [%2];" : "=d"(r.x), "=d"(r.y) : "l"(p));
+            return *reinterpret_cast<V*>(&r);
+        } else {
+            uint4 r;
+            asm volatile("ld.global.nc.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p));
+            return *reinterpret_cast<V*>(&r);
+        }
+    }
+    return *p;
+}
+template <typename T, int HINT = 0, int U = RF_UNROLL, int CONTIG = 0>
 __global__ void __launch_bounds__(RF_BLOCK)
 nv_reduce_fast(const T* in, size_t n, unsigned vblocks, T* partials, unsigned* ticket, T* out) {
     using V = typename Vec<T>::V;
-    constexpr size_t L = 16 / sizeof(T), B = RF_BLOCK, U = RF_UNROLL, TILE = U * B;
+    constexpr size_t L = 16 / sizeof(T), B = RF_BLOCK, TILE = U * B;
     extern __shared__ __align__(16) unsigned char rf_shared[];
     T* warp_sums = reinterpret_cast<T*>(rf_shared);
     // head: elements before the first 16-byte boundary; nv: whole vectors after it; tail: the rest.
@@ -222,22 +241,27 @@ nv_reduce_fast(const T* in, size_t n, unsigned vblocks, T* partials, unsigned* t
     const size_t nv = (n - head) / L, tail = n - head - nv * L;
     const V* vin = reinterpret_cast<const V*>(in + head);  // plain 16-byte loads (ld.global.v4 / .v2)
 
+    const size_t ntiles = (nv + TILE - 1) / TILE, per = (ntiles + vblocks - 1) / vblocks;
     for (unsigned c = blockIdx.x; c < vblocks; c += gridDim.x) {
         T acc[U];
 #pragma unroll
         for (size_t u = 0; u < U; u++) acc[u] = T(0);
-        size_t i = (size_t)c * TILE + threadIdx.x;
-        while (i + (U - 1) * B < nv) {  // all four of this thread's vectors of the tile exist
+        size_t i = (CONTIG ? (size_t)c * per : (size_t)c) * TILE + threadIdx.x;
+        const size_t step = CONTIG ? TILE : (size_t)vblocks * TILE;
+        const size_t end = CONTIG && ((size_t)c + 1) * per * TILE < nv ? ((size_t)c + 1) * per * TILE : nv;
+        while (i + (U - 1) * B < end) {  // all of this thread's vectors of the tile exist
             V v[U];
 #pragma unroll
-            for (size_t u = 0; u < U; u++) v[u] = vin[i + u * B];
+            for (size_t u = 0; u < U; u++) v[u] = rf_load<HINT>(&vin[i + u * B]);
 #pragma unroll
             for (size_t u = 0; u < U; u++) acc[u] = add(acc[u], Vec<T>::vsum(v[u]));
-            i += (size_t)vblocks * TILE;
+            i += step;
         }
 #pragma unroll
         for (size_t u = 0; u < U; u++)
-            if (i + u * B < nv) acc[u] = add(acc[u], Vec<T>::vsum(vin[i + u * B]));
+            if (i + u * B < end) acc[u] = add(acc[u], Vec<T>::vsum(vin[i + u * B]));
+#pragma unroll
+        for (size_t u = 4; u < U; u++) acc[u % 4] = add(acc[u % 4], acc[u]);
         const T s = block_sum(add(add(acc[0], acc[1]), add(acc[2], acc[3])), warp_sums);
         if (threadIdx.x == 0) partials[c] = s;
     }
@@ -329,7 +353,13 @@ __global__ void __launch_bounds__(HF_BLOCK) nv_histogram_fast(const unsigned cha
 // chunks from the warp's prefix, then the store. Tile ids
 // from a ticket (TICKET) or blockIdx; status words: flag << 32 | value, published with st.release.gpu,
 // polled per lane with ld.acquire.gpu (ACQ = 1) or ld.relaxed.gpu and one fence.acq_rel.gpu after the
-// wait (ACQ = 0), with a nanosleep back-off after 8 polls (SLEEP = 1) or none.
+// wait (ACQ = 0), with a nanosleep(SLEEP) back-off after 8 polls (every poll from SLEEP >= 256; SLEEP = 0:
+// none); PRE: nanosleep(PRE) after publishing the aggregate, before the first poll; EARLY: the warp polls
+// its window together and stops as soon as every tile from the nearest one holding its inclusive prefix
+// is published (instead of each lane waiting for its tile); MINT: grids of fewer tiles do not sleep.
+// CS: bit 0 streaming stores (st.global.cs), bit 1 streaming loads (ld.global.cs); SCANFIRST: the in-tile
+// scan before the look-back (only the prefix is added after it). The twin of scan_u32 (SC_TWIN): SLEEP
+// 650, PRE 1500, per-lane polling, CS 3, MINT 512, no SCANFIRST.
 __device__ __forceinline__ unsigned long long sc_ld_acquire(const unsigned long long* p) {
     unsigned long long v;
     asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
@@ -351,7 +381,69 @@ __device__ __forceinline__ unsigned sc_warp_incl(unsigned v, unsigned lane) {
     }
     return v;
 }
-template <int ITEMS, int ACQ, int SLEEP, int TICKET>
+__device__ __forceinline__ unsigned sc_warp_sum(unsigned x) {
+    for (int o = 16; o > 0; o >>= 1) x += __shfl_xor_sync(0xffffffffu, x, o);
+    return x;
+}
+template <int SLEEP>
+__device__ __forceinline__ void sc_backoff(int spins) {
+    if (SLEEP > 0 && spins > (SLEEP >= 256 ? 0 : 8)) __nanosleep(SLEEP);
+}
+// Warp 0's look-back for tile > 0 (see the switches above); returns the tile's exclusive prefix.
+template <int ACQ, int SLEEP, int PRE, int EARLY>
+__device__ __forceinline__ unsigned sc_look_back(unsigned long long* state, size_t tile, unsigned agg, unsigned lane) {
+    unsigned long long* status = state + 2;
+    if (lane == 0) sc_st_release(status + tile, (1ull << 32) | agg);
+    if (PRE > 0) __nanosleep(PRE);
+    unsigned prefix = 0;
+    long long hi = (long long)tile - 1;
+    while (true) {
+        const long long me = hi - (long long)lane;
+        unsigned long long word = 2ull << 32;
+        unsigned pre;
+        if (EARLY) {
+            int spins = 0;
+            while (true) {
+                if (me >= 0) word = sc_ld_acquire(status + me);
+                const unsigned inv = __ballot_sync(0xffffffffu, (word >> 32) == 0);
+                pre = __ballot_sync(0xffffffffu, (word >> 32) == 2);
+                const unsigned need = pre ? ((pre & (0u - pre)) << 1) - 1u : 0xffffffffu;
+                if ((inv & need) == 0) break;
+                if (++spins >= (1 << 22)) {
+                    if (lane == 0) atomicOr(state + 1, 1ull);
+                    return prefix;
+                }
+                sc_backoff<SLEEP>(spins);
+            }
+        } else {
+            if (me >= 0) {
+                int spins = 0;
+                while (true) {
+                    word = ACQ ? sc_ld_acquire(status + me) : sc_ld_relaxed(status + me);
+                    if ((word >> 32) != 0 || spins >= (1 << 22)) break;
+                    spins++;
+                    sc_backoff<SLEEP>(spins);
+                }
+            }
+            if (!ACQ) __threadfence();
+            if (__any_sync(0xffffffffu, (word >> 32) == 0)) {
+                if (lane == 0) atomicOr(state + 1, 1ull);
+                return prefix;
+            }
+            pre = __ballot_sync(0xffffffffu, (word >> 32) == 2);
+        }
+        if (pre) {
+            const unsigned nearest = __ffs(pre) - 1;
+            prefix += sc_warp_sum(lane <= nearest ? (unsigned)word : 0);
+            break;
+        }
+        prefix += sc_warp_sum((unsigned)word);
+        hi -= 32;
+    }
+    if (lane == 0) sc_st_release(status + tile, (2ull << 32) | (prefix + agg));
+    return prefix;
+}
+template <int ITEMS, int ACQ, int SLEEP, int TICKET, int PRE = 0, int EARLY = 0, int CS = 0, int SCANFIRST = 0, int MINT = 0>
 __global__ void nv_scan(const unsigned* __restrict__ in, unsigned* __restrict__ out, size_t n, unsigned long long* state) {
     constexpr int CH = ITEMS / 4;
     __shared__ unsigned s_warps[32], s_tile, s_prefix;
@@ -369,7 +461,7 @@ __global__ void nv_scan(const unsigned* __restrict__ in, unsigned* __restrict__ 
 #pragma unroll
     for (int k = 0; k < CH; k++) {
         const size_t e = seg + k * 128 + 4 * lane;
-        if (e + 4 <= n) v[k] = reinterpret_cast<const uint4*>(in)[e / 4];
+        if (e + 4 <= n) v[k] = (CS & 2) ? __ldcs(reinterpret_cast<const uint4*>(in) + e / 4) : reinterpret_cast<const uint4*>(in)[e / 4];
         else {
             v[k] = make_uint4(0, 0, 0, 0);
             if (e < n) v[k].x = in[e];
@@ -377,11 +469,25 @@ __global__ void nv_scan(const unsigned* __restrict__ in, unsigned* __restrict__ 
             if (e + 2 < n) v[k].z = in[e + 2];
         }
     }
-    // Reduce before the look-back (only the loaded values stay live across it); scan after it.
     unsigned wt = 0;
+    if (SCANFIRST) {
+        // The warp's segment scanned in place, from 0; wt: the warp's total.
 #pragma unroll
-    for (int k = 0; k < CH; k++) wt += (v[k].x + v[k].y) + (v[k].z + v[k].w);
-    for (int o = 16; o > 0; o >>= 1) wt += __shfl_xor_sync(0xffffffffu, wt, o);
+        for (int k = 0; k < CH; k++) {
+            uint4& r = v[k];
+            r.y += r.x; r.z += r.y; r.w += r.z;
+            const unsigned inc = sc_warp_incl(r.w, lane);
+            const unsigned up = __shfl_up_sync(0xffffffffu, inc, 1);
+            const unsigned before = lane == 0 ? wt : wt + up;
+            wt += __shfl_sync(0xffffffffu, inc, 31);
+            r.x += before; r.y += before; r.z += before; r.w += before;
+        }
+    } else {
+        // Reduce before the look-back (only the loaded values stay live across it); scan after it.
+#pragma unroll
+        for (int k = 0; k < CH; k++) wt += (v[k].x + v[k].y) + (v[k].z + v[k].w);
+        wt = sc_warp_sum(wt);
+    }
     if (lane == 0) s_warps[w] = wt;
     __syncthreads();
     if (w == 0) {
@@ -391,44 +497,12 @@ __global__ void nv_scan(const unsigned* __restrict__ in, unsigned* __restrict__ 
         const unsigned agg = __shfl_sync(0xffffffffu, inc, 31);
         if (lane < nwarps) s_warps[lane] = lane == 0 ? 0 : up;
         unsigned prefix = 0;
-        unsigned long long* status = state + 2;
         if (gridDim.x > 1) {
             if (tile == 0) {
-                if (lane == 0) sc_st_release(status, (2ull << 32) | agg);
+                if (lane == 0) sc_st_release(state + 2, (2ull << 32) | agg);
             } else {
-                if (lane == 0) sc_st_release(status + tile, (1ull << 32) | agg);
-                long long hi = (long long)tile - 1;
-                while (true) {
-                    const long long me = hi - (long long)lane;
-                    unsigned long long word = 2ull << 32;
-                    if (me >= 0) {
-                        int spins = 0;
-                        while (true) {
-                            word = ACQ ? sc_ld_acquire(status + me) : sc_ld_relaxed(status + me);
-                            if ((word >> 32) != 0 || spins >= (1 << 22)) break;
-                            spins++;
-                            if (SLEEP && spins > 8) __nanosleep(64);
-                        }
-                    }
-                    if (!ACQ) __threadfence();
-                    if (__any_sync(0xffffffffu, (word >> 32) == 0)) {
-                        if (lane == 0) atomicOr(state + 1, 1ull);
-                        break;
-                    }
-                    const unsigned done = __ballot_sync(0xffffffffu, (word >> 32) == 2);
-                    if (done) {
-                        const unsigned nearest = __ffs(done) - 1;
-                        unsigned x = lane <= nearest ? (unsigned)word : 0;
-                        for (int o = 16; o > 0; o >>= 1) x += __shfl_xor_sync(0xffffffffu, x, o);
-                        prefix += x;
-                        break;
-                    }
-                    unsigned x = (unsigned)word;
-                    for (int o = 16; o > 0; o >>= 1) x += __shfl_xor_sync(0xffffffffu, x, o);
-                    prefix += x;
-                    hi -= 32;
-                }
-                if (lane == 0) sc_st_release(status + tile, (2ull << 32) | (prefix + agg));
+                prefix = gridDim.x >= MINT ? sc_look_back<ACQ, SLEEP, PRE, EARLY>(state, tile, agg, lane)
+                                           : sc_look_back<ACQ, 0, 0, EARLY>(state, tile, agg, lane);
             }
         }
         if (lane == 0) s_prefix = prefix;
@@ -439,14 +513,20 @@ __global__ void nv_scan(const unsigned* __restrict__ in, unsigned* __restrict__ 
     for (int k = 0; k < CH; k++) {
         const size_t e = seg + k * 128 + 4 * lane;
         uint4 r = v[k];
-        r.y += r.x; r.z += r.y; r.w += r.z;
-        const unsigned inc = sc_warp_incl(r.w, lane);
-        const unsigned up = __shfl_up_sync(0xffffffffu, inc, 1);
-        const unsigned before = lane == 0 ? carry : carry + up;
-        carry += __shfl_sync(0xffffffffu, inc, 31);
-        r.x += before; r.y += before; r.z += before; r.w += before;
-        if (e + 4 <= n) reinterpret_cast<uint4*>(out)[e / 4] = r;
-        else {
+        if (SCANFIRST) {
+            r.x += carry; r.y += carry; r.z += carry; r.w += carry;
+        } else {
+            r.y += r.x; r.z += r.y; r.w += r.z;
+            const unsigned inc = sc_warp_incl(r.w, lane);
+            const unsigned up = __shfl_up_sync(0xffffffffu, inc, 1);
+            const unsigned before = lane == 0 ? carry : carry + up;
+            carry += __shfl_sync(0xffffffffu, inc, 31);
+            r.x += before; r.y += before; r.z += before; r.w += before;
+        }
+        if (e + 4 <= n) {
+            if (CS & 1) __stcs(reinterpret_cast<uint4*>(out) + e / 4, r);
+            else reinterpret_cast<uint4*>(out)[e / 4] = r;
+        } else {
             if (e < n) out[e] = r.x;
             if (e + 1 < n) out[e + 1] = r.y;
             if (e + 2 < n) out[e + 2] = r.z;
@@ -821,6 +901,25 @@ static void bench_reduce(CUmodule mod, int log2n, uint64_t seed) {
             if (g == grid_fast) continue;
             measure(t, "tune reduce_fast_" + tn + " grid " + std::to_string(g), "", poison, [&, g] { rs_launch(g, g); }, check_fast(0));
         }
+        // nvcc variants of the fast tier: load hints, loads in flight, contiguous runs of tiles.
+        struct RV { const char* name; void (*k)(const T*, size_t, unsigned, T*, unsigned*, T*); };
+        const RV rvs[] = {
+            {"tune nvcc reduce_fast ld.nc", nv_reduce_fast<T, 1>},
+            {"tune nvcc reduce_fast ld.cs", nv_reduce_fast<T, 2>},
+            {"tune nvcc reduce_fast ld.nc.L2::256B", nv_reduce_fast<T, 3>},
+            {"tune nvcc reduce_fast 8 loads in flight", nv_reduce_fast<T, 0, 8>},
+            {"tune nvcc reduce_fast contiguous tiles", nv_reduce_fast<T, 0, 4, 1>},
+            {"tune nvcc reduce_fast contiguous ld.cs", nv_reduce_fast<T, 2, 4, 1>},
+        };
+        for (const RV& x : rvs) {
+            int b = 0;
+            CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, x.k, RF_BLOCK, RF_SHARED));
+            const unsigned g = rf_fast_grid(n / (16 / sizeof(T)), g_sms * b);
+            measure(t, x.name, "", poison, [&, x, g] {
+                x.k<<<g, RF_BLOCK, RF_SHARED>>>(in, n, g, partials, tickets + 1, out);
+                CK(cudaGetLastError());
+            }, check_fast(1));
+        }
         // The deterministic tier on other grids than the launcher's (same bits, checked above).
         for (unsigned g : {1u, std::min(vblocks_det, resident)}) {
             if (g == grid_det) continue;
@@ -976,6 +1075,8 @@ static void bench_histogram(CUmodule mod, int log2n, int hist_bpsm, uint64_t see
 // scan::launch) uses blocks of SC_BLOCK threads, one block per tile, and zeroes the state words
 // (ticket, error word, one status word per tile) before each launch of more than one block.
 static const int SC_BLOCK = 512, SC_ITEMS = 32, SC_SPINE_BLOCK = 1024;
+// The nvcc twin of scan_u32 (its look-back sleeps: gpu_kernels::scan::{PRE,POLL}_SLEEP_NS, SLEEP_MIN_TILES).
+#define SC_TWIN (nv_scan<SC_ITEMS, 1, 650, 1, 1500, 0, 3, 0, 512>)
 static const size_t SC_STATE_HEADER = 2;
 static size_t sc_tiles(size_t n, int block) {
     const size_t te = (size_t)block * SC_ITEMS;
@@ -1093,14 +1194,30 @@ static void bench_scan(CUmodule mod, int log2n, uint64_t seed) {
         kernel<<<(unsigned)tiles, block>>>(in, out, n, reinterpret_cast<unsigned long long*>(state));
         CK(cudaGetLastError());
     };
-    measure(t, "nvcc scan_u32 (single pass)", "", poison, [&] { nv_single(nv_scan<SC_ITEMS, 1, 1, 1>, SC_ITEMS, SC_BLOCK); }, check(sc_tiles(n, SC_BLOCK) > 1));
+    measure(t, "nvcc scan_u32 (single pass)", "", poison, [&] { nv_single(SC_TWIN, SC_ITEMS, SC_BLOCK); }, check(sc_tiles(n, SC_BLOCK) > 1));
     if (g_tune) {
         for (int b : {256, 1024})
             measure(t, "tune scan_u32 block " + std::to_string(b), "", poison, [&, b] { rs_single(b); }, check(sc_tiles(n, b) > 1));
+        // The look-back's sleeps (scan_sleeps_u32: the launchers' kernel with the sleeps as arguments, on
+        // every grid): nanoseconds before the first poll, and between polls.
+        {
+            CUfunction f = get_fn(mod, "scan_sleeps_u32");
+            const size_t tiles = sc_tiles(n, SC_BLOCK);
+            const unsigned sleeps[][2] = {{0, 0}, {1000, 650}, {1500, 650}, {2000, 650}, {3000, 650}, {1500, 300}, {1500, 1000}};
+            for (const auto& sl : sleeps) {
+                const std::string name = "tune scan_sleeps_u32 pre " + std::to_string(sl[0]) + " poll " + std::to_string(sl[1]);
+                measure(t, name, "", poison, [&, f, tiles, sl] {
+                    View vin{in, n}, vout{out, n}, vstate{state, SC_STATE_HEADER + tiles};
+                    unsigned pre = sl[0], poll = sl[1];
+                    void* args[] = {&vin, &vout, &vstate, &pre, &poll};
+                    if (tiles > 1) CK(cudaMemsetAsync(state, 0, (SC_STATE_HEADER + tiles) * 8));
+                    CU(cuLaunchKernel(f, (unsigned)tiles, 1, 1, SC_BLOCK, 1, 1, sc_shared, 0, args, nullptr));
+                }, check(tiles > 1));
+            }
+        }
         // The Rust tuning variants: other elements per thread (scan_items16_u32, scan_items24_u32).
         struct RV { const char* entry; int items, block; };
-        const RV rvs[] = {{"scan_items16_u32", 16, 256}, {"scan_items16_u32", 16, 512}, {"scan_items16_u32", 16, 1024},
-                          {"scan_items24_u32", 24, 256}, {"scan_items24_u32", 24, 384}, {"scan_items24_u32", 24, 512}};
+        const RV rvs[] = {{"scan_items16_u32", 16, 512}, {"scan_items24_u32", 24, 384}};
         for (const RV& x : rvs) {
             CUfunction f = get_fn(mod, x.entry);
             const size_t tiles = std::max<size_t>(1, (n + (size_t)x.block * x.items - 1) / ((size_t)x.block * x.items));
@@ -1121,19 +1238,25 @@ static void bench_scan(CUmodule mod, int log2n, uint64_t seed) {
         }
         struct V { const char* name; void (*k)(const unsigned*, unsigned*, size_t, unsigned long long*); int items, block; };
         const V vs[] = {
-            {"tune nvcc scan no sleep", nv_scan<32, 1, 0, 1>, 32, 512},
-            {"tune nvcc scan relaxed+fence", nv_scan<32, 0, 1, 1>, 32, 512},
-            {"tune nvcc scan relaxed+fence no sleep", nv_scan<32, 0, 0, 1>, 32, 512},
-            {"tune nvcc scan blockIdx", nv_scan<32, 1, 1, 0>, 32, 512},
-            {"tune nvcc scan items 32 block 256", nv_scan<32, 1, 1, 1>, 32, 256},
-            {"tune nvcc scan items 16 block 256", nv_scan<16, 1, 1, 1>, 16, 256},
-            {"tune nvcc scan items 16 block 512", nv_scan<16, 1, 1, 1>, 16, 512},
-            {"tune nvcc scan items 16 block 1024", nv_scan<16, 1, 1, 1>, 16, 1024},
+            {"tune nvcc no sleeps", nv_scan<32, 1, 0, 1, 0, 0, 3>, 32, 512},
+            {"tune nvcc warp polling with early exit", nv_scan<32, 1, 650, 1, 1500, 1, 3, 0, 512>, 32, 512},
+            {"tune nvcc read-only loads and plain stores", nv_scan<32, 1, 650, 1, 1500, 0, 0, 0, 512>, 32, 512},
+            {"tune nvcc streaming stores only", nv_scan<32, 1, 650, 1, 1500, 0, 1, 0, 512>, 32, 512},
+            {"tune nvcc block 256", SC_TWIN, 32, 256},
+            {"tune nvcc block 1024", SC_TWIN, 32, 1024},
+            {"tune nvcc items 24 block 384", nv_scan<24, 1, 650, 1, 1500, 0, 3, 0, 512>, 24, 384},
+            {"tune nvcc scan first", nv_scan<32, 1, 650, 1, 1500, 0, 3, 1, 512>, 32, 512},
         };
         for (const V& x : vs) {
-            if (g_sweep) break;  // the nvcc variants: in the single-size runs only
             const size_t tiles = std::max<size_t>(1, (n + (size_t)x.block * x.items - 1) / ((size_t)x.block * x.items));
             if (tiles > max_tiles) continue;
+            if (log2n == g_kmin || !g_sweep) {
+                cudaFuncAttributes fa;
+                int bps = 0;
+                CK(cudaFuncGetAttributes(&fa, x.k));
+                CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bps, x.k, x.block, 0));
+                printf("(%s: %d registers, %d blocks of %d per SM)\n", x.name, fa.numRegs, bps, x.block);
+            }
             measure(t, x.name, "", poison, [&, x] { nv_single(x.k, x.items, x.block); }, check(tiles > 1));
         }
     }

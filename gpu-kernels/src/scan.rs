@@ -5,7 +5,8 @@
 //! **Tiles.** The input is cut into tiles of `blockDim.x * ITEMS` elements, one per block. In a tile,
 //! warp `w` owns a contiguous segment of `32 * ITEMS` elements, read as `ITEMS / 4` chunks of 32
 //! 16-byte vectors (lane `l` holds vector `l` of each chunk: four consecutive elements), all loads
-//! issued before the first is used. Before the look-back a thread only *sums* its elements and the
+//! issued before the first is used. Every element is read once and written once, so loads and stores
+//! are *streaming* (`.cs`: evicted first), which leaves the caches to the status words. Before the look-back a thread only *sums* its elements and the
 //! warp sums those (a butterfly); warp totals cross warps through shared memory between two
 //! barriers, and warp 0 scans them: the tile's *aggregate* (its own sum) is then known. After the
 //! look-back each warp scans its chunks in turn, from its exclusive prefix: a thread scans its four
@@ -31,12 +32,17 @@
 //! summed with a butterfly. If no tile of the window has its prefix, the window's 32 aggregates are
 //! added and the window moves 32 tiles back. The tile then publishes its own inclusive prefix, which
 //! the next tiles pick up without looking further. Tile 0 publishes its prefix directly.
+//! On grids of [`SLEEP_MIN_TILES`] tiles or more, warp 0 sleeps [`PRE_SLEEP_NS`] after publishing its
+//! aggregate and [`POLL_SLEEP_NS`] between polls: the tiles before it have mostly published by then, and
+//! polls that would fail only load the status words' cache lines and take issue slots from the warps
+//! that load (on an H200 this made the scan 4–9% faster from 2^24 elements on, `bench/sweep.md`).
 //! The wait is bounded ([`SPIN_LIMIT`] polls); a tile that gives up sets the launch's error word
 //! (`state[1]`), which the host checks.
 //!
 //! **Shape.** The launchers' kernels take 8 chunks (32 elements) per thread; [`scan_items16_u32`] and
 //! [`scan_items24_u32`] are the same kernel with 4 and 6 chunks, kept to measure the shape (fewer
-//! registers and more blocks per SM, but smaller tiles: slower on an H200, `bench/sweep.md`).
+//! registers and more blocks per SM, but smaller tiles: slower on an H200, `bench/sweep.md`), and
+//! [`scan_sleeps_u32`] takes the look-back's sleeps as arguments.
 //!
 //! **Reduce-then-scan.** [`scan_reduce_u32`] writes each tile's sum, [`scan_spine_u32`] (one block)
 //! turns the sums into exclusive prefixes, [`scan_downsweep_u32`] rescans each tile from its prefix:
@@ -89,6 +95,12 @@ macro_rules! each_chunk {
         })*
     }};
 }
+/// Nanoseconds the look-back sleeps after publishing a tile's aggregate, before its first poll.
+pub const PRE_SLEEP_NS: u32 = 1500;
+/// Nanoseconds the look-back sleeps between polls.
+pub const POLL_SLEEP_NS: u32 = 650;
+/// Grids of fewer tiles than this look back without sleeping.
+pub const SLEEP_MIN_TILES: usize = 512;
 /// Polls of one look-back window before a tile gives up and sets the error word.
 pub const SPIN_LIMIT: u32 = 1 << 22;
 /// Status flag: the word holds the tile's aggregate.
@@ -240,11 +252,22 @@ fn read_status(state: GlobalMut<u64>, tile: usize, access: Access) -> u64 {
 /// Warp 0's look-back for tile `tile > 0` with aggregate `aggregate`: publishes the aggregate, finds the
 /// exclusive prefix (every lane gets it), publishes the inclusive prefix. On giving up, sets the error
 /// word and returns the prefix found so far.
+///
+/// The wait: after publishing its aggregate the warp sleeps `pre_ns` before its first poll (by then the
+/// tiles before it have usually published, so the first poll mostly ends the search; polling earlier
+/// only adds traffic to the status words' cache lines and issue slots the loading warps could use),
+/// then each lane polls its tile's word, sleeping `poll_ns` between polls. (Polling the window as a
+/// warp, with a vote per poll, and stopping once the tiles up to the nearest inclusive prefix are
+/// published measured no faster on an H200, and a vote in a spin loop would hide the spin from the
+/// emulator's livelock detection.)
 #[inline(always)]
-fn look_back<T: ScanValue>(state: GlobalMut<u64>, tile: usize, aggregate: T, access: Access) -> T {
+fn look_back<T: ScanValue>(state: GlobalMut<u64>, tile: usize, aggregate: T, access: Access, wait: Wait) -> T {
     let lane = warp::lane_id() as usize;
     if lane == 0 {
         publish(state, tile, pack(FLAG_AGGREGATE, aggregate), access);
+    }
+    if wait.pre_ns > 0 {
+        nanosleep(wait.pre_ns);
     }
     let mut prefix = T::ZERO;
     // The window: tiles hi, hi - 1, …, hi - 31 (lane l reads tile hi - l); tiles below 0 read as an
@@ -262,8 +285,8 @@ fn look_back<T: ScanValue>(state: GlobalMut<u64>, tile: usize, aggregate: T, acc
                     break;
                 }
                 spins += 1;
-                if spins > 8 {
-                    nanosleep(64);
+                if wait.poll_ns > 0 {
+                    nanosleep(wait.poll_ns);
                 }
             }
         }
@@ -273,10 +296,10 @@ fn look_back<T: ScanValue>(state: GlobalMut<u64>, tile: usize, aggregate: T, acc
             }
             return prefix;
         }
-        let done = warp::ballot(FULL_MASK, flag_of(word) == FLAG_PREFIX);
-        if done != 0 {
+        let prefixes = warp::ballot(FULL_MASK, flag_of(word) == FLAG_PREFIX);
+        if prefixes != 0 {
             // The nearest tile with its inclusive prefix, and the aggregates of the tiles after it.
-            let nearest = done.trailing_zeros() as usize;
+            let nearest = prefixes.trailing_zeros() as usize;
             let v = if lane <= nearest { value_of::<T>(word) } else { T::ZERO };
             prefix = T::add(warp_sum(v), prefix);
             break;
@@ -290,12 +313,31 @@ fn look_back<T: ScanValue>(state: GlobalMut<u64>, tile: usize, aggregate: T, acc
     prefix
 }
 
+/// The look-back's sleeps, in nanoseconds: before the first poll, and between polls.
+#[derive(Clone, Copy)]
+struct Wait {
+    pre_ns: u32,
+    poll_ns: u32,
+    /// Grids of fewer tiles look back without sleeping.
+    min_tiles: usize,
+}
+/// The launchers' look-back sleeps (tuned on an H200: `bench/sweep.md`).
+const WAIT: Wait = Wait { pre_ns: PRE_SLEEP_NS, poll_ns: POLL_SLEEP_NS, min_tiles: SLEEP_MIN_TILES };
+impl Wait {
+    /// The sleeps for this launch: none on grids of fewer than `min_tiles` tiles, where few tiles wait
+    /// and a sleep would only add to the launch's time.
+    #[inline(always)]
+    fn for_grid(self) -> Wait {
+        if (grid_dim().x as usize) < self.min_tiles { Wait { pre_ns: 0, poll_ns: 0, min_tiles: 0 } } else { self }
+    }
+}
+
 /// Where a tile's id and exclusive prefix come from.
 #[derive(Clone, Copy)]
 enum Carry<'a, T: ScanValue> {
     /// The ticket and the look-back over `state` (the single-pass scan), with the status word's
-    /// accesses.
-    LookBack(GlobalMut<'a, u64>, Access),
+    /// accesses and the look-back's sleeps.
+    LookBack(GlobalMut<'a, u64>, Access, Wait),
     /// `blockIdx.x` as the tile id, then the look-back (the forward-progress twin).
     LookBackBlockIdx(GlobalMut<'a, u64>),
     /// Tile `blockIdx.x`; only its sum is written, to `sums[tile]` (reduce-then-scan, pass 1).
@@ -328,7 +370,7 @@ fn scan_tile<T: ScanValue, const N: usize>(input: Global<T>, out: Option<GlobalM
 
     // The tile id: a ticket (single pass, more than one block), else the block index.
     let tile = match carry {
-        Carry::LookBack(state, _) if grid_dim().x > 1 => {
+        Carry::LookBack(state, ..) if grid_dim().x > 1 => {
             if t == 0 {
                 sh.tile.set(0, state.atomic(0).fetch_add(1) as u32);
             }
@@ -343,15 +385,24 @@ fn scan_tile<T: ScanValue, const N: usize>(input: Global<T>, out: Option<GlobalM
 
     // Load: lane `lane` of warp `w` holds elements e .. e + 4 of each chunk. Where the warp's whole
     // segment is in range and the view starts on a 16-byte boundary (on a GPU, every tile but the
-    // last), one 16-byte load per chunk through the read-only cache, all issued before any is used;
+    // last), one 16-byte load per chunk, all issued before any is used;
     // elsewhere chunk by chunk, element by element where a vector is not whole.
     let seg = tile * tile_len + w as usize * (32 * items);
     let src = input.split_vectors();
     let whole = src.head.is_empty() && seg + 32 * items <= n;
     let first = seg / 4 + lane as usize;
     let mut v = [[T::ZERO; 4]; N];
-    if whole {
-        each_chunk!(N, k => v[k] = src.body.get_nc(first + 32 * k));
+    // The single pass reads and writes every element once: streaming accesses (evict-first), which keep
+    // the status words in the caches. Reduce-then-scan reads its input twice: read-only loads there.
+    let streaming = matches!(carry, Carry::LookBack(..) | Carry::LookBackBlockIdx(..));
+    // The warp's vectors: `first`, `first + 32`, …, one bounds check for all of them.
+    let span = 32 * (N - 1) + 1;
+    if whole && streaming {
+        let body = src.body.sub(first, span);
+        each_chunk!(N, k => v[k] = body.get_streaming(32 * k));
+    } else if whole {
+        let body = src.body.sub(first, span);
+        each_chunk!(N, k => v[k] = body.get_nc(32 * k));
     } else {
         each_chunk!(N, k => v[k] = load_partial(input, seg + k * 128 + 4 * lane as usize));
     }
@@ -382,10 +433,10 @@ fn scan_tile<T: ScanValue, const N: usize>(input: Global<T>, out: Option<GlobalM
         if lane < nwarps {
             sh.warps.set(lane as usize, if lane == 0 { T::ZERO } else { up }.to_bits());
         }
-        let (state, access) = match carry {
-            Carry::LookBack(state, access) => (Some(state), access),
-            Carry::LookBackBlockIdx(state) => (Some(state), Access::ReleaseAcquire),
-            _ => (None, Access::ReleaseAcquire),
+        let (state, access, wait) = match carry {
+            Carry::LookBack(state, access, wait) => (Some(state), access, wait),
+            Carry::LookBackBlockIdx(state) => (Some(state), Access::ReleaseAcquire, WAIT),
+            _ => (None, Access::ReleaseAcquire, WAIT),
         };
         let prefix = match (carry, state) {
             (Carry::ReduceOnly(sums), _) => {
@@ -395,7 +446,7 @@ fn scan_tile<T: ScanValue, const N: usize>(input: Global<T>, out: Option<GlobalM
                 T::ZERO
             }
             (Carry::Given(sums), _) => sums.get(tile),
-            (_, Some(state)) if tile > 0 => look_back(state, tile, aggregate, access),
+            (_, Some(state)) if tile > 0 => look_back(state, tile, aggregate, access, wait.for_grid()),
             (_, Some(state)) => {
                 if lane == 0 && grid_dim().x > 1 {
                     publish(state, 0, pack(FLAG_PREFIX, aggregate), access);
@@ -414,25 +465,38 @@ fn scan_tile<T: ScanValue, const N: usize>(input: Global<T>, out: Option<GlobalM
     // vector totals (shfl.up), a running carry over the chunks; then the 16-byte store.
     let dst = out.split_vectors_mut();
     let whole = whole && dst.head.is_empty();
+    let body = if whole { dst.body.sub(first, span) } else { dst.body.sub(0, 0) };
     let mut carry = T::add(T::from_bits(sh.prefix.get(0)), T::from_bits(sh.warps.get(w as usize)));
+    // One loop, the store chosen per chunk: with a loop per kind of store, LLVM hoists the scans out of
+    // the branches and keeps every chunk's results live at once (72 registers: one block per SM).
     each_chunk!(N, k => {
-        let mut c = v[k];
-        c[1] = T::add(c[0], c[1]);
-        c[2] = T::add(c[1], c[2]);
-        c[3] = T::add(c[2], c[3]);
-        let inclusive = warp_inclusive(c[3]);
-        let up = warp::shfl_up(FULL_MASK, inclusive, 1);
-        let before = if lane == 0 { carry } else { T::add(carry, up) };
-        let r = c.map(|x| T::add(before, x));
-        if k + 1 < N {
-            carry = T::add(carry, warp::shfl_idx(FULL_MASK, inclusive, WARP_SIZE - 1));
-        }
-        if whole {
-            dst.body.set(first + 32 * k, r);
+        let r = scan_chunk(v[k], &mut carry, k + 1 < N);
+        if whole && streaming {
+            body.set_streaming(32 * k, r);
+        } else if whole {
+            body.set(32 * k, r);
         } else {
             store_partial(out, seg + k * 128 + 4 * lane as usize, r);
         }
     });
+}
+
+/// One chunk of a warp's segment scanned from `carry` (the sum of everything before the chunk): the
+/// thread's four elements, then the warp's 32 vector totals (`shfl.up`). With `more` (a chunk
+/// follows), `carry` becomes the sum up to the chunk's end.
+#[inline(always)]
+fn scan_chunk<T: ScanValue>(mut c: [T; 4], carry: &mut T, more: bool) -> [T; 4] {
+    let lane = warp::lane_id();
+    c[1] = T::add(c[0], c[1]);
+    c[2] = T::add(c[1], c[2]);
+    c[3] = T::add(c[2], c[3]);
+    let inclusive = warp_inclusive(c[3]);
+    let up = warp::shfl_up(FULL_MASK, inclusive, 1);
+    let before = if lane == 0 { *carry } else { T::add(*carry, up) };
+    if more {
+        *carry = T::add(*carry, warp::shfl_idx(FULL_MASK, inclusive, WARP_SIZE - 1));
+    }
+    c.map(|x| T::add(before, x))
 }
 
 /// Elements `e .. e + 4` of `input`, those past its end read as zero: one 16-byte load where the four
@@ -476,13 +540,13 @@ kernel! {
     /// read through the read-only data cache (`ld.global.nc`): it must not overlap `out` (the result
     /// would be unspecified, never undefined behaviour).
     pub fn scan_u32<'a>(input: Global<'a, u32>, out: GlobalMut<'a, u32>, state: GlobalMut<'a, u64>) {
-        scan_tile::<_, CHUNKS>(input, Some(out), Carry::LookBack(state, Access::ReleaseAcquire))
+        scan_tile::<_, CHUNKS>(input, Some(out), Carry::LookBack(state, Access::ReleaseAcquire, WAIT))
     }
 }
 kernel! {
     /// `out[i] = in[0] + … + in[i]` in `f32`, in one pass; launch as [`scan_u32`].
     pub fn scan_f32<'a>(input: Global<'a, f32>, out: GlobalMut<'a, f32>, state: GlobalMut<'a, u64>) {
-        scan_tile::<_, CHUNKS>(input, Some(out), Carry::LookBack(state, Access::ReleaseAcquire))
+        scan_tile::<_, CHUNKS>(input, Some(out), Carry::LookBack(state, Access::ReleaseAcquire, WAIT))
     }
 }
 kernel! {
@@ -490,26 +554,35 @@ kernel! {
     /// [`tiles_of`]`(n, threads, 16)` blocks); fewer registers, more blocks per SM. Otherwise launch as
     /// [`scan_u32`]. The bench measures it against the launchers' shape.
     pub fn scan_items16_u32<'a>(input: Global<'a, u32>, out: GlobalMut<'a, u32>, state: GlobalMut<'a, u64>) {
-        scan_tile::<_, 4>(input, Some(out), Carry::LookBack(state, Access::ReleaseAcquire))
+        scan_tile::<_, 4>(input, Some(out), Carry::LookBack(state, Access::ReleaseAcquire, WAIT))
     }
 }
 kernel! {
     /// Tuning variant of [`scan_u32`]: 24 elements per thread (tiles of `blockDim.x * 24`, so
     /// [`tiles_of`]`(n, threads, 24)` blocks); launch as [`scan_items16_u32`].
     pub fn scan_items24_u32<'a>(input: Global<'a, u32>, out: GlobalMut<'a, u32>, state: GlobalMut<'a, u64>) {
-        scan_tile::<_, 6>(input, Some(out), Carry::LookBack(state, Access::ReleaseAcquire))
+        scan_tile::<_, 6>(input, Some(out), Carry::LookBack(state, Access::ReleaseAcquire, WAIT))
+    }
+}
+kernel! {
+    /// Tuning variant of [`scan_u32`]: the look-back sleeps `pre_ns` before its first poll and `poll_ns`
+    /// between polls, on any grid (the launchers' kernel: [`PRE_SLEEP_NS`], [`POLL_SLEEP_NS`], from
+    /// [`SLEEP_MIN_TILES`] tiles on). Launch as [`scan_u32`].
+    pub fn scan_sleeps_u32<'a>(input: Global<'a, u32>, out: GlobalMut<'a, u32>, state: GlobalMut<'a, u64>, pre_ns: u32, poll_ns: u32) {
+        let wait = Wait { pre_ns, poll_ns, min_tiles: 0 };
+        scan_tile::<_, CHUNKS>(input, Some(out), Carry::LookBack(state, Access::ReleaseAcquire, wait))
     }
 }
 kernel! {
     /// RACY twin of [`scan_u32`]: publishes the status word with a plain store, no release.
     pub fn scan_no_release_u32<'a>(input: Global<'a, u32>, out: GlobalMut<'a, u32>, state: GlobalMut<'a, u64>) {
-        scan_tile::<_, CHUNKS>(input, Some(out), Carry::LookBack(state, Access::PlainStore))
+        scan_tile::<_, CHUNKS>(input, Some(out), Carry::LookBack(state, Access::PlainStore, WAIT))
     }
 }
 kernel! {
     /// RACY twin of [`scan_u32`]: reads the status words with plain loads, no acquire.
     pub fn scan_no_acquire_u32<'a>(input: Global<'a, u32>, out: GlobalMut<'a, u32>, state: GlobalMut<'a, u64>) {
-        scan_tile::<_, CHUNKS>(input, Some(out), Carry::LookBack(state, Access::PlainLoad))
+        scan_tile::<_, CHUNKS>(input, Some(out), Carry::LookBack(state, Access::PlainLoad, WAIT))
     }
 }
 kernel! {

@@ -9,8 +9,8 @@ mod common;
 use common::{Buf, SEEDS, launch, launch_raw, seed};
 use gpu_kernels::scan::{
     self, SHARED_BYTES, SPINE_BLOCK, SPINE_SHARED_BYTES, scan_blockidx_u32, scan_downsweep_u32, scan_f32,
-    scan_items16_u32, scan_items24_u32, scan_no_acquire_u32, scan_no_release_u32, scan_reduce_u32, scan_spine_u32,
-    scan_u32,
+    scan_items16_u32, scan_items24_u32, scan_no_acquire_u32, scan_no_release_u32, scan_reduce_u32, scan_sleeps_u32,
+    scan_spine_u32, scan_u32,
 };
 use gpu_std::emu::{EmuError, LaunchConfig, Options, Outcome};
 use gpu_std::{Global, GlobalMut, Kernel};
@@ -123,6 +123,32 @@ where
                     );
                 }
             }
+        }
+    }
+}
+
+#[test]
+fn the_look_back_sleeps_keep_the_scan_exact_and_race_free() {
+    // The launchers' kernel sleeps in its look-back only on grids of `SLEEP_MIN_TILES` tiles or more;
+    // `scan_sleeps_u32` takes the sleeps as arguments and sleeps on any grid, so the emulator runs the
+    // sleeping path (a sleep is a scheduling point there) at sizes it can afford.
+    for &n in &[TILE + 1, 35 * TILE + 3] {
+        let x = input_u32(n, 3);
+        let want = prefix_u32(&x);
+        let tiles = scan::tiles(n, EMU_BLOCK);
+        for (s, (pre, poll)) in SEEDS.into_iter().zip([(scan::PRE_SLEEP_NS, scan::POLL_SLEEP_NS), (300, 50), (0, 0)]) {
+            let mut input = Buf::new("input", x.clone());
+            let mut out = Buf::new("out", vec![0u32; n]);
+            let mut state = Buf::new("state", vec![0u64; scan::state_len(n, EMU_BLOCK)]);
+            let args = (input.view(), out.view_mut(), state.view_mut(), pre, poll);
+            let o = launch_raw::<scan_sleeps_u32>(&cfg(n), &seed(s), args)
+                .unwrap_or_else(|e| panic!("n = {n}, sleeps {pre}/{poll} ns, seed {s}: {e}"));
+            clean(&o, &format!("scan_sleeps_u32 n = {n}, seed {s}"));
+            if let Some(i) = (0..n).find(|&i| out.data[i] != want[i]) {
+                panic!("n = {n}, sleeps {pre}/{poll}: out[{i}] = {}, expected {}", out.data[i], want[i]);
+            }
+            assert_eq!(state.data[1], 0, "no tile gave up");
+            assert_eq!(state.data[0], tiles as u64, "one ticket per block");
         }
     }
 }

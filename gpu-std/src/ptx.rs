@@ -6,6 +6,7 @@ use crate::Site;
 use crate::atomic::{AtomOp, Atomic, ScopeKind, SpaceKind};
 use crate::memory::Access;
 use crate::pod::Pod;
+use crate::vector::CacheOp;
 use crate::warp::FULL_MASK;
 use crate::warp::ShflMode;
 use core::arch::asm;
@@ -250,64 +251,85 @@ pub unsafe fn load<T: Pod>(p: *const T, access: Access, space: SpaceKind, _: Sit
         }
     }
 }
-/// Stores `v` (`[T; 16 / size_of::<T>()]`) to the 16 bytes at `p`: one `st.global.v4.b32` (for 8-byte
-/// `T`, `st.global.v2.b64`).
-///
-/// # Safety
-/// `p` is a valid, 16-byte aligned global address of 16 writable bytes of `T`s, and `V` is 16 bytes of
-/// `Pod`.
-#[inline(always)]
-pub unsafe fn store_vector<T: Pod, V: Copy>(p: *mut T, v: V, _: Site) {
-    const { assert!(size_of::<V>() == 16) };
-    // SAFETY: the caller's contract; the asm writes exactly the 16 bytes at `p`.
-    unsafe {
-        if size_of::<T>() == 8 {
-            let [a, b]: [u64; 2] = core::mem::transmute_copy(&v);
-            asm!("st.global.v2.b64 [{p}], {{{a}, {b}}};", p = in(reg64) p, a = in(reg64) a, b = in(reg64) b,
-                 options(nostack));
-        } else {
-            let [a, b, c, d]: [u32; 4] = core::mem::transmute_copy(&v);
-            asm!("st.global.v4.b32 [{p}], {{{a}, {b}, {c}, {d}}};", p = in(reg64) p,
-                 a = in(reg32) a, b = in(reg32) b, c = in(reg32) c, d = in(reg32) d, options(nostack));
-        }
-    }
-}
-/// Loads the 16 bytes at `p` as a `V` (`[T; 16 / size_of::<T>()]`): one `ld.global.v4.b32` (for 8-byte
-/// `T`, `ld.global.v2.b64`), or `ld.global.nc.v4.b32` / `ld.global.nc.v2.b64` through the read-only
-/// data cache when `nc`.
+/// Stores `v` (`[T; 16 / size_of::<T>()]`) at `p`: one `st.global.v4.b32` (for 8-byte `T`,
+/// `st.global.v2.b64`), with the `.cs` operator when `op` is `Streaming`.
 ///
 /// # Safety
 /// `p` is a valid, 16-byte aligned global address of 16 bytes of `T`s, and `V` is 16 bytes of `Pod`.
 #[inline(always)]
-pub unsafe fn load_vector<T: Pod, V: Copy>(p: *const T, nc: bool, _: Site) -> V {
+pub unsafe fn store_vector<T: Pod, V: Copy>(p: *mut T, v: V, op: CacheOp, _: Site) {
     const { assert!(size_of::<V>() == 16) };
-    if size_of::<T>() == 8 {
-        let (a, b): (u64, u64);
-        // SAFETY: as below; two 8-byte lanes land in 64-bit registers as they are.
-        unsafe {
-            if nc {
-                asm!("ld.global.nc.v2.b64 {{{a}, {b}}}, [{p}];", p = in(reg64) p, a = out(reg64) a, b = out(reg64) b,
-                     options(nostack, readonly, pure));
-            } else {
-                asm!("ld.global.v2.b64 {{{a}, {b}}}, [{p}];", p = in(reg64) p, a = out(reg64) a, b = out(reg64) b,
-                     options(nostack, readonly, pure));
+    macro_rules! st2 {
+        ($op:literal, $a:ident, $b:ident) => {
+            asm!(concat!("st.global", $op, ".v2.b64 [{p}], {{{a}, {b}}};"), p = in(reg64) p, a = in(reg64) $a,
+                 b = in(reg64) $b, options(nostack))
+        };
+    }
+    macro_rules! st4 {
+        ($op:literal, $a:ident, $b:ident, $c:ident, $d:ident) => {
+            asm!(concat!("st.global", $op, ".v4.b32 [{p}], {{{a}, {b}, {c}, {d}}};"), p = in(reg64) p,
+                 a = in(reg32) $a, b = in(reg32) $b, c = in(reg32) $c, d = in(reg32) $d, options(nostack))
+        };
+    }
+    // SAFETY: the caller's contract; the asm writes exactly the 16 bytes at `p`.
+    unsafe {
+        if size_of::<T>() == 8 {
+            let [a, b]: [u64; 2] = core::mem::transmute_copy(&v);
+            match op {
+                CacheOp::Streaming => st2!(".cs", a, b),
+                _ => st2!("", a, b),
             }
-            return core::mem::transmute_copy(&[a, b]);
+        } else {
+            let [a, b, c, d]: [u32; 4] = core::mem::transmute_copy(&v);
+            match op {
+                CacheOp::Streaming => st4!(".cs", a, b, c, d),
+                _ => st4!("", a, b, c, d),
+            }
         }
     }
-    let (a, b, c, d): (u32, u32, u32, u32);
-    // SAFETY: the caller's contract; the asm reads exactly the 16 bytes at `p`.
+}
+/// Loads the 16 bytes at `p` as a `V` (`[T; 16 / size_of::<T>()]`): one `ld.global.v4.b32` (for 8-byte
+/// `T`, `ld.global.v2.b64`); `ld.global.nc…` through the read-only data cache for `ReadOnly`,
+/// `ld.global.cs…` for `Streaming`.
+///
+/// # Safety
+/// `p` is a valid, 16-byte aligned global address of 16 bytes of `T`s, and `V` is 16 bytes of `Pod`.
+#[inline(always)]
+pub unsafe fn load_vector<T: Pod, V: Copy>(p: *const T, op: CacheOp, _: Site) -> V {
+    const { assert!(size_of::<V>() == 16) };
+    macro_rules! ld2 {
+        ($op:literal) => {{
+            let (a, b): (u64, u64);
+            asm!(concat!("ld.global", $op, ".v2.b64 {{{a}, {b}}}, [{p}];"), p = in(reg64) p, a = out(reg64) a,
+                 b = out(reg64) b, options(nostack, readonly, pure));
+            core::mem::transmute_copy(&[a, b])
+        }};
+    }
+    macro_rules! ld4 {
+        ($op:literal) => {{
+            let (a, b, c, d): (u32, u32, u32, u32);
+            asm!(concat!("ld.global", $op, ".v4.b32 {{{a}, {b}, {c}, {d}}}, [{p}];"), p = in(reg64) p,
+                 a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d,
+                 options(nostack, readonly, pure));
+            core::mem::transmute_copy(&[a, b, c, d])
+        }};
+    }
+    // SAFETY: the caller's contract; the asm reads exactly the 16 bytes at `p` (two 8-byte lanes land in
+    // 64-bit registers as they are).
     unsafe {
-        if nc {
-            asm!("ld.global.nc.v4.b32 {{{a}, {b}, {c}, {d}}}, [{p}];", p = in(reg64) p,
-                 a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d,
-                 options(nostack, readonly, pure));
+        if size_of::<T>() == 8 {
+            match op {
+                CacheOp::Normal => ld2!(""),
+                CacheOp::ReadOnly => ld2!(".nc"),
+                CacheOp::Streaming => ld2!(".cs"),
+            }
         } else {
-            asm!("ld.global.v4.b32 {{{a}, {b}, {c}, {d}}}, [{p}];", p = in(reg64) p,
-                 a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d,
-                 options(nostack, readonly, pure));
+            match op {
+                CacheOp::Normal => ld4!(""),
+                CacheOp::ReadOnly => ld4!(".nc"),
+                CacheOp::Streaming => ld4!(".cs"),
+            }
         }
-        core::mem::transmute_copy(&[a, b, c, d])
     }
 }
 

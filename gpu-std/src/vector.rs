@@ -28,6 +28,19 @@ mod sealed {
     pub trait Sealed {}
 }
 
+/// Which cache operator a 16-byte vector access carries (the backends' argument; the view methods choose
+/// it).
+#[doc(hidden)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum CacheOp {
+    /// No operator: `ld.global` / `st.global` (cache at all levels).
+    Normal,
+    /// A load through the read-only (non-coherent) data cache: `ld.global.nc`.
+    ReadOnly,
+    /// Streaming, likely accessed once: `ld.global.cs` / `st.global.cs` (evict-first in L1 and L2).
+    Streaming,
+}
+
 /// Element types that 16-byte vectors carry: `LANES = 16 / size_of::<T>()` of them per vector, read
 /// as one [`Lanes::Vector`] (`[T; LANES]`). Sealed: the [`Pod`] scalars.
 pub trait Lanes: Pod + sealed::Sealed {
@@ -104,6 +117,17 @@ impl<T: Lanes> Vectors<'_, T> {
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
+    /// The vectors `start .. start + len` as a view of their own (bounds-checked once, here): a kernel
+    /// that reads several vectors at constant distances from one index checks that index once, and the
+    /// checks of the reads, against a length known at compile time, fold away.
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub fn sub(&self, start: usize, len: usize) -> Self {
+        if start > self.len || len > self.len - start {
+            crate::memory::out_of_bounds(start.saturating_add(len), self.len)
+        }
+        Vectors { ptr: self.ptr.wrapping_add(start * T::LANES), len, _launch: core::marker::PhantomData }
+    }
     #[inline(always)]
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     fn at(&self, i: usize) -> *const T {
@@ -120,7 +144,7 @@ impl<T: Lanes> Vectors<'_, T> {
         let p = self.at(i);
         // SAFETY: in bounds (checked above) and 16-byte aligned (`split_vectors`); any 16 bytes are a
         // valid `[T; LANES]` of `Pod` scalars.
-        unsafe { crate::backend::load_vector::<T, T::Vector>(p, false, site()) }
+        unsafe { crate::backend::load_vector::<T, T::Vector>(p, CacheOp::Normal, site()) }
     }
     /// Reads vector `i` with one 16-byte load through the read-only (non-coherent) data cache, which
     /// CUDA uses for `const __restrict__` inputs (`__ldg`). No thread may write these bytes during the
@@ -132,7 +156,18 @@ impl<T: Lanes> Vectors<'_, T> {
     pub fn get_nc(&self, i: usize) -> T::Vector {
         let p = self.at(i);
         // SAFETY: as in `get`.
-        unsafe { crate::backend::load_vector::<T, T::Vector>(p, true, site()) }
+        unsafe { crate::backend::load_vector::<T, T::Vector>(p, CacheOp::ReadOnly, site()) }
+    }
+    /// Reads vector `i` with one 16-byte *streaming* load: the bytes are likely read once, so the caches
+    /// evict them first (they do not push out data that is used again, such as a kernel's flags). A
+    /// hint only: the value is that of [`get`](Self::get). PTX: `ld.global.cs.v4.b32`,
+    /// `ld.global.cs.v2.b64`.
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub fn get_streaming(&self, i: usize) -> T::Vector {
+        let p = self.at(i);
+        // SAFETY: as in `get`.
+        unsafe { crate::backend::load_vector::<T, T::Vector>(p, CacheOp::Streaming, site()) }
     }
 }
 
@@ -189,6 +224,16 @@ impl<T: Lanes> VectorsMut<'_, T> {
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
+    /// The vectors `start .. start + len` as a view of their own, bounds-checked once: see
+    /// [`Vectors::sub`].
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub fn sub(&self, start: usize, len: usize) -> Self {
+        if start > self.len || len > self.len - start {
+            crate::memory::out_of_bounds(start.saturating_add(len), self.len)
+        }
+        VectorsMut { ptr: self.ptr.wrapping_add(start * T::LANES), len, _launch: core::marker::PhantomData }
+    }
     /// Writes vector `i` with one 16-byte store (bounds-checked like every view access).
     /// PTX: `st.global.v4.b32`, `st.global.v2.b64` (8-byte elements).
     #[inline(always)]
@@ -199,6 +244,19 @@ impl<T: Lanes> VectorsMut<'_, T> {
         }
         let p = self.ptr.wrapping_add(i * T::LANES);
         // SAFETY: in bounds (checked above) and 16-byte aligned (`split_vectors_mut`).
-        unsafe { crate::backend::store_vector::<T, T::Vector>(p, v, site()) }
+        unsafe { crate::backend::store_vector::<T, T::Vector>(p, v, CacheOp::Normal, site()) }
+    }
+    /// Writes vector `i` with one 16-byte *streaming* store: the bytes are likely not read again by this
+    /// launch, so the caches evict them first. A hint only: the effect is that of [`set`](Self::set).
+    /// PTX: `st.global.cs.v4.b32`, `st.global.cs.v2.b64`.
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub fn set_streaming(&self, i: usize, v: T::Vector) {
+        if i >= self.len {
+            crate::memory::out_of_bounds(i, self.len)
+        }
+        let p = self.ptr.wrapping_add(i * T::LANES);
+        // SAFETY: as in `set`.
+        unsafe { crate::backend::store_vector::<T, T::Vector>(p, v, CacheOp::Streaming, site()) }
     }
 }

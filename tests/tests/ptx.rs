@@ -393,14 +393,27 @@ fn full_mask_checks_compile_away() {
 fn the_scan_keeps_its_tile_in_registers() {
     // Every chunk of the scan is loaded with its own 16-byte load, all into registers: a per-thread
     // array that the compiler indexes at run time lives in local memory (`.local`, `ld.local`), and
-    // each load then waits for the one before.
+    // each load then waits for the one before. The single pass streams (`Vectors::get_streaming`,
+    // `VectorsMut::set_streaming`: `.cs`); reduce-then-scan reads its input twice, through the
+    // read-only cache.
     let ptx = ptx_text();
     let chunks = gpu_kernels::scan::ITEMS / 4;
+    let count = |lines: &[&str], what: &str| lines.iter().filter(|l| l.contains(what)).count();
     for kernel in ["scan_u32", "scan_f32"] {
         let lines = entry_lines(&ptx, kernel);
         let local: Vec<&str> = lines.iter().copied().filter(|l| l.contains(".local")).collect();
         assert!(local.is_empty(), "{kernel}: local memory: {local:?}");
-        let vector_loads = lines.iter().filter(|l| l.contains("ld.global.nc.v4.b32")).count();
-        assert!(vector_loads >= chunks, "{kernel}: {vector_loads} 16-byte loads, fewer than its {chunks} chunks");
+        let loads = count(&lines, "ld.global.cs.v4.b32");
+        assert!(loads >= chunks, "{kernel}: {loads} streaming 16-byte loads, fewer than its {chunks} chunks");
+        let stores = count(&lines, "st.global.cs.v4.b32");
+        assert!(stores >= chunks, "{kernel}: {stores} streaming 16-byte stores, fewer than its {chunks} chunks");
+        // The look-back's sleeps (`gpu_std::fence::nanosleep`).
+        assert!(count(&lines, "nanosleep.u32") >= 2, "{kernel}: no sleep before and between polls");
+    }
+    for kernel in ["scan_reduce_u32", "scan_downsweep_u32"] {
+        let lines = entry_lines(&ptx, kernel);
+        let loads = count(&lines, "ld.global.nc.v4.b32");
+        assert!(loads >= chunks, "{kernel}: {loads} read-only 16-byte loads, fewer than its {chunks} chunks");
+        assert_eq!(count(&lines, ".cs."), 0, "{kernel}: streaming accesses in a kernel whose input is read twice");
     }
 }

@@ -56,9 +56,10 @@ commands:
       Read the results of bench/bench.cu (default bench/results.csv) and write a chart of GB/s per
       workload and implementation, with each workload's read limit (default bench/results.svg), and
       the same numbers as a Markdown table (default bench/results.md).
-  plot-sweep [--csv PATH] [--svg PATH]
+  plot-sweep [--csv PATH] [--svg PATH] [--tables PATH]
       Read the size sweep of bench/bench.cu --sweep (default bench/sweep.csv) and write line charts
-      of GB/s against n per workload: the proxy, CUB and the Rust tiers (default bench/sweep.svg).
+      of GB/s against n per workload: the proxy, CUB and the Rust tiers (default bench/sweep.svg),
+      and a table per workload with the ratios to CUB and to nvcc (default bench/sweep-tables.md).
   help
       Show this text.
 

@@ -166,13 +166,13 @@ pub unsafe fn load<T: Copy>(p: *const T, access: Access, space: SpaceKind, site:
 }
 
 /// One 16-byte vector load of `V` (`[T; LANES]`) from global memory: one scheduling point, recorded
-/// as one read of each element, as the memory model treats a vector access (`nc` changes nothing here:
-/// a write racing with the load is reported like any race).
+/// as one read of each element, as the memory model treats a vector access (the cache operator changes
+/// nothing here: a write racing with a read-only load is reported like any race).
 ///
 /// # Safety
 /// `p` is valid for 16 bytes of reads (checked by the view) and 16-byte aligned.
 #[track_caller]
-pub unsafe fn load_vector<T: Copy, V: Copy>(p: *const T, _nc: bool, site: Site) -> V {
+pub unsafe fn load_vector<T: Copy, V: Copy>(p: *const T, _op: crate::vector::CacheOp, site: Site) -> V {
     let size = size_of::<T>();
     access_check::check(SpaceKind::Global, p as usize, 16, site);
     assert!((p as usize).is_multiple_of(16), "a 16-byte vector load needs a 16-byte aligned address");
@@ -193,12 +193,12 @@ pub unsafe fn load_vector<T: Copy, V: Copy>(p: *const T, _nc: bool, site: Site) 
 }
 
 /// One 16-byte vector store of `V` (`[T; LANES]`) to global memory: one scheduling point, recorded as
-/// one plain write of each element.
+/// one plain write of each element (whatever the cache operator).
 ///
 /// # Safety
 /// `p` is valid for 16 bytes of writes (checked by the view) and 16-byte aligned.
 #[track_caller]
-pub unsafe fn store_vector<T: Copy, V: Copy>(p: *mut T, v: V, site: Site) {
+pub unsafe fn store_vector<T: Copy, V: Copy>(p: *mut T, v: V, _op: crate::vector::CacheOp, site: Site) {
     let size = size_of::<T>();
     access_check::check(SpaceKind::Global, p as usize, 16, site);
     assert!((p as usize).is_multiple_of(16), "a 16-byte vector store needs a 16-byte aligned address");

@@ -428,3 +428,16 @@ kernel! {
         out.set(0, v.iter().map(|&b| b as u32).sum::<u32>() + (w[0] ^ w[1]) as u32);
     }
 }
+kernel! {
+    pub fn probe_vectors_get_streaming<'a>(a: Global<'a, f32>, b: Global<'a, u64>, out: GlobalMut<'a, u32>) {
+        let v = a.split_vectors().body.get_streaming(lane() as usize);
+        let w = b.split_vectors().body.get_streaming(lane() as usize);
+        out.set(0, (v[0] + v[1] + v[2] + v[3]) as u32 + (w[0] ^ w[1]) as u32);
+    }
+}
+kernel! {
+    pub fn probe_vectors_mut_set_streaming<'a>(a: GlobalMut<'a, u32>, b: GlobalMut<'a, f64>) {
+        a.split_vectors_mut().body.set_streaming(lane() as usize, [lane(), 1, 2, 3]);
+        b.split_vectors_mut().body.set_streaming(lane() as usize, [lane() as f64, 1.0]);
+    }
+}

@@ -3,6 +3,7 @@
 pub mod chart;
 pub mod csv;
 pub mod sweep;
+pub mod sweep_tables;
 pub mod table;
 
 use std::path::{Path, PathBuf};

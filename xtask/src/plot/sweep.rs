@@ -12,6 +12,7 @@ use crate::util::{self, Context, Error, Result, display_path};
 /// Where `plot-sweep` reads and writes by default, relative to the workspace root.
 pub const DEFAULT_CSV: &str = "bench/sweep.csv";
 pub const DEFAULT_SVG: &str = "bench/sweep.svg";
+pub const DEFAULT_TABLES: &str = "bench/sweep-tables.md";
 
 const COLUMNS: u32 = 3;
 const PANEL: (u32, u32) = (520, 330);
@@ -144,14 +145,17 @@ fn draw(
     Ok(())
 }
 
-/// `cargo xtask plot-sweep [--csv PATH] [--svg PATH]`: reads the sweep CSV and writes the chart.
+/// `cargo xtask plot-sweep [--csv PATH] [--svg PATH] [--tables PATH]`: reads the sweep CSV and writes
+/// the chart and the tables.
 pub fn plot_sweep(root: &Path, args: &[String]) -> Result<()> {
-    let (mut csv_path, mut svg_path): (Option<PathBuf>, Option<PathBuf>) = (None, None);
+    let (mut csv_path, mut svg_path, mut tables_path): (Option<PathBuf>, Option<PathBuf>, Option<PathBuf>) =
+        (None, None, None);
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let slot = match a.as_str() {
             "--csv" => &mut csv_path,
             "--svg" => &mut svg_path,
+            "--tables" => &mut tables_path,
             _ => return Err(Error::usage(format!("`plot-sweep` does not take `{a}`"))),
         };
         let v =
@@ -160,6 +164,7 @@ pub fn plot_sweep(root: &Path, args: &[String]) -> Result<()> {
     }
     let csv_path = csv_path.unwrap_or_else(|| root.join(DEFAULT_CSV));
     let svg_path = svg_path.unwrap_or_else(|| root.join(DEFAULT_SVG));
+    let tables_path = tables_path.unwrap_or_else(|| root.join(DEFAULT_TABLES));
     let results = csv::read(&csv_path)?;
     let (svg, panels) = render(&results)?;
     if let Some(dir) = svg_path.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -167,6 +172,13 @@ pub fn plot_sweep(root: &Path, args: &[String]) -> Result<()> {
     }
     util::replace_file(&svg_path, svg.as_bytes(), false).context(|| format!("cannot write {}", svg_path.display()))?;
     println!("wrote {}: {panels} panel(s)", display_path(root, &svg_path));
+    let tables = super::sweep_tables::markdown(&results);
+    if let Some(dir) = tables_path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        util::create_dir_all(dir)?;
+    }
+    util::replace_file(&tables_path, tables.as_bytes(), false)
+        .context(|| format!("cannot write {}", tables_path.display()))?;
+    println!("wrote {}", display_path(root, &tables_path));
     Ok(())
 }
 
