@@ -385,6 +385,16 @@ __device__ __forceinline__ unsigned sc_warp_sum(unsigned x) {
     for (int o = 16; o > 0; o >>= 1) x += __shfl_xor_sync(0xffffffffu, x, o);
     return x;
 }
+// One chunk of a warp's segment scanned from `carry` (the sum before it), which becomes the sum up to
+// its end: the thread's four elements, then the warp's 32 vector totals (shfl.up).
+__device__ __forceinline__ void sc_scan_chunk(uint4& r, unsigned& carry, unsigned lane) {
+    r.y += r.x; r.z += r.y; r.w += r.z;
+    const unsigned inc = sc_warp_incl(r.w, lane);
+    const unsigned up = __shfl_up_sync(0xffffffffu, inc, 1);
+    const unsigned before = lane == 0 ? carry : carry + up;
+    carry += __shfl_sync(0xffffffffu, inc, 31);
+    r.x += before; r.y += before; r.z += before; r.w += before;
+}
 template <int SLEEP>
 __device__ __forceinline__ void sc_backoff(int spins) {
     if (SLEEP > 0 && spins > (SLEEP >= 256 ? 0 : 8)) __nanosleep(SLEEP);
@@ -473,15 +483,7 @@ __global__ void nv_scan(const unsigned* __restrict__ in, unsigned* __restrict__ 
     if (SCANFIRST) {
         // The warp's segment scanned in place, from 0; wt: the warp's total.
 #pragma unroll
-        for (int k = 0; k < CH; k++) {
-            uint4& r = v[k];
-            r.y += r.x; r.z += r.y; r.w += r.z;
-            const unsigned inc = sc_warp_incl(r.w, lane);
-            const unsigned up = __shfl_up_sync(0xffffffffu, inc, 1);
-            const unsigned before = lane == 0 ? wt : wt + up;
-            wt += __shfl_sync(0xffffffffu, inc, 31);
-            r.x += before; r.y += before; r.z += before; r.w += before;
-        }
+        for (int k = 0; k < CH; k++) sc_scan_chunk(v[k], wt, lane);
     } else {
         // Reduce before the look-back (only the loaded values stay live across it); scan after it.
 #pragma unroll
@@ -516,12 +518,7 @@ __global__ void nv_scan(const unsigned* __restrict__ in, unsigned* __restrict__ 
         if (SCANFIRST) {
             r.x += carry; r.y += carry; r.z += carry; r.w += carry;
         } else {
-            r.y += r.x; r.z += r.y; r.w += r.z;
-            const unsigned inc = sc_warp_incl(r.w, lane);
-            const unsigned up = __shfl_up_sync(0xffffffffu, inc, 1);
-            const unsigned before = lane == 0 ? carry : carry + up;
-            carry += __shfl_sync(0xffffffffu, inc, 31);
-            r.x += before; r.y += before; r.z += before; r.w += before;
+            sc_scan_chunk(r, carry, lane);
         }
         if (e + 4 <= n) {
             if (CS & 1) __stcs(reinterpret_cast<uint4*>(out) + e / 4, r);

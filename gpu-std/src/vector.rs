@@ -28,6 +28,15 @@ mod sealed {
     pub trait Sealed {}
 }
 
+/// Stops the kernel (panics on the host) unless `start .. start + len` lies in `0 .. total`.
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+fn check_sub(start: usize, len: usize, total: usize) {
+    if start > total || len > total - start {
+        crate::memory::out_of_bounds(start.saturating_add(len), total)
+    }
+}
+
 /// Which cache operator a 16-byte vector access carries (the backends' argument; the view methods choose
 /// it).
 #[doc(hidden)]
@@ -123,9 +132,7 @@ impl<T: Lanes> Vectors<'_, T> {
     #[inline(always)]
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn sub(&self, start: usize, len: usize) -> Self {
-        if start > self.len || len > self.len - start {
-            crate::memory::out_of_bounds(start.saturating_add(len), self.len)
-        }
+        check_sub(start, len, self.len);
         Vectors { ptr: self.ptr.wrapping_add(start * T::LANES), len, _launch: core::marker::PhantomData }
     }
     #[inline(always)]
@@ -229,9 +236,7 @@ impl<T: Lanes> VectorsMut<'_, T> {
     #[inline(always)]
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn sub(&self, start: usize, len: usize) -> Self {
-        if start > self.len || len > self.len - start {
-            crate::memory::out_of_bounds(start.saturating_add(len), self.len)
-        }
+        check_sub(start, len, self.len);
         VectorsMut { ptr: self.ptr.wrapping_add(start * T::LANES), len, _launch: core::marker::PhantomData }
     }
     /// Writes vector `i` with one 16-byte store (bounds-checked like every view access).
@@ -239,12 +244,7 @@ impl<T: Lanes> VectorsMut<'_, T> {
     #[inline(always)]
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn set(&self, i: usize, v: T::Vector) {
-        if i >= self.len {
-            crate::memory::out_of_bounds(i, self.len)
-        }
-        let p = self.ptr.wrapping_add(i * T::LANES);
-        // SAFETY: in bounds (checked above) and 16-byte aligned (`split_vectors_mut`).
-        unsafe { crate::backend::store_vector::<T, T::Vector>(p, v, CacheOp::Normal, site()) }
+        self.put(i, v, CacheOp::Normal)
     }
     /// Writes vector `i` with one 16-byte *streaming* store: the bytes are likely not read again by this
     /// launch, so the caches evict them first. A hint only: the effect is that of [`set`](Self::set).
@@ -252,11 +252,16 @@ impl<T: Lanes> VectorsMut<'_, T> {
     #[inline(always)]
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn set_streaming(&self, i: usize, v: T::Vector) {
+        self.put(i, v, CacheOp::Streaming)
+    }
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    fn put(&self, i: usize, v: T::Vector, op: CacheOp) {
         if i >= self.len {
             crate::memory::out_of_bounds(i, self.len)
         }
         let p = self.ptr.wrapping_add(i * T::LANES);
-        // SAFETY: as in `set`.
-        unsafe { crate::backend::store_vector::<T, T::Vector>(p, v, CacheOp::Streaming, site()) }
+        // SAFETY: in bounds (checked above) and 16-byte aligned (`split_vectors_mut`).
+        unsafe { crate::backend::store_vector::<T, T::Vector>(p, v, op, site()) }
     }
 }
