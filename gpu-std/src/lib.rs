@@ -62,8 +62,11 @@
 //! - **16-byte loads**: `view.split_vectors()` splits a `Global<T>` like `slice::align_to` into a head
 //!   of single elements, a body of 16-byte vectors (`body.get(i)` is one `ld.global.v4.b32`, or
 //!   `ld.global.v2.b64` for 8-byte elements; `body.get_nc(i)` reads through the read-only data cache,
-//!   `ld.global.nc.v4.b32`) and a tail, so a kernel reads every element exactly once whatever the
-//!   alignment. The emulator records a vector load as one read of each element.
+//!   `ld.global.nc.v4.b32`; `body.get_streaming(i)` and `set_streaming` mark data used once,
+//!   `ld.global.cs` / `st.global.cs`) and a tail, so a kernel reads every element exactly once whatever
+//!   the alignment. `body.sub(start, len)` is a sub-view checked once, so that several accesses at
+//!   constant distances cost one bounds check. The emulator records a vector load as one read of each
+//!   element.
 //! - **Reductions**: `view.atomic(i).add(v)` is an atomic add whose old value is not returned
 //!   (`red.relaxed.gpu.global.add.u32`, `red.relaxed.cta.shared.add.u32`, ...): the thread does not
 //!   wait for it.
