@@ -5,15 +5,15 @@
 //! **Tiles.** The input is cut into tiles of `blockDim.x * ITEMS` elements, one per block. In a tile,
 //! warp `w` owns a contiguous segment of `32 * ITEMS` elements, read as `ITEMS / 4` chunks of 32
 //! 16-byte vectors (lane `l` holds vector `l` of each chunk: four consecutive elements), all loads
-//! issued before the first is used. Every element is read once and written once, so loads and stores
-//! are *streaming* (`.cs`: evicted first), which leaves the caches to the status words. Before the look-back a thread only *sums* its elements and the
+//! issued before the first is used. Before the look-back a thread only *sums* its elements and the
 //! warp sums those (a butterfly); warp totals cross warps through shared memory between two
 //! barriers, and warp 0 scans them: the tile's *aggregate* (its own sum) is then known. After the
 //! look-back each warp scans its chunks in turn, from its exclusive prefix: a thread scans its four
 //! elements, the warp scans the 32 vector totals with `shfl.up` (a Kogge–Stone scan), a running carry
 //! joins the chunks, and the results are written back as 16-byte vectors. Every element is read once
-//! and written once, and across the look-back a thread holds only the `ITEMS` values it loaded (the
-//! registers decide how many blocks an SM holds, and so how many bytes are in flight).
+//! and written once, so loads and stores are *streaming* (`.cs`: evicted first, which leaves the
+//! caches to the status words), and across the look-back a thread holds only the `ITEMS` values it
+//! loaded (the registers decide how many blocks an SM holds, and so how many bytes are in flight).
 //!
 //! **Tile ids from a ticket.** A block does not take tile `blockIdx.x`: its thread 0 draws the next
 //! tile id from a global counter (`atomicAdd`, one ticket per block). Blocks start in any order and only
@@ -35,7 +35,7 @@
 //! On grids of [`SLEEP_MIN_TILES`] tiles or more, warp 0 sleeps [`PRE_SLEEP_NS`] after publishing its
 //! aggregate and [`POLL_SLEEP_NS`] between polls: the tiles before it have mostly published by then, and
 //! polls that would fail only load the status words' cache lines and take issue slots from the warps
-//! that load (on an H200 this made the scan 4–9% faster from 2^24 elements on, `bench/sweep.md`).
+//! that load (on an H200 this made the scan 8–10% faster from 2^26 elements on, `bench/sweep.md`).
 //! The wait is bounded ([`SPIN_LIMIT`] polls); a tile that gives up sets the launch's error word
 //! (`state[1]`), which the host checks.
 //!
@@ -537,8 +537,9 @@ kernel! {
     /// 1024 (`BLOCK`), `SHARED_BYTES`, `tiles(n, threads)` blocks; `state` holds `state_len` words, all
     /// zero at launch unless the grid has one block (then `state` is not touched). After the launch,
     /// `state[1]` is `ERROR_GAVE_UP` if a tile gave up waiting (the result is then wrong). `input` is
-    /// read through the read-only data cache (`ld.global.nc`): it must not overlap `out` (the result
-    /// would be unspecified, never undefined behaviour).
+    /// read with streaming loads (`ld.global.cs`; a partial last tile through the read-only data cache,
+    /// `ld.global.nc`): it must not overlap `out` (the result would be unspecified, never undefined
+    /// behaviour).
     pub fn scan_u32<'a>(input: Global<'a, u32>, out: GlobalMut<'a, u32>, state: GlobalMut<'a, u64>) {
         scan_tile::<_, CHUNKS>(input, Some(out), Carry::LookBack(state, Access::ReleaseAcquire, WAIT))
     }
