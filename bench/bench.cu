@@ -5,7 +5,7 @@
 // Build and run (on a machine with the CUDA toolkit):
 //   nvcc -O3 -std=c++17 -arch=sm_90 -o bench bench/bench.cu -lcuda
 //   ./bench target/ptx/gpu_kernels.ptx --csv bench/results.csv [--reps 50] [--hist-blocks-per-sm 1]
-//           [--only WORKLOAD-SUBSTRING] [--sweep [--kmin K] [--kmax K]] [--tune]
+//           [--only WORKLOAD-SUBSTRING] [--sweep [--kmin K] [--kmax K]] [--tune] [--timing cold|host]
 //   --sweep: every power of two from 2^10 to 2^30 (f64 to 2^29) for reduce f32/f64/i32 (fast and
 //            deterministic tiers), the histogram (uniform, one-bin, Zipf) and the scan, without the
 //            chapter kernels' rows (bench/sweep.csv, bench/sweep.md);
@@ -13,6 +13,9 @@
 //
 // For each workload one table is printed, with a row per implementation:
 //   time ms  median of --reps (default 50) launches, each timed with CUDA events, after 5 warm-ups;
+//            cold (default): L2 flushed before each launch and the launch enqueued behind a kernel that
+//            holds the stream, so the events time the GPU's work only (NVBench's cold measurement);
+//            --timing host: events around the host's launch, data left in L2 (see "timing" below);
 //            a launch includes the memset of the output where the kernel needs a zeroed output;
 //   GB/s     the bytes the workload reads (and writes, for warp_reduce) over the median time;
 //   %limit   this row's GB/s over the read-limit proxy's GB/s, x 100;
@@ -156,8 +159,8 @@ __global__ void cub_warp_reduce(const float* in, float* out, size_t n) {
 // one partial per virtual block. The last block to draw a ticket adds the partials, the head and the
 // tail in a fixed order. The bits depend on the input and `vblocks` only. The fast tier launches
 // vblocks = grid = one block per resident slot; the deterministic tier launches
-// vblocks = clamp(ceil(n / 4096), 1, 512) on one block up to 2 virtual blocks, else on at most that many blocks.
-static const int RF_BLOCK = 512, RF_SHARED = 256, RF_UNROLL = 4, RF_MAX_DET_VBLOCKS = 512;
+// vblocks = clamp(ceil(n / 4096), 1, 396) on one block up to 2 virtual blocks, else on at most that many blocks.
+static const int RF_BLOCK = 512, RF_MIN_BLOCKS = 3, RF_SHARED = 256, RF_UNROLL = 4, RF_MAX_DET_VBLOCKS = 396;
 static const size_t RF_MIN_VBLOCK_ELEMS = 4096;
 // gpu_kernels::reduce_fast::fast_grid: one block per resident slot, but no more blocks than
 // ceil(vectors / RF_MIN_BLOCK_VECTORS) (at least one), so that a small input is not spread over
@@ -228,7 +231,7 @@ template <int HINT, typename V> __device__ __forceinline__ V rf_load(const V* p)
     return *p;
 }
 template <typename T, int HINT = 0, int U = RF_UNROLL, int CONTIG = 0>
-__global__ void __launch_bounds__(RF_BLOCK)
+__global__ void __launch_bounds__(RF_BLOCK, RF_MIN_BLOCKS)  // as the Rust kernel: #[launch_bounds(512, 3)]
 nv_reduce_fast(const T* in, size_t n, unsigned vblocks, T* partials, unsigned* ticket, T* out) {
     using V = typename Vec<T>::V;
     constexpr size_t L = 16 / sizeof(T), B = RF_BLOCK, TILE = U * B;
@@ -242,6 +245,8 @@ nv_reduce_fast(const T* in, size_t n, unsigned vblocks, T* partials, unsigned* t
     const V* vin = reinterpret_cast<const V*>(in + head);  // plain 16-byte loads (ld.global.v4 / .v2)
 
     const size_t ntiles = (nv + TILE - 1) / TILE, per = (ntiles + vblocks - 1) / vblocks;
+    // One block, one virtual block: the block's sum is the result (no partial, no second block sum).
+    const bool alone = gridDim.x == 1 && vblocks == 1;
     for (unsigned c = blockIdx.x; c < vblocks; c += gridDim.x) {
         T acc[U];
 #pragma unroll
@@ -257,12 +262,25 @@ nv_reduce_fast(const T* in, size_t n, unsigned vblocks, T* partials, unsigned* t
             for (size_t u = 0; u < U; u++) acc[u] = add(acc[u], Vec<T>::vsum(v[u]));
             i += step;
         }
+        if (i < end) {  // the last, cut-short tile: all loads issued together, those past the end not added
+            V v[U];
 #pragma unroll
-        for (size_t u = 0; u < U; u++)
-            if (i + u * B < end) acc[u] = add(acc[u], Vec<T>::vsum(vin[i + u * B]));
+            for (size_t u = 0; u < U; u++) v[u] = vin[i + u * B < end ? i + u * B : end - 1];
+#pragma unroll
+            for (size_t u = 0; u < U; u++) acc[u] = add(acc[u], i + u * B < end ? Vec<T>::vsum(v[u]) : T(0));
+        }
 #pragma unroll
         for (size_t u = 4; u < U; u++) acc[u % 4] = add(acc[u % 4], acc[u]);
         const T s = block_sum(add(add(acc[0], acc[1]), add(acc[2], acc[3])), warp_sums);
+        if (alone) {
+            if (threadIdx.x == 0) {
+                T r = add(T(0), s);
+                for (size_t j = 0; j < head; j++) r = add(r, in[j]);
+                for (size_t j = 0; j < tail; j++) r = add(r, in[head + nv * L + j]);
+                *out = r;
+            }
+            return;
+        }
         if (threadIdx.x == 0) partials[c] = s;
     }
     // Publish the partials (fence, then the ticket), draw a ticket; the last block's thread 0 fences
@@ -296,9 +314,11 @@ static const int HF_BLOCK = 1024, HF_SHARED = 256 * 32 * 4;
 // gpu_kernels::histogram_fast::grid: BLOCKS_PER_SM blocks per SM (at most what fits), but no more
 // blocks than ceil(n / HF_MIN_BLOCK_BYTES) (at least one): each block zeroes and merges 32 KiB of
 // counters, worth it only over enough bytes.
-static const size_t HF_MIN_BLOCK_BYTES = 64 * 1024;
+// Small inputs: one block per HF_SMALL_BLOCK_BYTES up to HF_SMALL_GRID blocks when that is more.
+static const size_t HF_MIN_BLOCK_BYTES = 64 * 1024, HF_SMALL_BLOCK_BYTES = 16 * 1024, HF_SMALL_GRID = 16;
 static unsigned hf_grid(size_t n, unsigned full) {
-    const size_t want = std::max<size_t>(1, (n + HF_MIN_BLOCK_BYTES - 1) / HF_MIN_BLOCK_BYTES);
+    const size_t small = std::min<size_t>((n + HF_SMALL_BLOCK_BYTES - 1) / HF_SMALL_BLOCK_BYTES, HF_SMALL_GRID);
+    const size_t want = std::max<size_t>({1, (n + HF_MIN_BLOCK_BYTES - 1) / HF_MIN_BLOCK_BYTES, small});
     return (unsigned)std::min<size_t>(want, full);
 }
 __device__ __forceinline__ void hf_count_word(unsigned* counts, unsigned lane, unsigned w) {
@@ -534,16 +554,74 @@ __global__ void nv_scan(const unsigned* __restrict__ in, unsigned* __restrict__ 
 // ==== host code ====================================================================================
 
 // ---- timing --------------------------------------------------------------------------------------
+// Two ways to time one launch (--timing):
+//   cold (default), as CUB's own benchmarks (NVBench) time a cold measurement: the L2 cache is
+//     flushed (a memset of twice its size) before each launch, and a kernel holds the stream while the
+//     host enqueues the start event, the launch and the stop event, so the events time what the GPU
+//     does between them, without the host's launch latency;
+//   host: the start event, the launch and the stop event are enqueued on an idle stream, so the time
+//     also holds the host's launch latency and the data may still be in L2 from the launch before.
+enum class Timing { Cold, Host };
+static Timing g_timing = Timing::Cold;
 static cudaEvent_t g_ev0, g_ev1;
+static volatile int* g_release;   // host-mapped: the host sets it to release the stream
+static volatile int* g_held_out;  // host-mapped: the holding kernel sets it when it gave up waiting
+static int *g_release_dev, *g_held_out_dev;  // their device addresses
+static void* g_flush;
+static size_t g_flush_bytes;
+// Holds the stream until *release is set, at most limit_ns (then it sets *held_out and returns, so
+// that a launch that waits for the host cannot hang the run).
+__global__ void hold_stream(volatile int* release, volatile int* held_out, unsigned long long limit_ns) {
+    unsigned long long t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    while (*release == 0) {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+        if (t - t0 > limit_ns) { *held_out = 1; return; }
+        __nanosleep(500);
+    }
+}
+static void timing_init() {
+    int l2 = 0;
+    CK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
+    g_flush_bytes = 2 * (size_t)l2;
+    CK(cudaMalloc(&g_flush, g_flush_bytes));
+    int* h;
+    CK(cudaHostAlloc(&h, 2 * sizeof(int), cudaHostAllocMapped));
+    h[0] = h[1] = 0;
+    g_release = h;
+    g_held_out = h + 1;
+    CK(cudaHostGetDevicePointer((void**)&g_release_dev, h, 0));
+    CK(cudaHostGetDevicePointer((void**)&g_held_out_dev, h + 1, 0));
+}
+static void timing_free() {
+    CK(cudaFree(g_flush));
+    CK(cudaFreeHost((void*)g_release));
+}
 // Median time of one call of `launch` (everything it enqueues), over g_reps calls after WARMUP.
 static double time_ms(const std::function<void()>& launch) {
     std::vector<float> t;
     for (int k = 0; k < WARMUP + g_reps; k++) {
+        const bool cold = g_timing == Timing::Cold;
+        if (cold) {
+            CK(cudaMemsetAsync(g_flush, k & 0xff, g_flush_bytes));
+            *g_release = 0;
+            hold_stream<<<1, 1>>>(g_release_dev, g_held_out_dev, 2000000000ull);
+            CK(cudaGetLastError());
+        }
         CK(cudaEventRecord(g_ev0));
         launch();
         CK(cudaGetLastError());
         CK(cudaEventRecord(g_ev1));
+        if (cold) {
+            std::atomic_thread_fence(std::memory_order_seq_cst);
+            *g_release = 1;
+        }
         CK(cudaEventSynchronize(g_ev1));
+        if (cold && *g_held_out) {
+            fprintf(stderr, "--timing cold: the launch could not be enqueued while the stream was held (it waits for the "
+                            "device?); time it with --timing host\n");
+            exit(1);
+        }
         float ms;
         CK(cudaEventElapsedTime(&ms, g_ev0, g_ev1));
         if (k >= WARMUP) t.push_back(ms);
@@ -670,7 +748,7 @@ static void close_table(Table& t) {
 static void write_csv(const std::string& path, const cudaDeviceProp& prop) {
     FILE* f = fopen(path.c_str(), "w");
     if (!f) { fprintf(stderr, "cannot write %s\n", path.c_str()); exit(1); }
-    fprintf(f, "# device: %s, %d SMs\n", prop.name, prop.multiProcessorCount);
+    fprintf(f, "# device: %s, %d SMs; timing: %s\n", prop.name, prop.multiProcessorCount, g_timing == Timing::Cold ? "cold" : "host");
     fprintf(f, "workload,implementation,n,bytes,time_ms,gbps,pct_of_read_limit,ratio_to_cub\n");
     for (const Row& r : g_rows)
         fprintf(f, "%s,%s,%zu,%.0f,%.6f,%.3f,%.3f,%.4f\n", r.workload.c_str(), r.impl.c_str(), r.n, r.bytes, r.ms, r.gbps, r.pct,
@@ -810,7 +888,7 @@ static void bench_reduce(CUmodule mod, int log2n, uint64_t seed) {
     const size_t min_vblocks = (n + RF_MIN_VBLOCK_ELEMS - 1) / RF_MIN_VBLOCK_ELEMS;
     const unsigned vblocks_det = (unsigned)std::min<size_t>(std::max<size_t>(min_vblocks, 1), RF_MAX_DET_VBLOCKS);
     const unsigned grid_det = rf_det_grid(vblocks_det, resident);
-    const size_t cap = std::max<size_t>(resident, vblocks_det);
+    const size_t cap = std::max<size_t>({(size_t)resident, (size_t)vblocks_det, g_tune ? (size_t)4 * 4096 : 0});
     T* partials;
     unsigned* tickets;  // [0]: Rust, [1]: nvcc; zeroed once here, every launch leaves its ticket 0
     CK(cudaMalloc(&partials, cap * sizeof(T)));
@@ -922,6 +1000,16 @@ static void bench_reduce(CUmodule mod, int log2n, uint64_t seed) {
             if (g == grid_det) continue;
             measure(t, "tune reduce_deterministic_" + tn + " grid " + std::to_string(g), "", poison, [&, g] { rs_launch(g, vblocks_det); },
                     check_fast(0));
+        }
+        // Other virtual-block counts (other bits), on one block per slot and on one block per virtual block.
+        for (unsigned v : {resident, 256u, 512u, 1024u, 2048u, 4096u}) {
+            if ((size_t)v * RF_MIN_VBLOCK_ELEMS > n) continue;
+            for (unsigned g : {std::min(v, resident), v}) {
+                if (v == vblocks_det && g == grid_det) continue;
+                measure(t, "tune reduce_deterministic_" + tn + " vblocks " + std::to_string(v) + " grid " + std::to_string(g), "", poison,
+                        [&, g, v] { rs_launch(g, v); }, check_fast(0));
+                if (v <= resident) break;
+            }
         }
     }
 
@@ -1315,7 +1403,7 @@ static void bench_warp_reduce(CUmodule mod, uint64_t seed) {
 // ---- main ----------------------------------------------------------------------------------------
 static void usage(const char* argv0) {
     fprintf(stderr, "usage: %s gpu_kernels.ptx [--csv bench/results.csv] [--reps 50] [--hist-blocks-per-sm 1] [--only WORKLOAD-SUBSTRING]\n"
-                    "       [--sweep [--kmin 10] [--kmax 30]] [--tune]\n", argv0);
+                    "       [--sweep [--kmin 10] [--kmax 30]] [--tune] [--timing cold|host]\n", argv0);
     exit(2);
 }
 
@@ -1333,11 +1421,16 @@ int main(int argc, char** argv) {
             g_kmin = atoi(argv[++i]);
         } else if (a == "--kmax" && i + 1 < argc) {
             g_kmax = atoi(argv[++i]);
-        } else if ((a == "--csv" || a == "--reps" || a == "--hist-blocks-per-sm" || a == "--only") && i + 1 < argc) {
+        } else if ((a == "--csv" || a == "--reps" || a == "--timing" || a == "--hist-blocks-per-sm" || a == "--only") && i + 1 < argc) {
             const char* v = argv[++i];
             if (a == "--csv") csv = v;
             else if (a == "--only") g_only = v;
             else if (a == "--reps") g_reps = atoi(v);
+            else if (a == "--timing") {
+                if (std::string(v) == "cold") g_timing = Timing::Cold;
+                else if (std::string(v) == "host") g_timing = Timing::Host;
+                else usage(argv[0]);
+            }
             else hist_bpsm = atoi(v);
         } else if (a.rfind("--", 0) == 0 || ptx) {
             usage(argv[0]);
@@ -1359,9 +1452,11 @@ int main(int argc, char** argv) {
     cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, 0));
     g_sms = prop.multiProcessorCount;
-    printf("device: %s, %d SMs; each row: median of %d timed launches after %d warm-ups\n", prop.name, g_sms, g_reps, WARMUP);
+    printf("device: %s, %d SMs; each row: median of %d timed launches after %d warm-ups; timing: %s\n", prop.name, g_sms, g_reps,
+           WARMUP, g_timing == Timing::Cold ? "cold (L2 flushed, stream held while enqueuing)" : "host (events around the host's launch)");
     CK(cudaEventCreate(&g_ev0));
     CK(cudaEventCreate(&g_ev1));
+    timing_init();
     CK(cudaMalloc(&g_sink, sizeof(unsigned)));
 
     if (g_sweep) {
@@ -1398,6 +1493,7 @@ int main(int argc, char** argv) {
     printf("\n%zu rows written to %s\n", g_rows.size(), csv.c_str());
 
     CK(cudaFree(g_sink));
+    timing_free();
     CK(cudaEventDestroy(g_ev0));
     CK(cudaEventDestroy(g_ev1));
     CU(cuModuleUnload(mod));

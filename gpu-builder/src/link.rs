@@ -39,7 +39,7 @@ use std::process::{Command, Stdio};
 
 use crate::ar;
 use crate::process::{describe, status_text};
-use crate::ptx::{declares, undefined_functions};
+use crate::ptx::{apply_launch_bounds, declares, undefined_functions};
 
 /// Set in the child build's environment to the path of the executable that rustc runs as the
 /// linker; that executable is in linker mode when it finds its own path here.
@@ -54,7 +54,7 @@ pub(crate) const LINK_ID_ARG: &str = "--gpu-builder-link-id";
 /// A hash of the link code, passed on the linker command line through `-Clink-arg` so that cargo
 /// links the kernel crate again when the linker changes (and only then).
 pub(crate) const LINK_ID: u64 = {
-    let sources: [&[u8]; 2] = [include_bytes!("link.rs"), include_bytes!("ar.rs")];
+    let sources: [&[u8]; 3] = [include_bytes!("link.rs"), include_bytes!("ar.rs"), include_bytes!("ptx.rs")];
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     let mut s = 0;
     while s < sources.len() {
@@ -281,7 +281,11 @@ fn link(argv: &[String], work_dir: &Path, log: &mut Log) -> Result<()> {
     run_tool(&mut llc, log)?;
 
     let ptx = fs::read_to_string(output).context(|| format!("cannot read the PTX written to {}", output.display()))?;
-    if let Err(e) = check_linked_ptx(&ptx, &args.exports) {
+    let ptx = apply_launch_bounds(&ptx).and_then(|ptx| {
+        fs::write(output, &ptx).context(|| format!("cannot write {}", output.display()))?;
+        Ok(ptx)
+    });
+    if let Err(e) = ptx.and_then(|ptx| check_linked_ptx(&ptx, &args.exports)) {
         // Leave no unusable module behind at the output path.
         let _ = fs::remove_file(output);
         return Err(e);

@@ -55,6 +55,70 @@ pub fn declares(ptx: &str, symbol: &str) -> bool {
         .any(|line| line.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$')).any(|w| w == symbol))
 }
 
+/// The comment `gpu_std::launch_bounds::marker` puts at the start of a kernel with launch bounds.
+const LAUNCH_BOUNDS_MARKER: &str = "// gpu-std launch-bounds ";
+
+/// Turns the launch-bounds comments of each `.entry` into its performance directives: an entry whose
+/// body has the comment `// gpu-std launch-bounds MAX MIN` gets `.maxntid MAX, 1, 1` (and, when `MIN`
+/// is not 0, `.minnctapersm MIN`) between its parameter list and its body, where the assembler reads
+/// them. An entry with two different bounds, or with bounds and directives of its own, is an error.
+pub fn apply_launch_bounds(ptx: &str) -> Result<String, String> {
+    let lines: Vec<&str> = ptx.lines().collect();
+    let mut out = String::with_capacity(ptx.len() + 256);
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        let is_entry = line.split_whitespace().any(|w| w == ".entry" || w.starts_with(".entry"));
+        if !is_entry {
+            out.push_str(line);
+            out.push('\n');
+            i += 1;
+            continue;
+        }
+        let name = entries(line).into_iter().next().unwrap_or_default();
+        // The entry's lines: its header to the `{` of the body, the body to the `}` at the line start.
+        let open = (i..lines.len()).find(|&k| lines[k].trim_start().starts_with('{'));
+        let close = open.and_then(|o| (o..lines.len()).find(|&k| lines[k].starts_with('}')));
+        let (Some(open), Some(close)) = (open, close) else {
+            return Err(format!("PTX entry `{name}`: no body found"));
+        };
+        let mut bounds: Option<(u32, u32)> = None;
+        for body_line in &lines[open..=close] {
+            let Some(rest) = body_line.trim_start().strip_prefix(LAUNCH_BOUNDS_MARKER) else { continue };
+            let nums: Vec<u32> = rest.split_whitespace().filter_map(|w| w.parse().ok()).collect();
+            let [max, min] = nums[..] else {
+                return Err(format!("PTX entry `{name}`: malformed launch bounds comment `{}`", body_line.trim()));
+            };
+            match bounds {
+                Some(b) if b != (max, min) => {
+                    return Err(format!("PTX entry `{name}`: two launch bounds, {b:?} and {:?}", (max, min)));
+                }
+                _ => bounds = Some((max, min)),
+            }
+        }
+        let header = &lines[i..open];
+        if bounds.is_some() && header.iter().any(|l| l.contains(".maxntid") || l.contains(".minnctapersm")) {
+            return Err(format!("PTX entry `{name}`: launch bounds given twice (directives and `#[launch_bounds]`)"));
+        }
+        for l in header {
+            out.push_str(l);
+            out.push('\n');
+        }
+        if let Some((max, min)) = bounds {
+            out.push_str(&format!(".maxntid {max}, 1, 1\n"));
+            if min > 0 {
+                out.push_str(&format!(".minnctapersm {min}\n"));
+            }
+        }
+        for l in &lines[open..=close] {
+            out.push_str(l);
+            out.push('\n');
+        }
+        i = close + 1;
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -97,5 +161,28 @@ mod tests {
         assert!(!declares(ptx, "probe_param_0"));
         assert!(!declares(ptx, "helper_x"));
         assert!(!declares(ptx, "prob"));
+    }
+
+    #[test]
+    fn launch_bounds_become_directives() {
+        let ptx = ".version 7.8\n.target sm_90\n.visible .entry k(\n\t.param .u32 k_param_0\n)                // @k\n{\n\t// begin inline asm\n\t// gpu-std launch-bounds 512 3\n\t// end inline asm\n\tret;\n}\n.visible .entry plain(\n)\n{\n\tret;\n}\n.visible .entry only_max(\n)\n{\n\t// gpu-std launch-bounds 256 0\n}\n";
+        let out = apply_launch_bounds(ptx).unwrap();
+        assert!(out.contains(")                // @k\n.maxntid 512, 1, 1\n.minnctapersm 3\n{\n"), "{out}");
+        assert!(out.contains(".visible .entry plain(\n)\n{\n"), "{out}");
+        assert!(out.contains(".visible .entry only_max(\n)\n.maxntid 256, 1, 1\n{\n"), "{out}");
+        assert_eq!(out.matches(".maxntid").count(), 2);
+        assert_eq!(entries(&out), ["k", "plain", "only_max"]);
+        // A module without bounds comes back line for line.
+        assert_eq!(apply_launch_bounds(SAMPLE).unwrap(), SAMPLE);
+    }
+
+    #[test]
+    fn conflicting_launch_bounds_are_errors() {
+        let two = ".entry k(\n)\n{\n// gpu-std launch-bounds 512 3\n// gpu-std launch-bounds 256 3\n}\n";
+        assert!(apply_launch_bounds(two).unwrap_err().contains("two launch bounds"));
+        let both = ".entry k(\n)\n.maxntid 128, 1, 1\n{\n// gpu-std launch-bounds 512 3\n}\n";
+        assert!(apply_launch_bounds(both).unwrap_err().contains("given twice"));
+        let bad = ".entry k(\n)\n{\n// gpu-std launch-bounds 512\n}\n";
+        assert!(apply_launch_bounds(bad).unwrap_err().contains("malformed"));
     }
 }

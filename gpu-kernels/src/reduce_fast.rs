@@ -13,14 +13,20 @@
 //!   input front to back, a grid-stride loop over tiles. (Giving each block one contiguous range instead
 //!   measured up to 5% slower on an H200.) The kernels must be launched with `BLOCK` threads per
 //!   block: the tile arithmetic uses the constant, so that four loads share one address register.
+//! - **Four loads in flight, three blocks per SM.** A tile's four loads follow one bounds check
+//!   ([`Vectors::get_strided`]) and the kernels declare `#[launch_bounds(512, 3)]`: the assembler
+//!   may then use up to 42 registers (it takes 36–38) and issues the four loads together. Without
+//!   the bounds it kept to 32 registers (four blocks per SM) by issuing them two and two, and the sum
+//!   measured 0.5–1% slower at 2^26–2^30 on an H200 than with them.
 //! - **One kernel, no atomics on the data.** The last block to finish adds the partial sums in a fixed
 //!   order (the chapter's `__threadfence` + ticket pattern, §5.4): no second launch, no zeroed output.
 //!   A grid of one block (small inputs) is its own last block: no ticket, no fence; with one virtual
-//!   block, the thread that wrote the block's partial turns it into the result (no barrier, no second
-//!   block sum).
+//!   block, thread 0 turns the block's sum into the result (no partial written and read back, no
+//!   second block sum). A thread's last, cut-short tile issues its four loads together too (those
+//!   past the end read the last vector, and their values are not added): a small input waits for
+//!   the memory once.
 //! - **`i32`: one accumulator.** Wrapping addition is associative, so a thread adds its four vectors
-//!   into one accumulator instead of four: the same bits, and two registers fewer (32, four blocks of
-//!   512 per SM on an H200, as for `f32` and `f64`).
+//!   into one accumulator instead of four: the same bits, and fewer registers.
 //!
 //! **Deterministic sum.** Each virtual block is summed in a fixed order (each thread's four
 //! accumulators over its tiles, then a fixed shuffle tree and a fixed tree over warps), and the
@@ -47,9 +53,12 @@ use gpu_std::{Global, GlobalMut, kernel, shared_layout};
 
 /// Threads per block (a multiple of 32).
 pub const BLOCK: u32 = 512;
-/// Most virtual blocks [`deterministic_vblocks`] picks: at most one per block of a single wave on an
-/// H200 (132 SMs x 4 blocks of 512 threads = 528 slots).
-pub const MAX_DETERMINISTIC_VBLOCKS: u32 = 512;
+/// Most virtual blocks [`deterministic_vblocks`] picks: one per resident block on an H100 or H200
+/// (132 SMs x 3 blocks of 512 threads), so that large inputs run there in one even round, as the fast
+/// tier does. A constant, not the device's slot count, so that the bits stay the same on every GPU
+/// (on another GPU the round is uneven; the bits are not). 512 (two uneven rounds) measured 2% slower
+/// at 2^27–2^30 on an H200; 256 (a third of the slots idle) 0.5–1% slower.
+pub const MAX_DETERMINISTIC_VBLOCKS: u32 = 396;
 /// Elements per virtual block [`deterministic_vblocks`] aims for below that cap.
 pub const MIN_VBLOCK_ELEMS: usize = 4096;
 
@@ -66,7 +75,7 @@ pub fn fast_grid(n_vectors: usize, resident: u32) -> u32 {
 }
 
 /// The virtual-block count of the deterministic sum of `n` elements: `ceil(n / 4096)`, between 1 and
-/// 512. It depends on `n` only, so the result's bits do not depend on the grid it is launched with.
+/// [`MAX_DETERMINISTIC_VBLOCKS`]. It depends on `n` only, so the result's bits do not depend on the grid it is launched with.
 pub fn deterministic_vblocks(n: usize) -> u32 {
     n.div_ceil(MIN_VBLOCK_ELEMS).clamp(1, MAX_DETERMINISTIC_VBLOCKS as usize) as u32
 }
@@ -198,7 +207,7 @@ pub const UNROLL: usize = 4;
 /// This thread's share of virtual block `c` of `vblocks`: in each of the virtual block's tiles (tiles
 /// `c`, `c + vblocks`, …, of `UNROLL * BLOCK` vectors each), vectors `t`, `t + B`, `t + 2B`, `t + 3B`,
 /// one accumulator each (one for all four if `T::ASSOCIATIVE`), added at the end in a fixed order. The block size is the constant `BLOCK`, so
-/// the four loads share one address with constant offsets (few registers: four blocks fit on an SM).
+/// the four loads share one address with constant offsets (few registers).
 #[inline(always)]
 fn virtual_block_sum<T: Summand>(body: Vectors<T>, c: usize, vblocks: usize) -> T {
     const B: usize = BLOCK as usize;
@@ -206,11 +215,11 @@ fn virtual_block_sum<T: Summand>(body: Vectors<T>, c: usize, vblocks: usize) -> 
     let nv = body.len();
     let mut acc = [T::ZERO; UNROLL];
     let mut i = c * TILE + thread_idx().x as usize;
-    // Tiles where all four of this thread's vectors exist: four loads issued before any is used. (The
-    // bound is written so that the compiler can tell all four indices are in range: one check a tile.)
+    // Tiles where all four of this thread's vectors exist: four loads after one bounds check
+    // (`get_strided`), all in flight before any is used.
     let whole = nv.saturating_sub((UNROLL - 1) * B);
     while i < whole {
-        let v: [T::Vector; UNROLL] = core::array::from_fn(|u| body.get(i + u * B));
+        let v: [T::Vector; UNROLL] = body.get_strided(i, B);
         // Indexed, not iterated: `into_iter` over the loaded vectors measured 4–8 more registers and a
         // stack frame.
         #[allow(clippy::needless_range_loop)]
@@ -220,23 +229,33 @@ fn virtual_block_sum<T: Summand>(body: Vectors<T>, c: usize, vblocks: usize) -> 
         }
         i += vblocks * TILE;
     }
-    // The end of the input may cut this thread's last tile short (later tiles lie past the end).
-    for (u, a) in acc.iter_mut().enumerate() {
-        if i + u * B < nv {
-            *a = T::add(*a, T::vector_sum(body.get(i + u * B)));
+    // The end of the input may cut this thread's last tile short (later tiles lie past the end). The
+    // four loads are issued together, those past the end reading the last vector instead, and only
+    // the vectors that exist are added: a small input (one such tile) waits for the memory once, not
+    // once per vector.
+    if i < nv {
+        let v: [T::Vector; UNROLL] = core::array::from_fn(|u| body.get((i + u * B).min(nv - 1)));
+        // Adding zero leaves an accumulator's bits as they are (it starts at +0.0, never -0.0), and
+        // every loaded value is used, so the compiler cannot move a load behind its range test.
+        for (u, a) in acc.iter_mut().enumerate() {
+            let x = T::vector_sum(v[u]);
+            *a = T::add(*a, if i + u * B < nv { x } else { T::ZERO });
         }
     }
     T::add(T::add(acc[0], acc[1]), T::add(acc[2], acc[3]))
 }
 
-/// `s` plus the elements before the first and after the last whole 16-byte vector, in order.
-#[inline(always)]
-fn add_ends<T: Summand>(mut s: T, head: Global<T>, tail: Global<T>) -> T {
-    for i in 0..head.len() {
-        s = T::add(s, head.get(i));
+/// `s` plus the elements before the first and after the last whole 16-byte vector, in order. Not
+/// inlined: it splits `input` again, so the kernel need not keep the head and the tail in registers
+/// through its loop (`input` is a kernel parameter, which the code can read again at any time).
+#[inline(never)]
+fn add_ends<T: Summand>(mut s: T, input: Global<T>) -> T {
+    let split = input.split_vectors();
+    for i in 0..split.head.len() {
+        s = T::add(s, split.head.get(i));
     }
-    for i in 0..tail.len() {
-        s = T::add(s, tail.get(i));
+    for i in 0..split.tail.len() {
+        s = T::add(s, split.tail.get(i));
     }
     s
 }
@@ -256,6 +275,17 @@ fn reduce_fast<T: Summand>(
     let split = input.split_vectors();
     let sums = T::warp_sums();
     let t = thread_idx().x;
+    // One block, one virtual block (small inputs): the block's sum is the result. No partial, no
+    // barrier, no second block sum, no ticket. `ZERO + s` is the general path's first addition (the
+    // last block adds the one partial to zero; its further additions of zeros change no bits after
+    // that one), so both paths give the same bits.
+    if grid_dim().x == 1 && vblocks == 1 {
+        let s = block_sum(virtual_block_sum(split.body, 0, 1), sums);
+        if t == 0 {
+            out.set(0, add_ends(T::add(T::ZERO, s), input));
+        }
+        return;
+    }
     let mut c = block_idx().x;
     while c < vblocks {
         let s = block_sum(virtual_block_sum(split.body, c as usize, vblocks as usize), sums);
@@ -263,17 +293,6 @@ fn reduce_fast<T: Summand>(
             partials.set(c as usize, s);
         }
         c += grid_dim().x;
-    }
-    // One block, one virtual block (small inputs): the block's sum is the result. No barrier, no
-    // second block sum, no ticket. `ZERO + s` is the general path's first addition (the last block
-    // adds the one partial to zero; its further additions of zeros change no bits after that one), so
-    // both paths give the same bits.
-    if grid_dim().x == 1 && vblocks == 1 {
-        if t == 0 {
-            // The partial this thread has just written (program order: no barrier, no fence).
-            out.set(0, add_ends(T::add(T::ZERO, partials.get(0)), split.head, split.tail));
-        }
-        return;
     }
     // Publish this block's partials (fence, then the ticket's add: a release), and draw a ticket. The
     // thread that draws the last one fences right after its add (an acquire: it now sees every block's
@@ -296,7 +315,7 @@ fn reduce_fast<T: Summand>(
         }
         let s = block_sum(s, sums);
         if t == 0 {
-            out.set(0, add_ends(s, split.head, split.tail));
+            out.set(0, add_ends(s, input));
             // Every block has drawn its ticket: reset it for the next launch.
             if grid_dim().x > 1 {
                 ticket.atomic(0).swap(0);
@@ -308,18 +327,21 @@ fn reduce_fast<T: Summand>(
 kernel! {
     /// `out[0] = sum(input)` in `f32`. Launch: `BLOCK` threads, `SHARED_BYTES`, any 1-D grid; `partials`
     /// holds at least `vblocks` elements; `ticket[0]` is 0 at launch (every launch leaves it 0).
+    #[launch_bounds(512, 3)]
     pub fn reduce_fast_f32<'a>(input: Global<'a, f32>, vblocks: u32, partials: GlobalMut<'a, f32>, ticket: GlobalMut<'a, u32>, out: GlobalMut<'a, f32>) {
         reduce_fast(input, vblocks, partials, ticket, out)
     }
 }
 kernel! {
     /// `out[0] = sum(input)` in `f64`; launch as [`reduce_fast_f32`].
+    #[launch_bounds(512, 3)]
     pub fn reduce_fast_f64<'a>(input: Global<'a, f64>, vblocks: u32, partials: GlobalMut<'a, f64>, ticket: GlobalMut<'a, u32>, out: GlobalMut<'a, f64>) {
         reduce_fast(input, vblocks, partials, ticket, out)
     }
 }
 kernel! {
     /// `out[0] = sum(input)` in `i32`, wrapping on overflow; launch as [`reduce_fast_f32`].
+    #[launch_bounds(512, 3)]
     pub fn reduce_fast_i32<'a>(input: Global<'a, i32>, vblocks: u32, partials: GlobalMut<'a, i32>, ticket: GlobalMut<'a, u32>, out: GlobalMut<'a, i32>) {
         reduce_fast(input, vblocks, partials, ticket, out)
     }

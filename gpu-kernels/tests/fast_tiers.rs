@@ -223,3 +223,18 @@ fn the_last_block_must_fence_right_after_drawing_its_ticket() {
         assert!(r.why.contains("add __threadfence() right after the atomic"), "{r}");
     }
 }
+
+#[test]
+fn the_histogram_grid_gives_small_inputs_more_blocks() {
+    // One block per 16 KiB up to 16 blocks, else one per 64 KiB, at most one per SM.
+    let g = |n: usize| hf::grid(n, 132, 132);
+    assert_eq!(g(1), 1);
+    assert_eq!(g(16 * 1024), 1);
+    assert_eq!(g(16 * 1024 + 1), 2);
+    assert_eq!(g(1 << 16), 4);
+    assert_eq!(g(1 << 18), 16);
+    assert_eq!(g(1 << 20), 16);
+    assert_eq!(g(1 << 21), 32);
+    assert_eq!(g(1 << 30), 132);
+    assert_eq!(hf::grid(1 << 30, 132, 100), 100, "no more blocks than fit");
+}

@@ -102,6 +102,7 @@ pub mod atomic;
 pub mod block;
 pub mod fence;
 pub mod grid;
+pub mod launch_bounds;
 pub mod memory;
 pub mod pod;
 pub mod shared;
@@ -171,6 +172,10 @@ pub unsafe trait Kernel {
     /// The parameters, as a tuple of [`KernelParam`]s, in declaration order, with views valid for the
     /// launch `'a`.
     type Args<'a>: KernelArgs;
+    /// The most threads per block the kernel may be launched with, when its definition gives launch
+    /// bounds (`#[launch_bounds(MAX, MIN)]` in [`kernel!`]): the GPU refuses a launch with more, and so
+    /// does the emulator.
+    const MAX_THREADS_PER_BLOCK: Option<u32> = None;
     /// Runs the kernel body for the calling emulated thread. The body gets its views for a lifetime it
     /// cannot name, so it cannot keep them past the launch.
     fn run<'a>(args: Self::Args<'a>);
@@ -192,6 +197,9 @@ pub unsafe trait Kernel {
 ///
 /// Views carry the lifetime of the launch: a kernel that takes views declares it (`<'a>`) and gives it
 /// to each view. A kernel without views needs none.
+///
+/// Among the attributes, `#[launch_bounds(MAX_THREADS, MIN_BLOCKS)]` (`MIN_BLOCKS` optional) gives the
+/// kernel CUDA's launch bounds: see [`launch_bounds`].
 ///
 /// On nvptx it becomes `#[no_mangle] pub extern "gpu-kernel" fn name(...)`, a PTX `.entry`. On the
 /// host it becomes a unit struct implementing [`Kernel`], whose `run` is the same body, for the
@@ -235,11 +243,28 @@ pub unsafe trait Kernel {
 /// no other view of the launch overlaps the `Output` ([`KernelArgs::check_launch`]).
 #[macro_export]
 macro_rules! kernel {
-    ($(#[$m:meta])* pub fn $name:ident($($arg:ident : $ty:ty),* $(,)?) $body:block) => {
-        $crate::kernel! { $(#[$m])* pub fn $name<'__launch>($($arg: $ty),*) $body }
+    ($($input:tt)*) => { $crate::__kernel! { [] [] $($input)* } };
+}
+
+/// The body of [`kernel!`]: collects the attributes (taking out `#[launch_bounds(..)]`), then emits
+/// the `.entry` and the host type.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __kernel {
+    ([$($attrs:tt)*] [] #[launch_bounds($max:literal $(, $min:literal)? $(,)?)] $($rest:tt)*) => {
+        $crate::__kernel! { [$($attrs)*] [$max, $($min)?] $($rest)* }
     };
-    ($(#[$m:meta])* pub fn $name:ident<$lt:lifetime>($($arg:ident : $ty:ty),* $(,)?) $body:block) => {
-        $(#[$m])*
+    ([$($attrs:tt)*] [$($lb:tt)+] #[launch_bounds $($x:tt)*] $($rest:tt)*) => {
+        compile_error!("a kernel takes one #[launch_bounds(MAX_THREADS, MIN_BLOCKS)]");
+    };
+    ([$($attrs:tt)*] [$($lb:tt)*] #[$m:meta] $($rest:tt)*) => {
+        $crate::__kernel! { [$($attrs)* #[$m]] [$($lb)*] $($rest)* }
+    };
+    ([$($attrs:tt)*] [$($lb:tt)*] pub fn $name:ident($($arg:ident : $ty:ty),* $(,)?) $body:block) => {
+        $crate::__kernel! { [$($attrs)*] [$($lb)*] pub fn $name<'__launch>($($arg: $ty),*) $body }
+    };
+    ([$($attrs:tt)*] [$($lb:tt)*] pub fn $name:ident<$lt:lifetime>($($arg:ident : $ty:ty),* $(,)?) $body:block) => {
+        $($attrs)*
         #[cfg(target_arch = "nvptx64")]
         #[unsafe(no_mangle)]
         // Views are `#[repr(C)] {ptr, len}` structs; rustc passes them as `.param .align 8 .b8 p[16]`,
@@ -247,6 +272,7 @@ macro_rules! kernel {
         #[allow(improper_gpu_kernel_arg)]
         pub extern "gpu-kernel" fn $name<$lt>($($arg: $ty),*) {
             $( $crate::memory::assert_param::<$ty>(); )*
+            $crate::__launch_bounds!($($lb)*);
             // The body is a safe function's, as on the host.
             #[inline(always)]
             #[allow(unused_variables)]
@@ -254,7 +280,7 @@ macro_rules! kernel {
             __gpu_std_kernel_body($($arg),*)
         }
 
-        $(#[$m])*
+        $($attrs)*
         #[cfg(not(target_arch = "nvptx64"))]
         #[allow(non_camel_case_types)]
         #[derive(Clone, Copy, Debug)]
@@ -265,6 +291,7 @@ macro_rules! kernel {
         unsafe impl $crate::Kernel for $name {
             const NAME: &'static str = stringify!($name);
             const PARAMS: &'static [&'static str] = &[$(stringify!($arg)),*];
+            const MAX_THREADS_PER_BLOCK: Option<u32> = $crate::__max_threads!($($lb)*);
             type Args<$lt> = ($($ty,)*);
             #[allow(unused_parens)]
             fn run<$lt>(args: Self::Args<$lt>) {
@@ -274,6 +301,29 @@ macro_rules! kernel {
                 __gpu_std_kernel_body($($arg),*)
             }
         }
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __launch_bounds {
+    () => {};
+    ($max:literal, $min:literal) => {
+        $crate::launch_bounds::marker::<$max, $min>()
+    };
+    ($max:literal,) => {
+        $crate::launch_bounds::marker::<$max, 0>()
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __max_threads {
+    () => {
+        None
+    };
+    ($max:literal, $($min:literal)?) => {
+        Some($max)
     };
 }
 

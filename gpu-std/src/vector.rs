@@ -153,6 +153,27 @@ impl<T: Lanes> Vectors<'_, T> {
         // valid `[T; LANES]` of `Pod` scalars.
         unsafe { crate::backend::load_vector::<T, T::Vector>(p, CacheOp::Normal, site()) }
     }
+    /// Reads the `N` vectors `first`, `first + stride`, …, `first + (N - 1) * stride` with `N` 16-byte
+    /// loads after one bounds check (of the last index), so that no branch stands between the loads:
+    /// all `N` are in flight before the first value is used. (With `N` calls of [`get`](Self::get),
+    /// each load follows its own check, and the compiler may issue the later loads only after the
+    /// earlier checks.) PTX: `ld.global.v4.b32`, `ld.global.v2.b64` (one per vector).
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub fn get_strided<const N: usize>(&self, first: usize, stride: usize) -> [T::Vector; N] {
+        let last = stride.checked_mul(N.saturating_sub(1)).and_then(|d| first.checked_add(d));
+        match last {
+            Some(last) if N == 0 || last < self.len => {}
+            _ => crate::memory::out_of_bounds(last.unwrap_or(usize::MAX), self.len),
+        }
+        let at = site();
+        core::array::from_fn(|u| {
+            let p = self.ptr.wrapping_add((first + u * stride) * T::LANES);
+            // SAFETY: `first + u * stride <= last < len` (checked above, without overflow), 16-byte
+            // aligned (`split_vectors`); any 16 bytes are a valid `[T; LANES]` of `Pod` scalars.
+            unsafe { crate::backend::load_vector::<T, T::Vector>(p, CacheOp::Normal, at) }
+        })
+    }
     /// Reads vector `i` with one 16-byte load through the read-only (non-coherent) data cache, which
     /// CUDA uses for `const __restrict__` inputs (`__ldg`). No thread may write these bytes during the
     /// launch: the cache is not kept coherent with writes, so such a load may return the old bytes —

@@ -38,3 +38,50 @@ fn a_writable_sub_view_past_the_end_panics() {
     // A start past the end, whatever the length (no overflow in the check).
     let _ = body.sub(body.len() + 1, usize::MAX);
 }
+
+gpu_std::kernel! {
+    /// out[0] = 1 when `get_strided` returns what three calls of `get` return.
+    pub fn strided_matches_get<'a>(input: Global<'a, u32>, out: GlobalMut<'a, u32>) {
+        if gpu_std::thread::thread_idx().x == 0 {
+            let b = input.split_vectors().body;
+            let v: [[u32; 4]; 3] = b.get_strided(1, 4);
+            let last: [[u32; 4]; 2] = b.get_strided(0, b.len() - 1);
+            let none: [[u32; 4]; 0] = b.get_strided(usize::MAX, usize::MAX);
+            let same = v == [b.get(1), b.get(5), b.get(9)] && last == [b.get(0), b.get(b.len() - 1)] && none.is_empty();
+            out.set(0, same as u32);
+        }
+    }
+}
+
+#[test]
+fn strided_reads_return_the_vectors_they_name() {
+    use gpu_std::emu::{self, LaunchConfig, Options};
+    let input = emu::buffer("input", (0..64u32).collect::<Vec<_>>());
+    let out = emu::buffer("out", vec![0u32]);
+    emu::launch::<strided_matches_get>(
+        &LaunchConfig::linear(1, 32, 0),
+        &Options::default(),
+        (input.view(), out.view_mut()),
+    )
+    .expect("launch");
+    assert_eq!(out.to_vec(), [1]);
+}
+
+#[test]
+#[should_panic(expected = "index out of bounds")]
+fn a_strided_read_past_the_end_panics() {
+    let data = vec![0u32; 64];
+    // SAFETY: as above.
+    let view = unsafe { Global::from_raw_parts(data.as_ptr(), data.len()) };
+    let body = view.split_vectors().body;
+    let _: [[u32; 4]; 4] = body.get_strided(body.len() - 3, 1);
+}
+
+#[test]
+#[should_panic(expected = "index out of bounds")]
+fn a_strided_read_whose_last_index_overflows_panics() {
+    let data = vec![0u32; 64];
+    // SAFETY: as above.
+    let view = unsafe { Global::from_raw_parts(data.as_ptr(), data.len()) };
+    let _: [[u32; 4]; 3] = view.split_vectors().body.get_strided(1, usize::MAX / 2 + 1);
+}

@@ -417,3 +417,31 @@ fn the_scan_keeps_its_tile_in_registers() {
         assert_eq!(count(&lines, ".cs."), 0, "{kernel}: streaming accesses in a kernel whose input is read twice");
     }
 }
+
+#[test]
+fn the_fast_sums_keep_four_loads_together_under_their_launch_bounds() {
+    // `#[launch_bounds(512, 3)]` reaches each fast sum's `.entry` as directives before its body, and a
+    // tile's four loads follow one bounds check (`Vectors::get_strided`): four 16-byte loads in a row,
+    // no branch between them.
+    let ptx = ptx_text();
+    for (kernel, load) in [
+        ("reduce_fast_f32", "ld.global.v4.b32"),
+        ("reduce_fast_f64", "ld.global.v2.b64"),
+        ("reduce_fast_i32", "ld.global.v4.b32"),
+    ] {
+        let lines = entry_lines(&ptx, kernel);
+        let header: Vec<&str> = lines.iter().copied().take_while(|l| !l.starts_with('{')).collect();
+        assert!(header.contains(&".maxntid 512, 1, 1"), "{kernel}: no .maxntid before the body: {header:?}");
+        assert!(header.contains(&".minnctapersm 3"), "{kernel}: no .minnctapersm before the body: {header:?}");
+        // The instructions (comments and labels aside) around the first load.
+        let code: Vec<&str> = lines
+            .iter()
+            .map(|l| l.trim())
+            .filter(|l| !l.is_empty() && !l.starts_with("//") && !l.ends_with(':'))
+            .collect();
+        let first = code.iter().position(|l| l.contains(load)).unwrap_or_else(|| panic!("{kernel}: no {load}"));
+        let window = &code[first..(first + 8).min(code.len())];
+        assert_eq!(window.iter().filter(|l| l.contains(load)).count(), 4, "{kernel}: {window:?}");
+        assert!(!window[..7].iter().any(|l| l.contains("bra")), "{kernel}: a branch between the loads: {window:?}");
+    }
+}

@@ -429,6 +429,19 @@ kernel! {
     }
 }
 kernel! {
+    pub fn probe_vectors_get_strided<'a>(a: Global<'a, f32>, b: Global<'a, f64>, out: GlobalMut<'a, f32>) {
+        let v: [[f32; 4]; 4] = a.split_vectors().body.get_strided(lane() as usize, 32);
+        let w: [[f64; 2]; 2] = b.split_vectors().body.get_strided(lane() as usize, 32);
+        out.set(0, v.iter().map(|x| x[0] + x[3]).sum::<f32>() + (w[0][1] + w[1][0]) as f32);
+    }
+}
+kernel! {
+    #[launch_bounds(256, 2)]
+    pub fn probe_launch_bounds_marker<'a>(out: GlobalMut<'a, u32>) {
+        out.set(0, lane());
+    }
+}
+kernel! {
     pub fn probe_vectors_get_streaming<'a>(a: Global<'a, f32>, b: Global<'a, u64>, out: GlobalMut<'a, u32>) {
         let v = a.split_vectors().body.get_streaming(lane() as usize);
         let w = b.split_vectors().body.get_streaming(lane() as usize);
