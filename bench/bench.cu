@@ -307,7 +307,7 @@ nv_reduce_fast(const T* in, size_t n, unsigned vblocks, T* partials, unsigned* t
 
 // ---- histogram_fast (nvcc twin of gpu_kernels::histogram_fast) -------------------------------------
 // One column of 256 shared bins per lane, counts[bin * 32 + lane]: lane l only touches bank l, so warp
-// updates have no bank conflicts and no same-address contention on any input. 16-byte loads, two in
+// updates have no bank conflicts and no same-address contention on any input. 16-byte loads, four in
 // flight per thread, grid-stride. Each warp then folds the 32 columns of its bins with a butterfly and
 // adds the non-zero totals to the global bins.
 static const int HF_BLOCK = 1024, HF_SHARED = 256 * 32 * 4;
@@ -331,6 +331,9 @@ __device__ __forceinline__ void hf_count_vec(unsigned* counts, unsigned lane, ui
     hf_count_word(counts, lane, v.z);
     hf_count_word(counts, lane, v.w);
 }
+// LOADS: 16-byte loads in flight per thread (the Rust kernel's histogram_fast::LOADS); ROT: block b starts
+// its merge at bin 32 * b mod 256 (as the Rust kernel), else at bin 0.
+template <int LOADS = 4, int ROT = 1>
 __global__ void __launch_bounds__(HF_BLOCK) nv_histogram_fast(const unsigned char* data, size_t n, unsigned* hist) {
     extern __shared__ unsigned hf_counts[];  // 256 bins x 32 lanes
     for (unsigned k = threadIdx.x; k < 256 * 32; k += blockDim.x) hf_counts[k] = 0;
@@ -343,14 +346,56 @@ __global__ void __launch_bounds__(HF_BLOCK) nv_histogram_fast(const unsigned cha
     const uint4* vp = reinterpret_cast<const uint4*>(data + head);  // 16-byte loads, read-only cache (ld.global.nc)
     const size_t stride = (size_t)gridDim.x * blockDim.x;
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    while (i + stride < nv) {
-        const uint4 a = __ldg(vp + i), b = __ldg(vp + i + stride);
-        hf_count_vec(hf_counts, lane, a);
-        hf_count_vec(hf_counts, lane, b);
-        i += 2 * stride;
+    while (i + (LOADS - 1) * stride < nv) {
+        uint4 v[LOADS];
+#pragma unroll
+        for (int u = 0; u < LOADS; u++) v[u] = __ldg(vp + i + u * stride);
+#pragma unroll
+        for (int u = 0; u < LOADS; u++) hf_count_vec(hf_counts, lane, v[u]);
+        i += LOADS * stride;
     }
-    if (i < nv) hf_count_vec(hf_counts, lane, __ldg(vp + i));
+    for (; i < nv; i += stride) hf_count_vec(hf_counts, lane, __ldg(vp + i));
     // The bytes before the first and after the last 16-byte boundary (fewer than 32): block 0 counts them.
+    if (blockIdx.x == 0 && threadIdx.x < head + tail) {
+        const size_t t = threadIdx.x;
+        const unsigned b = t < head ? data[t] : data[head + nv * 16 + (t - head)];
+        atomicAdd(&hf_counts[b * 32 + lane], 1u);
+    }
+    __syncthreads();
+    const unsigned nwarps = blockDim.x >> 5, first = ROT ? (blockIdx.x * 32) % 256 : 0;
+    for (unsigned k = threadIdx.x >> 5; k < 256; k += nwarps) {
+        const unsigned b = (first + k) % 256;
+        unsigned c = hf_counts[b * 32 + lane];
+        for (int o = 16; o > 0; o >>= 1) c += __shfl_xor_sync(0xffffffffu, c, o);
+        if (lane == 0 && c) atomicAdd(&hist[b], c);
+    }
+}
+
+// --tune variant of the twin: no zeroed output and no global atomics. Each block writes its 256 totals
+// to partials[blockIdx.x * 256 + bin] (plain stores), publishes them (fence, then a ticket), and the last
+// block adds the partials of every block per bin and stores the bins (the reduce's fence + ticket pattern).
+__global__ void __launch_bounds__(HF_BLOCK) nv_histogram_ticket(const unsigned char* data, size_t n, unsigned* partials,
+                                                                unsigned* ticket, unsigned* hist) {
+    extern __shared__ unsigned hf_counts[];
+    for (unsigned k = threadIdx.x; k < 256 * 32; k += blockDim.x) hf_counts[k] = 0;
+    __syncthreads();
+    const unsigned lane = threadIdx.x & 31;
+    const size_t mis = (size_t)((uintptr_t)data % 16);
+    size_t head = mis ? 16 - mis : 0;
+    if (head > n) head = n;
+    const size_t nv = (n - head) / 16, tail = n - head - nv * 16;
+    const uint4* vp = reinterpret_cast<const uint4*>(data + head);
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    while (i + 3 * stride < nv) {
+        uint4 v[4];
+#pragma unroll
+        for (int u = 0; u < 4; u++) v[u] = __ldg(vp + i + u * stride);
+#pragma unroll
+        for (int u = 0; u < 4; u++) hf_count_vec(hf_counts, lane, v[u]);
+        i += 4 * stride;
+    }
+    for (; i < nv; i += stride) hf_count_vec(hf_counts, lane, __ldg(vp + i));
     if (blockIdx.x == 0 && threadIdx.x < head + tail) {
         const size_t t = threadIdx.x;
         const unsigned b = t < head ? data[t] : data[head + nv * 16 + (t - head)];
@@ -361,7 +406,26 @@ __global__ void __launch_bounds__(HF_BLOCK) nv_histogram_fast(const unsigned cha
     for (unsigned b = threadIdx.x >> 5; b < 256; b += nwarps) {
         unsigned c = hf_counts[b * 32 + lane];
         for (int o = 16; o > 0; o >>= 1) c += __shfl_xor_sync(0xffffffffu, c, o);
-        if (lane == 0 && c) atomicAdd(&hist[b], c);
+        if (lane == 0) partials[(size_t)blockIdx.x * 256 + b] = c;
+    }
+    __shared__ int last;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence();
+        last = atomicAdd(ticket, 1u) == gridDim.x - 1;
+        if (last) __threadfence();
+    }
+    __syncthreads();
+    if (!last) return;
+    // 4 threads per bin, each adding every 4th block's total; shared memory adds the 4.
+    const unsigned bin = threadIdx.x & 255, part = threadIdx.x >> 8;
+    unsigned c = 0;
+    for (unsigned g = part; g < gridDim.x; g += 4) c += partials[(size_t)g * 256 + bin];
+    hf_counts[part * 256 + bin] = c;
+    __syncthreads();
+    if (threadIdx.x < 256) {
+        hist[bin] = hf_counts[bin] + hf_counts[256 + bin] + hf_counts[512 + bin] + hf_counts[768 + bin];
+        if (threadIdx.x == 0) *ticket = 0;
     }
 }
 
@@ -678,6 +742,10 @@ static void print_rows(Table& t) {
 }
 // Adds a row (GB/s from its own bytes) and prints what can be printed.
 static void add_row(Table& t, const std::string& impl, const std::string& twin, double ms, double bytes) {
+    if (impl.find(',') != std::string::npos || t.workload.find(',') != std::string::npos) {
+        fprintf(stderr, "row name with a comma (the CSV has no quoting): \"%s\" / \"%s\"\n", t.workload.c_str(), impl.c_str());
+        exit(1);
+    }
     const double gbps = bytes / (ms * 1e6);  // bytes / (ms * 1e-3 s) / 1e9
     if (impl == PROXY_NAME || impl == COPY_PROXY_NAME) t.proxy_gbps = gbps;
     else if (impl.rfind("CUB ", 0) == 0) t.cub_ms = ms;
@@ -1070,13 +1138,17 @@ static void bench_histogram(CUmodule mod, int log2n, int hist_bpsm, uint64_t see
     unsigned* hist;
     CK(cudaMalloc(&d, n));
     CK(cudaMalloc(&hist, 256 * sizeof(unsigned)));
+    unsigned *hf_partials, *hf_ticket;  // --tune: nv_histogram_ticket's per-block totals and its ticket (left 0)
+    CK(cudaMalloc(&hf_partials, (size_t)g_sms * 2 * 256 * sizeof(unsigned)));
+    CK(cudaMalloc(&hf_ticket, sizeof(unsigned)));
+    CK(cudaMemset(hf_ticket, 0, sizeof(unsigned)));
     CUfunction rs_priv = get_fn(mod, "histogram_privatised");
     CUfunction rs_fast = get_fn(mod, "histogram_fast");
     const int occ = rust_blocks_per_sm(rs_fast, HF_BLOCK, HF_SHARED, "histogram_fast");
     const int bps = std::min(occ, hist_bpsm);
     const unsigned grid_full = g_sms * bps, grid_fast = hf_grid(n, grid_full);
     int nv_occ = 0;
-    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nv_occ, nv_histogram_fast, HF_BLOCK, HF_SHARED));
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nv_occ, nv_histogram_fast<4>, HF_BLOCK, HF_SHARED));
     const unsigned grid_ch = 1024;  // the chapter kernel's grid
 
     void* tmp = nullptr;
@@ -1119,7 +1191,7 @@ static void bench_histogram(CUmodule mod, int log2n, int hist_bpsm, uint64_t see
             }, check);
         measure(t, "nvcc histogram_fast", "", poison, [&] {
             zero();
-            nv_histogram_fast<<<grid_fast, HF_BLOCK, HF_SHARED>>>(d, n, hist);
+            nv_histogram_fast<4><<<grid_fast, HF_BLOCK, HF_SHARED>>>(d, n, hist);
             CK(cudaGetLastError());
         }, check);
         if (!g_sweep)
@@ -1147,12 +1219,41 @@ static void bench_histogram(CUmodule mod, int log2n, int hist_bpsm, uint64_t see
                     CU(cuLaunchKernel(rs_fast, g, 1, 1, HF_BLOCK, 1, 1, HF_SHARED, 0, args, nullptr));
                 }, check);
             }
+            // The nvcc twin with two and eight loads in flight instead of four.
+            measure(t, "tune nvcc histogram_fast 2 loads in flight", "", poison, [&] {
+                zero();
+                nv_histogram_fast<2><<<grid_fast, HF_BLOCK, HF_SHARED>>>(d, n, hist);
+                CK(cudaGetLastError());
+            }, check);
+            measure(t, "tune nvcc histogram_fast partials + ticket (no memset)", "", poison, [&] {
+                nv_histogram_ticket<<<grid_fast, HF_BLOCK, HF_SHARED>>>(d, n, hf_partials, hf_ticket, hist);
+                CK(cudaGetLastError());
+            }, check);
+            for (unsigned g : {grid_fast * 2, grid_fast * 4}) {
+                if (g > (unsigned)g_sms) continue;
+                measure(t, "tune nvcc histogram_fast partials + ticket (no memset) grid " + std::to_string(g), "", poison, [&, g] {
+                    nv_histogram_ticket<<<g, HF_BLOCK, HF_SHARED>>>(d, n, hf_partials, hf_ticket, hist);
+                    CK(cudaGetLastError());
+                }, check);
+            }
+            measure(t, "tune nvcc histogram_fast merges from bin 0 in every block", "", poison, [&] {
+                zero();
+                nv_histogram_fast<4, 0><<<grid_fast, HF_BLOCK, HF_SHARED>>>(d, n, hist);
+                CK(cudaGetLastError());
+            }, check);
+            measure(t, "tune nvcc histogram_fast 8 loads in flight", "", poison, [&] {
+                zero();
+                nv_histogram_fast<8><<<grid_fast, HF_BLOCK, HF_SHARED>>>(d, n, hist);
+                CK(cudaGetLastError());
+            }, check);
         }
         close_table(t);
     }
     CK(cudaFree(tmp));
     CK(cudaFree(d));
     CK(cudaFree(hist));
+    CK(cudaFree(hf_partials));
+    CK(cudaFree(hf_ticket));
 }
 
 // ---- scan workloads --------------------------------------------------------------------------------

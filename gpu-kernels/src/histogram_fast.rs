@@ -10,9 +10,10 @@
 //! is not needed).
 //!
 //! Data is read as 16-byte vectors through the read-only data cache (`ld.global.nc`; the kernel never
-//! writes it), two per thread in flight, in a grid-stride loop. At the end each
+//! writes it), four per thread in flight ([`LOADS`], one bounds check for the four), in a grid-stride
+//! loop. At the end each
 //! warp adds the 32 columns of its bins with a butterfly shuffle and adds the totals to the global bins
-//! (`red.global.add.u32`), one per non-empty bin and block.
+//! (`red.global.add.u32`), one per non-empty bin and block, each block starting at a different bin.
 //!
 //! Decision procedure (§5.7): many threads update one counter, so every update is atomic; the counters
 //! are zeroed, filled and read by different threads, so barriers separate the three phases; blocks meet
@@ -56,6 +57,8 @@ shared_layout! {
         pub lanes: [u32; NUM_BINS * 32],
     }
 }
+/// 16-byte loads a thread issues together in its grid-stride loop (after one bounds check).
+pub const LOADS: usize = 4;
 /// Dynamic shared memory per block: 32 KiB.
 pub const SHARED_BYTES: usize = Counts::BYTES;
 
@@ -76,14 +79,14 @@ kernel! {
         let split = data.split_vectors();
         let (nv, stride) = (split.body.len(), grid_stride_x());
         let mut i = global_index_x();
-        while i + stride < nv {
-            let (v0, v1) = (split.body.get_nc(i), split.body.get_nc(i + stride));
-            v0.into_iter().for_each(count);
-            v1.into_iter().for_each(count);
-            i += 2 * stride;
+        while i + (LOADS - 1) * stride < nv {
+            let v: [[u8; 16]; LOADS] = split.body.get_strided_nc(i, stride);
+            v.into_iter().for_each(|v| v.into_iter().for_each(count));
+            i += LOADS * stride;
         }
-        if i < nv {
+        while i < nv {
             split.body.get_nc(i).into_iter().for_each(count);
+            i += stride;
         }
         // The bytes before the first and after the last 16-byte boundary: block 0 counts them.
         if block_idx().x == 0 {
@@ -95,8 +98,12 @@ kernel! {
             }
         }
         sync_threads();
-        let mut bin = warp::warp_id() as usize;
-        while bin < NUM_BINS {
+        // Blocks start their merges at different bins (block b at bin 32 * b mod 256), so that blocks
+        // finishing together do not all add to the same 32 global bins at once.
+        let first = (block_idx().x as usize * 32) % NUM_BINS;
+        let mut k = warp::warp_id() as usize;
+        while k < NUM_BINS {
+            let bin = (first + k) % NUM_BINS;
             let mut c = counts.get(bin * 32 + lane);
             let mut offset = WARP_SIZE / 2;
             while offset > 0 {
@@ -106,7 +113,7 @@ kernel! {
             if lane == 0 && c > 0 {
                 hist.atomic(bin).add(c);
             }
-            bin += threads / 32;
+            k += threads / 32;
         }
     }
 }

@@ -161,17 +161,29 @@ impl<T: Lanes> Vectors<'_, T> {
     #[inline(always)]
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn get_strided<const N: usize>(&self, first: usize, stride: usize) -> [T::Vector; N] {
+        self.strided(first, stride, CacheOp::Normal, site())
+    }
+    /// [`get_strided`](Self::get_strided) through the read-only data cache, as [`get_nc`](Self::get_nc)
+    /// reads one vector (no thread may write these bytes during the launch). PTX: `ld.global.nc.v4.b32`,
+    /// `ld.global.nc.v2.b64` (one per vector).
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub fn get_strided_nc<const N: usize>(&self, first: usize, stride: usize) -> [T::Vector; N] {
+        self.strided(first, stride, CacheOp::ReadOnly, site())
+    }
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    fn strided<const N: usize>(&self, first: usize, stride: usize, op: CacheOp, at: crate::Site) -> [T::Vector; N] {
         let last = stride.checked_mul(N.saturating_sub(1)).and_then(|d| first.checked_add(d));
         match last {
             Some(last) if N == 0 || last < self.len => {}
             _ => crate::memory::out_of_bounds(last.unwrap_or(usize::MAX), self.len),
         }
-        let at = site();
         core::array::from_fn(|u| {
             let p = self.ptr.wrapping_add((first + u * stride) * T::LANES);
             // SAFETY: `first + u * stride <= last < len` (checked above, without overflow), 16-byte
             // aligned (`split_vectors`); any 16 bytes are a valid `[T; LANES]` of `Pod` scalars.
-            unsafe { crate::backend::load_vector::<T, T::Vector>(p, CacheOp::Normal, at) }
+            unsafe { crate::backend::load_vector::<T, T::Vector>(p, op, at) }
         })
     }
     /// Reads vector `i` with one 16-byte load through the read-only (non-coherent) data cache, which

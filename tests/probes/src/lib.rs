@@ -436,6 +436,13 @@ kernel! {
     }
 }
 kernel! {
+    pub fn probe_vectors_get_strided_nc<'a>(a: Global<'a, u8>, b: Global<'a, i64>, out: GlobalMut<'a, u32>) {
+        let v: [[u8; 16]; 3] = a.split_vectors().body.get_strided_nc(lane() as usize, 32);
+        let w: [[i64; 2]; 2] = b.split_vectors().body.get_strided_nc(lane() as usize, 32);
+        out.set(0, v.iter().map(|x| x[0] as u32 + x[15] as u32).sum::<u32>() + (w[0][1] ^ w[1][0]) as u32);
+    }
+}
+kernel! {
     #[launch_bounds(256, 2)]
     pub fn probe_launch_bounds_marker<'a>(out: GlobalMut<'a, u32>) {
         out.set(0, lane());
