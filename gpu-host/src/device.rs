@@ -475,7 +475,8 @@ impl Device {
     }
 
     /// The checks every launch makes before it starts: the arguments live in this device's memory,
-    /// and the launch shape fits them (an `Output` needs a 1-D launch and no overlapping view).
+    /// the launch shape fits them (an `Output` needs a 1-D launch and no overlapping view), and the
+    /// block is within the kernel's launch bounds.
     fn checked_args<'a, K: Kernel>(
         &self,
         cfg: &Launch,
@@ -487,6 +488,7 @@ impl Device {
         // called this returns, while `args`, and with it every borrow of a buffer, is still alive.
         let params = unsafe { args.into_args() };
         params.check_launch(K::NAME, K::PARAMS, cfg.grid, cfg.block).map_err(anyhow::Error::msg)?;
+        gpu_std::launch_bounds::check_block::<K>(cfg.block).map_err(anyhow::Error::msg)?;
         Ok(params)
     }
 

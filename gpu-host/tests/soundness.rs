@@ -1,5 +1,6 @@
-//! What the launch library refuses before a launch: views of another device's memory, and (on a GPU) a
-//! module whose kernel takes other parameters than the launch passes.
+//! What the launch library refuses before a launch: views of another device's memory, a block larger
+//! than the kernel's launch bounds, and (on a GPU) a module whose kernel takes other parameters than
+//! the launch passes.
 
 use gpu_host::{Device, cover};
 use gpu_std::emu::{self, EmuError, LaunchConfig};
@@ -12,6 +13,28 @@ kernel! {
             x.set(0, 7);
         }
     }
+}
+
+kernel! {
+    /// `poke` with launch bounds: at most 64 threads per block.
+    #[launch_bounds(64, 4)]
+    pub fn poke_bounded<'a>(x: GlobalMut<'a, u32>) {
+        if gpu_std::thread::global_index_x() == 0 {
+            x.set(0, 7);
+        }
+    }
+}
+
+#[test]
+fn a_block_past_the_launch_bounds_is_refused_before_the_launch() {
+    let dev = Device::emulator(Default::default());
+    let b = dev.filled("b", 1, 0u32).unwrap();
+    let e = dev.launch::<poke_bounded>(cover(1, 128, 1, 0), (b.view_mut(),)).unwrap_err();
+    let msg = format!("{e:#}");
+    assert!(msg.contains("`poke_bounded`") && msg.contains("launch bounds") && msg.contains("at most 64"), "{msg}");
+    assert_eq!(b.read().unwrap(), [0], "nothing ran");
+    dev.launch::<poke_bounded>(cover(1, 64, 1, 0), (b.view_mut(),)).unwrap();
+    assert_eq!(b.read().unwrap(), [7]);
 }
 
 #[test]

@@ -56,3 +56,19 @@ pub fn marker<const MAX_THREADS: u32, const MIN_BLOCKS: u32>() {
         );
     }
 }
+
+/// Refuses a block of more threads than kernel `K`'s launch bounds allow (`Ok` for a kernel without
+/// bounds), with the message both launchers give: the emulator's and `gpu-host`'s, before the driver
+/// would refuse the launch with a bare `CUDA_ERROR_INVALID_VALUE`.
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn check_block<K: crate::Kernel>(block: crate::thread::Dim3) -> Result<(), String> {
+    match K::MAX_THREADS_PER_BLOCK {
+        Some(max) if block.volume() > max as u64 => Err(format!(
+            "kernel `{}`: a block of {} threads exceeds its launch bounds (at most {max} threads per block); \
+             the GPU refuses this launch",
+            K::NAME,
+            block.volume()
+        )),
+        _ => Ok(()),
+    }
+}

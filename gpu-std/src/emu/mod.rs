@@ -219,16 +219,7 @@ unsafe fn launch_checked<'a, K: Kernel>(
     // Refused before anything is touched: a launch from inside a kernel would replace the running
     // launch's regions with its own, and reset them on its way out.
     launch::check_caller(K::NAME)?;
-    if let Some(max) = K::MAX_THREADS_PER_BLOCK
-        && cfg.block.volume() > max as u64
-    {
-        return Err(EmuError::InvalidLaunch(format!(
-            "kernel `{}`: a block of {} threads exceeds its launch bounds (at most {max} threads per block); \
-             the GPU refuses this launch",
-            K::NAME,
-            cfg.block.volume()
-        )));
-    }
+    crate::launch_bounds::check_block::<K>(cfg.block).map_err(EmuError::InvalidLaunch)?;
     params.check_launch(K::NAME, K::PARAMS, cfg.grid, cfg.block).map_err(EmuError::InvalidLaunch)?;
     let regions = params
         .views()
