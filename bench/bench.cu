@@ -331,12 +331,12 @@ __device__ __forceinline__ void hf_count_vec(unsigned* counts, unsigned lane, ui
     hf_count_word(counts, lane, v.z);
     hf_count_word(counts, lane, v.w);
 }
-// LOADS: 16-byte loads in flight per thread (the Rust kernel's histogram_fast::LOADS); ROT: block b starts
-// its merge at bin 32 * b mod 256 (as the Rust kernel), else at bin 0.
-template <int LOADS = 4, int ROT = 1>
-__global__ void __launch_bounds__(HF_BLOCK) nv_histogram_fast(const unsigned char* data, size_t n, unsigned* hist) {
-    extern __shared__ unsigned hf_counts[];  // 256 bins x 32 lanes
-    for (unsigned k = threadIdx.x; k < 256 * 32; k += blockDim.x) hf_counts[k] = 0;
+// The counting phase both kernels below share: zero the block's 256 x 32 counters, count this block's
+// share of the vectors (LOADS 16-byte read-only loads in flight per thread, grid-stride) and, in block 0,
+// the bytes before the first and after the last 16-byte boundary; ends with a barrier.
+template <int LOADS>
+__device__ __forceinline__ void hf_count_block(const unsigned char* data, size_t n, unsigned* counts) {
+    for (unsigned k = threadIdx.x; k < 256 * 32; k += blockDim.x) counts[k] = 0;
     __syncthreads();
     const unsigned lane = threadIdx.x & 31;
     const size_t mis = (size_t)((uintptr_t)data % 16);
@@ -351,18 +351,25 @@ __global__ void __launch_bounds__(HF_BLOCK) nv_histogram_fast(const unsigned cha
 #pragma unroll
         for (int u = 0; u < LOADS; u++) v[u] = __ldg(vp + i + u * stride);
 #pragma unroll
-        for (int u = 0; u < LOADS; u++) hf_count_vec(hf_counts, lane, v[u]);
+        for (int u = 0; u < LOADS; u++) hf_count_vec(counts, lane, v[u]);
         i += LOADS * stride;
     }
-    for (; i < nv; i += stride) hf_count_vec(hf_counts, lane, __ldg(vp + i));
+    for (; i < nv; i += stride) hf_count_vec(counts, lane, __ldg(vp + i));
     // The bytes before the first and after the last 16-byte boundary (fewer than 32): block 0 counts them.
     if (blockIdx.x == 0 && threadIdx.x < head + tail) {
         const size_t t = threadIdx.x;
         const unsigned b = t < head ? data[t] : data[head + nv * 16 + (t - head)];
-        atomicAdd(&hf_counts[b * 32 + lane], 1u);
+        atomicAdd(&counts[b * 32 + lane], 1u);
     }
     __syncthreads();
-    const unsigned nwarps = blockDim.x >> 5, first = ROT ? (blockIdx.x * 32) % 256 : 0;
+}
+// LOADS: 16-byte loads in flight per thread (the Rust kernel's histogram_fast::LOADS); ROT: block b starts
+// its merge at bin 32 * b mod 256 (as the Rust kernel), else at bin 0.
+template <int LOADS = 4, int ROT = 1>
+__global__ void __launch_bounds__(HF_BLOCK) nv_histogram_fast(const unsigned char* data, size_t n, unsigned* hist) {
+    extern __shared__ unsigned hf_counts[];  // 256 bins x 32 lanes
+    hf_count_block<LOADS>(data, n, hf_counts);
+    const unsigned lane = threadIdx.x & 31, nwarps = blockDim.x >> 5, first = ROT ? (blockIdx.x * 32) % 256 : 0;
     for (unsigned k = threadIdx.x >> 5; k < 256; k += nwarps) {
         const unsigned b = (first + k) % 256;
         unsigned c = hf_counts[b * 32 + lane];
@@ -377,32 +384,8 @@ __global__ void __launch_bounds__(HF_BLOCK) nv_histogram_fast(const unsigned cha
 __global__ void __launch_bounds__(HF_BLOCK) nv_histogram_ticket(const unsigned char* data, size_t n, unsigned* partials,
                                                                 unsigned* ticket, unsigned* hist) {
     extern __shared__ unsigned hf_counts[];
-    for (unsigned k = threadIdx.x; k < 256 * 32; k += blockDim.x) hf_counts[k] = 0;
-    __syncthreads();
-    const unsigned lane = threadIdx.x & 31;
-    const size_t mis = (size_t)((uintptr_t)data % 16);
-    size_t head = mis ? 16 - mis : 0;
-    if (head > n) head = n;
-    const size_t nv = (n - head) / 16, tail = n - head - nv * 16;
-    const uint4* vp = reinterpret_cast<const uint4*>(data + head);
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    while (i + 3 * stride < nv) {
-        uint4 v[4];
-#pragma unroll
-        for (int u = 0; u < 4; u++) v[u] = __ldg(vp + i + u * stride);
-#pragma unroll
-        for (int u = 0; u < 4; u++) hf_count_vec(hf_counts, lane, v[u]);
-        i += 4 * stride;
-    }
-    for (; i < nv; i += stride) hf_count_vec(hf_counts, lane, __ldg(vp + i));
-    if (blockIdx.x == 0 && threadIdx.x < head + tail) {
-        const size_t t = threadIdx.x;
-        const unsigned b = t < head ? data[t] : data[head + nv * 16 + (t - head)];
-        atomicAdd(&hf_counts[b * 32 + lane], 1u);
-    }
-    __syncthreads();
-    const unsigned nwarps = blockDim.x >> 5;
+    hf_count_block<4>(data, n, hf_counts);
+    const unsigned lane = threadIdx.x & 31, nwarps = blockDim.x >> 5;
     for (unsigned b = threadIdx.x >> 5; b < 256; b += nwarps) {
         unsigned c = hf_counts[b * 32 + lane];
         for (int o = 16; o > 0; o >>= 1) c += __shfl_xor_sync(0xffffffffu, c, o);
@@ -1219,12 +1202,21 @@ static void bench_histogram(CUmodule mod, int log2n, int hist_bpsm, uint64_t see
                     CU(cuLaunchKernel(rs_fast, g, 1, 1, HF_BLOCK, 1, 1, HF_SHARED, 0, args, nullptr));
                 }, check);
             }
-            // The nvcc twin with two and eight loads in flight instead of four.
-            measure(t, "tune nvcc histogram_fast 2 loads in flight", "", poison, [&] {
-                zero();
-                nv_histogram_fast<2><<<grid_fast, HF_BLOCK, HF_SHARED>>>(d, n, hist);
-                CK(cudaGetLastError());
-            }, check);
+            // The nvcc twin with two and eight loads in flight instead of four, and with every block
+            // merging from bin 0.
+            struct HV { const char* name; void (*k)(const unsigned char*, size_t, unsigned*); };
+            const HV hvs[] = {
+                {"tune nvcc histogram_fast 2 loads in flight", nv_histogram_fast<2>},
+                {"tune nvcc histogram_fast 8 loads in flight", nv_histogram_fast<8>},
+                {"tune nvcc histogram_fast merges from bin 0 in every block", nv_histogram_fast<4, 0>},
+            };
+            for (const HV& x : hvs) {
+                measure(t, x.name, "", poison, [&, x] {
+                    zero();
+                    x.k<<<grid_fast, HF_BLOCK, HF_SHARED>>>(d, n, hist);
+                    CK(cudaGetLastError());
+                }, check);
+            }
             measure(t, "tune nvcc histogram_fast partials + ticket (no memset)", "", poison, [&] {
                 nv_histogram_ticket<<<grid_fast, HF_BLOCK, HF_SHARED>>>(d, n, hf_partials, hf_ticket, hist);
                 CK(cudaGetLastError());
@@ -1236,16 +1228,6 @@ static void bench_histogram(CUmodule mod, int log2n, int hist_bpsm, uint64_t see
                     CK(cudaGetLastError());
                 }, check);
             }
-            measure(t, "tune nvcc histogram_fast merges from bin 0 in every block", "", poison, [&] {
-                zero();
-                nv_histogram_fast<4, 0><<<grid_fast, HF_BLOCK, HF_SHARED>>>(d, n, hist);
-                CK(cudaGetLastError());
-            }, check);
-            measure(t, "tune nvcc histogram_fast 8 loads in flight", "", poison, [&] {
-                zero();
-                nv_histogram_fast<8><<<grid_fast, HF_BLOCK, HF_SHARED>>>(d, n, hist);
-                CK(cudaGetLastError());
-            }, check);
         }
         close_table(t);
     }

@@ -1,15 +1,21 @@
-//! `Vectors::sub` / `VectorsMut::sub`: a sub-range of a 16-byte vector view, bounds-checked once.
-//! (Reads and writes through such views run in the scan's emulator tests.)
+//! `Vectors::sub` / `VectorsMut::sub`: a sub-range of a 16-byte vector view, bounds-checked once;
+//! `Vectors::get_strided`: several vectors after one bounds check. (Reads and writes through such
+//! views run in the scan's and the reductions' emulator tests.)
 
+use gpu_std::vector::Vectors;
 use gpu_std::{Global, GlobalMut};
+
+/// The whole 16-byte vectors of `data` (64 `u32`s make at least 15).
+fn body(data: &[u32]) -> Vectors<'_, u32> {
+    // SAFETY: the view borrows `data`, which outlives it and is not written while it exists.
+    unsafe { Global::from_raw_parts(data.as_ptr(), data.len()) }.split_vectors().body
+}
 
 #[test]
 fn sub_views_have_the_asked_length_and_stay_in_bounds() {
     // 4 leading elements may be a head; 64 elements make at least 15 whole vectors.
     let data = vec![0u32; 64];
-    // SAFETY: `data` outlives the view and is not written while it exists.
-    let view = unsafe { Global::from_raw_parts(data.as_ptr(), data.len()) };
-    let body = view.split_vectors().body;
+    let body = body(&data);
     let n = body.len();
     assert!(n >= 15);
     assert_eq!(body.sub(0, n).len(), n);
@@ -22,9 +28,7 @@ fn sub_views_have_the_asked_length_and_stay_in_bounds() {
 #[should_panic(expected = "index out of bounds")]
 fn a_sub_view_past_the_end_panics() {
     let data = vec![0u32; 64];
-    // SAFETY: as above.
-    let view = unsafe { Global::from_raw_parts(data.as_ptr(), data.len()) };
-    let body = view.split_vectors().body;
+    let body = body(&data);
     let _ = body.sub(2, body.len() - 1);
 }
 
@@ -71,9 +75,7 @@ fn strided_reads_return_the_vectors_they_name() {
 #[should_panic(expected = "index out of bounds")]
 fn a_strided_read_past_the_end_panics() {
     let data = vec![0u32; 64];
-    // SAFETY: as above.
-    let view = unsafe { Global::from_raw_parts(data.as_ptr(), data.len()) };
-    let body = view.split_vectors().body;
+    let body = body(&data);
     let _: [[u32; 4]; 4] = body.get_strided(body.len() - 3, 1);
 }
 
@@ -81,7 +83,5 @@ fn a_strided_read_past_the_end_panics() {
 #[should_panic(expected = "index out of bounds")]
 fn a_strided_read_whose_last_index_overflows_panics() {
     let data = vec![0u32; 64];
-    // SAFETY: as above.
-    let view = unsafe { Global::from_raw_parts(data.as_ptr(), data.len()) };
-    let _: [[u32; 4]; 3] = view.split_vectors().body.get_strided(1, usize::MAX / 2 + 1);
+    let _: [[u32; 4]; 3] = body(&data).get_strided(1, usize::MAX / 2 + 1);
 }
