@@ -8,14 +8,16 @@
 //           [--only WORKLOAD-SUBSTRING] [--sweep [--kmin K] [--kmax K]] [--tune] [--timing cold|host]
 //   --sweep: every power of two from 2^10 to 2^30 (f64 to 2^29) for reduce f32/f64/i32 (fast and
 //            deterministic tiers), the histogram (uniform, one-bin, Zipf) and the scan, without the
-//            chapter kernels' rows (bench/sweep.csv, bench/sweep.md);
+//            chapter kernels' rows (bench/sweep-cold.csv with the default timing, bench/sweep.csv with
+//            --timing host; bench/sweep.md);
 //   --tune:  extra rows with launch shapes other than the launchers' (named "tune ..."), to choose them.
 //
 // For each workload one table is printed, with a row per implementation:
 //   time ms  median of --reps (default 50) launches, each timed with CUDA events, after 5 warm-ups;
 //            cold (default): L2 flushed before each launch and the launch enqueued behind a kernel that
 //            holds the stream, so the events time the GPU's work only (NVBench's cold measurement);
-//            --timing host: events around the host's launch, data left in L2 (see "timing" below);
+//            --timing host: events around the host's launch, data left in L2 (see "timing" below; the
+//            committed bench/results.csv is host-timed);
 //            a launch includes the memset of the output where the kernel needs a zeroed output;
 //   GB/s     the bytes the workload reads (and writes, for warp_reduce) over the median time;
 //   %limit   this row's GB/s over the read-limit proxy's GB/s, x 100;
