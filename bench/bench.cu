@@ -380,6 +380,48 @@ __global__ void __launch_bounds__(HF_BLOCK) nv_histogram_fast(const unsigned cha
     }
 }
 
+// ---- histogram_small (nvcc twin of gpu_kernels::histogram_small: COPIES = 1) ----------------------
+// Blocks of 256 threads with COPIES histograms of 256 shared bins (1 KiB each; warp w counts into copy
+// w % COPIES), 16-byte read-only loads, one vector per thread per iteration, grid-stride; then each
+// thread adds bin t of every copy and adds the total to the global bin. Few counters to zero and merge
+// per block, so small inputs can be spread over many blocks. The launcher's grid (hs_grid): one block
+// per 4 KiB up to 1 MiB, per 16 KiB up to HS_MAX_BYTES, at most 8 per SM; above, histogram_fast runs.
+static const size_t HS_MAX_BYTES = (size_t)1 << 23;
+static unsigned hs_grid(size_t n) {
+    const size_t per = n <= ((size_t)1 << 20) ? 4096 : 16384;
+    return (unsigned)std::min<size_t>(std::max<size_t>(1, (n + per - 1) / per), (size_t)g_sms * 8);
+}
+template <int COPIES>
+__global__ void __launch_bounds__(256) nv_histogram_small(const unsigned char* data, size_t n, unsigned* hist) {
+    __shared__ unsigned h[COPIES * 256];
+    for (unsigned k = threadIdx.x; k < COPIES * 256; k += blockDim.x) h[k] = 0;
+    __syncthreads();
+    unsigned* mine = h + ((threadIdx.x >> 5) % COPIES) * 256;
+    const size_t mis = (size_t)((uintptr_t)data % 16);
+    size_t head = mis ? 16 - mis : 0;
+    if (head > n) head = n;
+    const size_t nv = (n - head) / 16, tail = n - head - nv * 16;
+    const uint4* vp = reinterpret_cast<const uint4*>(data + head);
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < nv; i += stride) {
+        const uint4 v = __ldg(vp + i);
+        const unsigned w[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+        for (int j = 0; j < 4; j++)
+#pragma unroll
+            for (int k = 0; k < 4; k++) atomicAdd(&mine[(w[j] >> (8 * k)) & 0xffu], 1u);
+    }
+    if (blockIdx.x == 0 && threadIdx.x < head + tail) {
+        const size_t t = threadIdx.x;
+        atomicAdd(&mine[t < head ? data[t] : data[head + nv * 16 + (t - head)]], 1u);
+    }
+    __syncthreads();
+    unsigned c = 0;
+#pragma unroll
+    for (int k = 0; k < COPIES; k++) c += h[k * 256 + threadIdx.x];
+    if (c) atomicAdd(&hist[threadIdx.x], c);
+}
+
 // --tune variant of the twin: no zeroed output and no global atomics. Each block writes its 256 totals
 // to partials[blockIdx.x * 256 + bin] (plain stores), publishes them (fence, then a ticket), and the last
 // block adds the partials of every block per bin and stores the bins (the reduce's fence + ticket pattern).
@@ -1129,6 +1171,7 @@ static void bench_histogram(CUmodule mod, int log2n, int hist_bpsm, uint64_t see
     CK(cudaMemset(hf_ticket, 0, sizeof(unsigned)));
     CUfunction rs_priv = get_fn(mod, "histogram_privatised");
     CUfunction rs_fast = get_fn(mod, "histogram_fast");
+    CUfunction rs_small = get_fn(mod, "histogram_small");
     const int occ = rust_blocks_per_sm(rs_fast, HF_BLOCK, HF_SHARED, "histogram_fast");
     const int bps = std::min(occ, hist_bpsm);
     const unsigned grid_full = g_sms * bps, grid_fast = hf_grid(n, grid_full);
@@ -1192,6 +1235,19 @@ static void bench_histogram(CUmodule mod, int log2n, int hist_bpsm, uint64_t see
             zero();
             CU(cuLaunchKernel(rs_fast, grid_fast, 1, 1, HF_BLOCK, 1, 1, HF_SHARED, 0, args, nullptr));
         }, check);
+        if (n <= HS_MAX_BYTES) {  // the launcher's kernel up to 8 MiB
+            measure(t, "nvcc histogram_small", "", poison, [&] {
+                zero();
+                nv_histogram_small<1><<<hs_grid(n), 256>>>(d, n, hist);
+                CK(cudaGetLastError());
+            }, check);
+            measure(t, "Rust histogram_small", "nvcc histogram_small", poison, [&] {
+                View vd{d, n}, vh{hist, 256};
+                void* args[] = {&vd, &vh};
+                zero();
+                CU(cuLaunchKernel(rs_small, hs_grid(n), 1, 1, 256, 1, 1, 1024, 0, args, nullptr));
+            }, check);
+        }
         if (g_tune) {
             const unsigned two = g_sms * std::min(occ, 2);
             for (unsigned g : {grid_full, two, hf_grid(n, grid_full) * 4, (unsigned)std::max<size_t>(1, n / (16 * 1024))}) {
@@ -1216,6 +1272,14 @@ static void bench_histogram(CUmodule mod, int log2n, int hist_bpsm, uint64_t see
                 measure(t, x.name, "", poison, [&, x] {
                     zero();
                     x.k<<<grid_fast, HF_BLOCK, HF_SHARED>>>(d, n, hist);
+                    CK(cudaGetLastError());
+                }, check);
+            }
+            // histogram_small with 8 sets of bins (one per warp), on the launcher's grid.
+            if (n <= HS_MAX_BYTES) {
+                measure(t, "tune nvcc histogram_small 8 copies", "", poison, [&] {
+                    zero();
+                    nv_histogram_small<8><<<hs_grid(n), 256>>>(d, n, hist);
                     CK(cudaGetLastError());
                 }, check);
             }

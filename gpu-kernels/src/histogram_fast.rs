@@ -20,6 +20,7 @@
 //! only through global atomics. Integer adds commute: the bins are exact and deterministic.
 use gpu_std::block::sync_threads;
 use gpu_std::thread::{block_dim, block_idx, global_index_x, grid_stride_x, thread_idx};
+use gpu_std::vector::Split;
 use gpu_std::warp::{self, FULL_MASK, WARP_SIZE};
 use gpu_std::{Global, GlobalMut, kernel, shared_layout};
 
@@ -62,6 +63,20 @@ pub const LOADS: usize = 4;
 /// Dynamic shared memory per block: 32 KiB.
 pub const SHARED_BYTES: usize = Counts::BYTES;
 
+/// The bytes before the first and after the last 16-byte boundary of `split`: block 0 counts them,
+/// its threads taking one byte each in turn.
+#[inline(always)]
+pub(crate) fn count_ends(split: &Split<'_, u8>, count: impl Fn(u8)) {
+    if block_idx().x == 0 {
+        let (head, tail) = (split.head.len(), split.tail.len());
+        let mut j = thread_idx().x as usize;
+        while j < head + tail {
+            count(if j < head { split.head.get(j) } else { split.tail.get(j - head) });
+            j += block_dim().x as usize;
+        }
+    }
+}
+
 kernel! {
     /// `hist[b] += count of b in data` for every byte value b (hist zeroed by the host; 256 bins).
     /// Launch: `BLOCK` threads, `SHARED_BYTES`, any 1-D grid.
@@ -88,15 +103,7 @@ kernel! {
             split.body.get_nc(i).into_iter().for_each(count);
             i += stride;
         }
-        // The bytes before the first and after the last 16-byte boundary: block 0 counts them.
-        if block_idx().x == 0 {
-            let (head, tail) = (split.head.len(), split.tail.len());
-            let mut j = t;
-            while j < head + tail {
-                count(if j < head { split.head.get(j) } else { split.tail.get(j - head) });
-                j += threads;
-            }
-        }
+        count_ends(&split, count);
         sync_threads();
         // Blocks start their merges at different bins (block b at bin 32 * b mod 256), so that blocks
         // finishing together do not all add to the same 32 global bins at once.

@@ -18,6 +18,7 @@ pub mod grid_sync;
 pub mod histogram_fast;
 pub mod histogram_global;
 pub mod histogram_privatised;
+pub mod histogram_small;
 pub mod lost_update;
 pub mod multi_gpu;
 pub mod primitives;

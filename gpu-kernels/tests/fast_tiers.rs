@@ -1,11 +1,13 @@
 //! The optimised tiers on the emulator: `reduce_fast` (every element type, a head before the first
 //! 16-byte boundary, several tiles per virtual block, the deterministic sum on many grids) and
-//! `histogram_fast` (exact bins on uneven, misaligned inputs). Every launch must be race-free.
+//! `histogram_fast` and `histogram_small` (exact bins on uneven, misaligned inputs). Every launch must
+//! be race-free.
 
 mod common;
 
 use common::{Buf, launch, seed};
 use gpu_kernels::histogram_fast::{self as hf, histogram_fast};
+use gpu_kernels::histogram_small::{self as hs, histogram_small};
 use gpu_kernels::reduce_fast::{self, BLOCK, SHARED_BYTES, UNROLL, reduce_fast_f32, reduce_fast_f64, reduce_fast_i32};
 use gpu_std::emu::{LaunchConfig, Outcome};
 use gpu_std::{Global, GlobalMut, Pod};
@@ -131,16 +133,24 @@ fn integer_and_double_sums_are_exact_with_a_misaligned_head() {
     assert_eq!(w.out.data[0], want);
 }
 
-#[test]
-fn histogram_fast_counts_every_byte_exactly() {
+/// Uneven inputs for the histograms: mixed bytes after a 5-byte head, and one repeated byte; with the
+/// bins a CPU counts for each.
+fn histogram_cases() -> Vec<(&'static str, Vec<u8>, usize, Vec<u32>)> {
     let n = 50_001;
     let bytes: Vec<u8> = (0..n).map(|i| ((i * 2654435761usize) >> 13) as u8).collect();
-    for (what, data, skip) in [("mixed", bytes, 5), ("one bin", vec![42u8; n], 0)] {
-        let want = {
-            let mut b = vec![0u32; hf::NUM_BINS];
-            data[skip..].iter().for_each(|&x| b[x as usize] += 1);
-            b
-        };
+    [("mixed", bytes, 5), ("one bin", vec![42u8; n], 0)]
+        .into_iter()
+        .map(|(what, data, skip)| {
+            let mut want = vec![0u32; hf::NUM_BINS];
+            data[skip..].iter().for_each(|&x| want[x as usize] += 1);
+            (what, data, skip, want)
+        })
+        .collect()
+}
+
+#[test]
+fn histogram_fast_counts_every_byte_exactly() {
+    for (what, data, skip, want) in histogram_cases() {
         let data = Buf::new("data", data);
         let mut hist = Buf::new("hist", vec![0u32; hf::NUM_BINS]);
         let cfg = LaunchConfig::linear(2, hf::BLOCK, hf::SHARED_BYTES);
@@ -148,6 +158,35 @@ fn histogram_fast_counts_every_byte_exactly() {
         clean(&o, what);
         assert_eq!(hist.data, want, "{what}");
     }
+}
+
+#[test]
+fn histogram_small_counts_every_byte_exactly_on_every_schedule() {
+    // Three blocks of 256 threads over 3125 vectors: a grid-stride loop with a cut-short last round.
+    for (what, data, skip, want) in histogram_cases() {
+        let data = Buf::new("data", data);
+        for s in 1..=3 {
+            let mut hist = Buf::new("hist", vec![0u32; hf::NUM_BINS]);
+            let cfg = LaunchConfig::linear(3, hs::BLOCK, hs::SHARED_BYTES);
+            let o = launch::<histogram_small>(cfg, &seed(s), (from(&data, skip), hist.view_mut()));
+            clean(&o, what);
+            assert_eq!(hist.data, want, "{what}, schedule {s}");
+        }
+    }
+}
+
+#[test]
+fn the_small_histogram_takes_inputs_up_to_8_mib() {
+    // One block per 4 KiB up to 1 MiB, per 16 KiB up to 8 MiB, at most 8 per SM; above, none.
+    let g = |n: usize| hs::grid(n, 132);
+    assert_eq!(g(1), Some(1));
+    assert_eq!(g(4096), Some(1));
+    assert_eq!(g(4097), Some(2));
+    assert_eq!(g(1 << 20), Some(256));
+    assert_eq!(g((1 << 20) + 1), Some(65));
+    assert_eq!(g(1 << 23), Some(512));
+    assert_eq!(g((1 << 23) + 1), None);
+    assert_eq!(hs::grid(1 << 23, 16), Some(128), "at most 8 blocks per SM");
 }
 
 mod last_block {

@@ -1,6 +1,7 @@
-//! The optimised tier of `histogram_privatised` (gpu-kernels' `histogram_fast`): per-lane bin columns
-//! and 16-byte loads, checked exactly (and timed on a GPU) on the example's random bytes, on bytes that
-//! are all equal (one hot bin) and on a skewed, Zipf-like distribution.
+//! The optimised tiers of `histogram_privatised` (gpu-kernels' `histogram_fast`: per-lane bin columns
+//! and 16-byte loads; `histogram_small`: the launcher's kernel up to 8 MiB, one set of bins per block
+//! over many blocks), each checked exactly (and timed on a GPU) on the example's random bytes, on bytes
+//! that are all equal (one hot bin) and on a skewed, Zipf-like distribution.
 
 use super::RunParams;
 use super::measure_tier;
@@ -9,6 +10,7 @@ use crate::report::ExampleResult;
 use crate::verify::exact;
 use anyhow::Result;
 use gpu_kernels::histogram_fast::{self as hf, BLOCK, NUM_BINS, SHARED_BYTES, histogram_fast};
+use gpu_kernels::histogram_small::{self as hs, histogram_small};
 use gpu_std::Dim3;
 use rand::distributions::{Distribution, WeightedIndex};
 use rand::{Rng, SeedableRng, rngs::StdRng};
@@ -22,6 +24,18 @@ fn launch(dev: &Device, n: usize) -> Result<Launch> {
     let resident = dev.max_coresident_blocks::<histogram_fast>(Dim3::x(BLOCK), SHARED_BYTES)?;
     let grid = if dev.is_gpu() { hf::grid(n, dev.sm_count()?, resident) } else { resident.min(EMU_GRID) };
     Ok(Launch::linear(grid, BLOCK, SHARED_BYTES))
+}
+
+/// The launch of `histogram_small` for `n` bytes: [`hs::grid`] on a GPU (above its largest input, where
+/// the launcher takes `histogram_fast`, the most blocks it would give), a few blocks on the emulator.
+fn launch_small(dev: &Device, n: usize) -> Result<Launch> {
+    let grid = if dev.is_gpu() {
+        let sms = dev.sm_count()?;
+        hs::grid(n, sms).unwrap_or(sms * hs::BLOCKS_PER_SM)
+    } else {
+        EMU_GRID
+    };
+    Ok(Launch::linear(grid, hs::BLOCK, hs::SHARED_BYTES))
 }
 
 /// `n` bytes where byte `k` has probability proportional to `1 / (k + 1)` (Zipf, s = 1), seeded.
@@ -46,7 +60,7 @@ fn count(data: &[u8]) -> Vec<u32> {
 /// and Zipf bytes of the same length; records checks and times in `r`.
 pub(crate) fn run_tiers(dev: &Device, p: &RunParams, r: &mut ExampleResult, data: &[u8], want: &[u32]) -> Result<()> {
     let n = data.len();
-    let cfg = launch(dev, n)?;
+    let (cfg, cfg_small) = (launch(dev, n)?, launch_small(dev, n)?);
     let inputs: [(&str, Vec<u8>); 2] = [("one bin", vec![42u8; n]), ("zipf", zipf_bytes(p.seed, n))];
     let cases = std::iter::once(("uniform", data, want.to_vec()))
         .chain(inputs.iter().map(|(name, d)| (*name, d.as_slice(), count(d))));
@@ -60,6 +74,13 @@ pub(crate) fn run_tiers(dev: &Device, p: &RunParams, r: &mut ExampleResult, data
         r.check(m.is_none(), format!("histogram_fast ({name}): all {NUM_BINS} bins exact{}", super::mismatch(m)));
         let tier = format!("histogram_fast ({name})");
         measure_tier::<histogram_fast>(dev, p, r, &tier, cfg, args, n, &|| hist.write(&[0; NUM_BINS]))?;
+
+        hist.write(&[0; NUM_BINS])?;
+        dev.launch::<histogram_small>(cfg_small, args)?;
+        let m = exact(&hist.read()?, &want, "bins");
+        r.check(m.is_none(), format!("histogram_small ({name}): all {NUM_BINS} bins exact{}", super::mismatch(m)));
+        let tier = format!("histogram_small ({name})");
+        measure_tier::<histogram_small>(dev, p, r, &tier, cfg_small, args, n, &|| hist.write(&[0; NUM_BINS]))?;
     }
     Ok(())
 }
