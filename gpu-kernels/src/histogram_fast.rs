@@ -44,7 +44,9 @@ pub const SMALL_BLOCK_BYTES: usize = 16 * 1024;
 /// Most blocks the small-input rule asks for.
 pub const SMALL_GRID: usize = 16;
 
-/// The launcher's grid for `n` bytes: `ceil(n / MIN_BLOCK_BYTES)` blocks, or for small inputs
+/// The grid for `n` bytes (the launcher runs this kernel above
+/// [`histogram_small::MAX_BYTES`](crate::histogram_small::MAX_BYTES), `histogram_small` below; the rule
+/// for small inputs is for a direct use): `ceil(n / MIN_BLOCK_BYTES)` blocks, or for small inputs
 /// `ceil(n / SMALL_BLOCK_BYTES)` up to `SMALL_GRID` when that is more; at least 1, at most
 /// `BLOCKS_PER_SM` per SM (and `resident`, what fits).
 pub fn grid(n: usize, sms: u32, resident: u32) -> u32 {

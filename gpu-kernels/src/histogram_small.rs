@@ -8,9 +8,11 @@
 //! Cheap blocks let the launcher spread a small input over many of them ([`grid`]: one block per
 //! 4 KiB up to 1 MiB, one per 16 KiB above), so that many SMs read it at once. Lanes that count the
 //! same byte contend for one counter (all of them, for an input of one repeated byte); at these
-//! sizes that cost measured less than the column layout's zeroing and merging (on an H200, GPU time
-//! with the L2 flushed, 2^12 … 2^23 bytes: one set of bins 1.02–1.37x CUB's time on uniform, one-bin
-//! and Zipf bytes; eight sets, one per warp, 0.92–1.32x).
+//! sizes that cost measured less than the column layout's zeroing and merging. On an H200, GPU time
+//! with the L2 flushed, 2^10 … 2^23 bytes: 1.04–1.57x CUB's time on uniform, one-bin and Zipf bytes
+//! (`histogram_fast` 0.76–1.09x in the same sweep); eight sets of bins, one per warp, measured 0.97–1.32x in the run
+//! that chose one. At 2^24 it measured 0.88–0.92x on uniform and Zipf bytes, no better than
+//! `histogram_fast`, hence [`MAX_BYTES`].
 //!
 //! Decision procedure (§5.7): many threads update one counter, so every update is atomic; the counters
 //! are zeroed, filled and read by different threads, so barriers separate the three phases; blocks meet

@@ -120,7 +120,7 @@ pub const ALL: &[Example] = &[
         name: "histogram_privatised",
         row: Some(7),
         section: "000 histogram; ex. 3",
-        about: "256 shared-memory bins per block folded with global atomics; tier histogram_fast (per-lane bin columns) on uniform, one-bin and Zipf bytes",
+        about: "256 shared-memory bins per block folded with global atomics; tiers histogram_fast (per-lane bin columns) and histogram_small (small inputs) on uniform, one-bin and Zipf bytes",
         gpu_sizes: &[1, 7, 31, 33, 255, 257, (1 << 20) + 1, 1 << 22, 1 << 28],
         emu_sizes: EMU_SIZES,
         run: histogram_privatised::run,
