@@ -160,15 +160,17 @@ __global__ void cub_warp_reduce(const float* in, float* out, size_t n) {
 // a tile (t, t + B, t + 2B, t + 3B) before adding any, into four accumulators; then a block tree gives
 // one partial per virtual block. The last block to draw a ticket adds the partials, the head and the
 // tail in a fixed order. The bits depend on the input and `vblocks` only. The fast tier launches
-// vblocks = grid = one block per resident slot; the deterministic tier launches
-// vblocks = clamp(ceil(n / 4096), 1, 396) on one block up to 2 virtual blocks, else on at most that many blocks.
+// vblocks = grid = one block up to 128 KiB, else one block per resident slot (fewer for small inputs);
+// the deterministic tier launches vblocks = 1 up to 128 KiB, else clamp(ceil(n / 4096), 1, 396), on one
+// block up to 2 virtual blocks, else on at most that many blocks.
 static const int RF_BLOCK = 512, RF_MIN_BLOCKS = 3, RF_SHARED = 256, RF_UNROLL = 4, RF_MAX_DET_VBLOCKS = 396;
 static const size_t RF_MIN_VBLOCK_ELEMS = 4096;
-// gpu_kernels::reduce_fast::fast_grid: one block per resident slot, but no more blocks than
-// ceil(vectors / RF_MIN_BLOCK_VECTORS) (at least one), so that a small input is not spread over
-// hundreds of nearly idle blocks whose partials the last block must add.
-static const size_t RF_MIN_BLOCK_VECTORS = 2048;
+// gpu_kernels::reduce_fast::fast_grid: one block up to RF_ONE_BLOCK_MAX_VECTORS (128 KiB); above, one
+// block per resident slot, but no more blocks than ceil(vectors / RF_MIN_BLOCK_VECTORS), so that a
+// small input is not spread over hundreds of nearly idle blocks whose partials the last block must add.
+static const size_t RF_MIN_BLOCK_VECTORS = 2048, RF_ONE_BLOCK_MAX_VECTORS = 4 * RF_MIN_BLOCK_VECTORS;
 static unsigned rf_fast_grid(size_t nv, unsigned resident) {
+    if (nv <= RF_ONE_BLOCK_MAX_VECTORS) return 1;
     const size_t want = std::max<size_t>(1, (nv + RF_MIN_BLOCK_VECTORS - 1) / RF_MIN_BLOCK_VECTORS);
     return (unsigned)std::min<size_t>(want, resident);
 }
@@ -304,6 +306,40 @@ nv_reduce_fast(const T* in, size_t n, unsigned vblocks, T* partials, unsigned* t
             *out = s;
             if (gridDim.x > 1) atomicExch(ticket, 0u);  // every block has drawn its ticket: ready for the next launch
         }
+    }
+}
+
+// --tune prototype for small inputs: one block of B threads, no partials and no ticket; each thread
+// loads U vectors per round (t, t + B, …; those past the end read the last vector and are not added)
+// before adding any.
+template <typename T, int B, int U>
+__global__ void __launch_bounds__(B) nv_reduce_one_block(const T* in, size_t n, T* out) {
+    using V = typename Vec<T>::V;
+    constexpr size_t L = 16 / sizeof(T);
+    __shared__ T warp_sums[32];
+    const size_t mis = (size_t)((uintptr_t)in % 16);
+    size_t head = mis ? (16 - mis) / sizeof(T) : 0;
+    if (head > n) head = n;
+    const size_t nv = (n - head) / L, tail = n - head - nv * L;
+    const V* vin = reinterpret_cast<const V*>(in + head);
+    T acc[U];
+#pragma unroll
+    for (int u = 0; u < U; u++) acc[u] = T(0);
+    for (size_t i = threadIdx.x; i < nv; i += (size_t)U * B) {
+        V v[U];
+#pragma unroll
+        for (int u = 0; u < U; u++) v[u] = __ldg(&vin[i + u * B < nv ? i + u * B : nv - 1]);
+#pragma unroll
+        for (int u = 0; u < U; u++) acc[u] = add(acc[u], i + u * B < nv ? Vec<T>::vsum(v[u]) : T(0));
+    }
+#pragma unroll
+    for (int u = 1; u < U; u++) acc[0] = add(acc[0], acc[u]);
+    const T s = block_sum(acc[0], warp_sums);
+    if (threadIdx.x == 0) {
+        T r = s;
+        for (size_t j = 0; j < head; j++) r = add(r, in[j]);
+        for (size_t j = 0; j < tail; j++) r = add(r, in[head + nv * L + j]);
+        *out = r;
     }
 }
 
@@ -470,7 +506,10 @@ __global__ void __launch_bounds__(HF_BLOCK) nv_histogram_ticket(const unsigned c
 // is published (instead of each lane waiting for its tile); MINT: grids of fewer tiles do not sleep.
 // CS: bit 0 streaming stores (st.global.cs), bit 1 streaming loads (ld.global.cs); SCANFIRST: the in-tile
 // scan before the look-back (only the prefix is added after it). The twin of scan_u32 (SC_TWIN): SLEEP
-// 650, PRE 1500, per-lane polling, CS 3, MINT 512, no SCANFIRST.
+// 650, PRE 1500, per-lane polling, CS 3, MINT 512, no SCANFIRST. Every variant takes the launch's
+// epoch: a status word's high half is epoch * 4 + flag, and a word of another epoch reads as not
+// published, so the words need no zeroing between launches with different epochs (epoch 0: zeroed
+// words); the block that draws the last ticket resets the ticket.
 __device__ __forceinline__ unsigned long long sc_ld_acquire(const unsigned long long* p) {
     unsigned long long v;
     asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
@@ -510,24 +549,34 @@ template <int SLEEP>
 __device__ __forceinline__ void sc_backoff(int spins) {
     if (SLEEP > 0 && spins > (SLEEP >= 256 ? 0 : 8)) __nanosleep(SLEEP);
 }
+// A status word's state for a launch with tag `epoch`: the high half holds epoch * 4 + flag, so a word
+// written by a launch with another epoch reads as 0 (not published). Epoch 0 (the words zeroed before
+// the launch) reads the flag as it is.
+__device__ __forceinline__ unsigned sc_flag(unsigned long long word, unsigned epoch) {
+    const unsigned hi = (unsigned)(word >> 32);
+    return (hi >> 2) == epoch ? (hi & 3u) : 0u;
+}
+__device__ __forceinline__ unsigned long long sc_pack(unsigned flag, unsigned epoch, unsigned v) {
+    return ((unsigned long long)(epoch * 4u + flag) << 32) | v;
+}
 // Warp 0's look-back for tile > 0 (see the switches above); returns the tile's exclusive prefix.
 template <int ACQ, int SLEEP, int PRE, int EARLY>
-__device__ __forceinline__ unsigned sc_look_back(unsigned long long* state, size_t tile, unsigned agg, unsigned lane) {
+__device__ __forceinline__ unsigned sc_look_back(unsigned long long* state, size_t tile, unsigned agg, unsigned lane, unsigned epoch) {
     unsigned long long* status = state + 2;
-    if (lane == 0) sc_st_release(status + tile, (1ull << 32) | agg);
+    if (lane == 0) sc_st_release(status + tile, sc_pack(1, epoch, agg));
     if (PRE > 0) __nanosleep(PRE);
     unsigned prefix = 0;
     long long hi = (long long)tile - 1;
     while (true) {
         const long long me = hi - (long long)lane;
-        unsigned long long word = 2ull << 32;
+        unsigned long long word = sc_pack(2, epoch, 0);
         unsigned pre;
         if (EARLY) {
             int spins = 0;
             while (true) {
                 if (me >= 0) word = sc_ld_acquire(status + me);
-                const unsigned inv = __ballot_sync(0xffffffffu, (word >> 32) == 0);
-                pre = __ballot_sync(0xffffffffu, (word >> 32) == 2);
+                const unsigned inv = __ballot_sync(0xffffffffu, sc_flag(word, epoch) == 0);
+                pre = __ballot_sync(0xffffffffu, sc_flag(word, epoch) == 2);
                 const unsigned need = pre ? ((pre & (0u - pre)) << 1) - 1u : 0xffffffffu;
                 if ((inv & need) == 0) break;
                 if (++spins >= (1 << 22)) {
@@ -541,17 +590,17 @@ __device__ __forceinline__ unsigned sc_look_back(unsigned long long* state, size
                 int spins = 0;
                 while (true) {
                     word = ACQ ? sc_ld_acquire(status + me) : sc_ld_relaxed(status + me);
-                    if ((word >> 32) != 0 || spins >= (1 << 22)) break;
+                    if (sc_flag(word, epoch) != 0 || spins >= (1 << 22)) break;
                     spins++;
                     sc_backoff<SLEEP>(spins);
                 }
             }
             if (!ACQ) __threadfence();
-            if (__any_sync(0xffffffffu, (word >> 32) == 0)) {
+            if (__any_sync(0xffffffffu, sc_flag(word, epoch) == 0)) {
                 if (lane == 0) atomicOr(state + 1, 1ull);
                 return prefix;
             }
-            pre = __ballot_sync(0xffffffffu, (word >> 32) == 2);
+            pre = __ballot_sync(0xffffffffu, sc_flag(word, epoch) == 2);
         }
         if (pre) {
             const unsigned nearest = __ffs(pre) - 1;
@@ -561,18 +610,23 @@ __device__ __forceinline__ unsigned sc_look_back(unsigned long long* state, size
         prefix += sc_warp_sum((unsigned)word);
         hi -= 32;
     }
-    if (lane == 0) sc_st_release(status + tile, (2ull << 32) | (prefix + agg));
+    if (lane == 0) sc_st_release(status + tile, sc_pack(2, epoch, prefix + agg));
     return prefix;
 }
 template <int ITEMS, int ACQ, int SLEEP, int TICKET, int PRE = 0, int EARLY = 0, int CS = 0, int SCANFIRST = 0, int MINT = 0>
-__global__ void nv_scan(const unsigned* __restrict__ in, unsigned* __restrict__ out, size_t n, unsigned long long* state) {
+__global__ void nv_scan(const unsigned* __restrict__ in, unsigned* __restrict__ out, size_t n, unsigned long long* state, unsigned epoch) {
     constexpr int CH = ITEMS / 4;
     __shared__ unsigned s_warps[32], s_tile, s_prefix;
     const unsigned lane = threadIdx.x & 31, w = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
     const size_t tile_len = (size_t)blockDim.x * ITEMS, tiles = n == 0 ? 1 : (n + tile_len - 1) / tile_len;
     size_t tile = blockIdx.x;
     if (TICKET && gridDim.x > 1) {
-        if (threadIdx.x == 0) s_tile = (unsigned)atomicAdd(state, 1ull);
+        if (threadIdx.x == 0) {
+            const unsigned long long t = atomicAdd(state, 1ull);
+            // The last ticket: every block has drawn one; reset the counter for the next launch.
+            if (t == gridDim.x - 1) atomicExch(state, 0ull);
+            s_tile = (unsigned)t;
+        }
         __syncthreads();
         tile = s_tile;
     }
@@ -612,10 +666,10 @@ __global__ void nv_scan(const unsigned* __restrict__ in, unsigned* __restrict__ 
         unsigned prefix = 0;
         if (gridDim.x > 1) {
             if (tile == 0) {
-                if (lane == 0) sc_st_release(state + 2, (2ull << 32) | agg);
+                if (lane == 0) sc_st_release(state + 2, sc_pack(2, epoch, agg));
             } else {
-                prefix = gridDim.x >= MINT ? sc_look_back<ACQ, SLEEP, PRE, EARLY>(state, tile, agg, lane)
-                                           : sc_look_back<ACQ, 0, 0, EARLY>(state, tile, agg, lane);
+                prefix = gridDim.x >= MINT ? sc_look_back<ACQ, SLEEP, PRE, EARLY>(state, tile, agg, lane, epoch)
+                                           : sc_look_back<ACQ, 0, 0, EARLY>(state, tile, agg, lane, epoch);
             }
         }
         if (lane == 0) s_prefix = prefix;
@@ -980,7 +1034,8 @@ static void bench_reduce(CUmodule mod, int log2n, uint64_t seed) {
     CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nv_bps, nv_reduce_fast<T>, RF_BLOCK, RF_SHARED));
     const unsigned resident = g_sms * bps;
     const unsigned grid_fast = rf_fast_grid(n / (16 / sizeof(T)), resident), vblocks_fast = grid_fast;
-    const size_t min_vblocks = (n + RF_MIN_VBLOCK_ELEMS - 1) / RF_MIN_VBLOCK_ELEMS;
+    // gpu_kernels::reduce_fast::deterministic_vblocks: 1 up to 128 KiB, else ceil(n / 4096) up to 396.
+    const size_t min_vblocks = bytes <= RF_ONE_BLOCK_MAX_VECTORS * 16 ? 1 : (n + RF_MIN_VBLOCK_ELEMS - 1) / RF_MIN_VBLOCK_ELEMS;
     const unsigned vblocks_det = (unsigned)std::min<size_t>(std::max<size_t>(min_vblocks, 1), RF_MAX_DET_VBLOCKS);
     const unsigned grid_det = rf_det_grid(vblocks_det, resident);
     const size_t cap = std::max<size_t>({(size_t)resident, (size_t)vblocks_det, g_tune ? (size_t)4 * 4096 : 0});
@@ -1066,7 +1121,7 @@ static void bench_reduce(CUmodule mod, int log2n, uint64_t seed) {
     printf("deterministic: bit-identical over grids 1, 7, 64, %u (%u virtual blocks)", grid_det, vblocks_det);
     printf("; nvcc reduce_deterministic gives %s bits\n", memcmp(&nv_det, &det, sizeof(T)) == 0 ? "the same" : "different");
     if (g_tune) {
-        for (unsigned g : {resident, rf_fast_grid(n / (16 / sizeof(T)), resident) * 4, (unsigned)std::max<size_t>(1, n / (16 / sizeof(T)) / 512)}) {
+        for (unsigned g : {1u, resident, rf_fast_grid(n / (16 / sizeof(T)), resident) * 4, (unsigned)std::max<size_t>(1, n / (16 / sizeof(T)) / 512)}) {
             g = std::min(g, resident);
             if (g == grid_fast) continue;
             measure(t, "tune reduce_fast_" + tn + " grid " + std::to_string(g), "", poison, [&, g] { rs_launch(g, g); }, check_fast(0));
@@ -1089,6 +1144,23 @@ static void bench_reduce(CUmodule mod, int log2n, uint64_t seed) {
                 x.k<<<g, RF_BLOCK, RF_SHARED>>>(in, n, g, partials, tickets + 1, out);
                 CK(cudaGetLastError());
             }, check_fast(1));
+        }
+        // Small inputs: one block without partials or a ticket, other block sizes and loads per round.
+        if (n <= ((size_t)1 << 16)) {
+            struct OV { const char* name; void (*k)(const T*, size_t, T*); int block; };
+            const OV ovs[] = {
+                {"tune nvcc one block 128 x 4", nv_reduce_one_block<T, 128, 4>, 128},
+                {"tune nvcc one block 256 x 2", nv_reduce_one_block<T, 256, 2>, 256},
+                {"tune nvcc one block 256 x 4", nv_reduce_one_block<T, 256, 4>, 256},
+                {"tune nvcc one block 256 x 8", nv_reduce_one_block<T, 256, 8>, 256},
+                {"tune nvcc one block 512 x 4", nv_reduce_one_block<T, 512, 4>, 512},
+                {"tune nvcc one block 1024 x 4", nv_reduce_one_block<T, 1024, 4>, 1024},
+            };
+            for (const OV& x : ovs)
+                measure(t, x.name, "", poison, [&, x] {
+                    x.k<<<1, x.block>>>(in, n, out);
+                    CK(cudaGetLastError());
+                }, check_sum);
         }
         // The deterministic tier on other grids than the launcher's (same bits, checked above).
         for (unsigned g : {1u, std::min(vblocks_det, resident)}) {
@@ -1306,9 +1378,20 @@ static void bench_histogram(CUmodule mod, int log2n, int hist_bpsm, uint64_t see
 
 // ---- scan workloads --------------------------------------------------------------------------------
 // gpu_kernels::scan: tiles of SC_ITEMS elements per thread; the launcher (host/src/examples/scan.rs,
-// scan::launch) uses blocks of SC_BLOCK threads, one block per tile, and zeroes the state words
-// (ticket, error word, one status word per tile) before each launch of more than one block.
-static const int SC_BLOCK = 512, SC_ITEMS = 32, SC_SPINE_BLOCK = 1024;
+// scan::launch) uses blocks of sc_launch_block(n) threads, one block per tile, on a state zeroed once
+// and tagged with a new epoch per launch (the block that draws the last ticket resets the ticket).
+static const int SC_BLOCK = 512, SC_ITEMS = 32, SC_SPINE_BLOCK = 1024, SC_MID_BLOCK = 256;
+static const size_t SC_MID_MAX_N = (size_t)1 << 18;
+// gpu_kernels::scan::ZERO_STATE_MIN_N: from this many elements the launcher zeroes the state before
+// each launch (epoch 0) instead of tagging the launch with a new epoch.
+static const size_t SC_ZERO_STATE_MIN_N = (size_t)1 << 25;
+// gpu_kernels::scan::launch_block: one tile of the fewest threads (at least 128) that hold n, up to
+// SC_BLOCK threads; then SC_MID_BLOCK up to SC_MID_MAX_N elements; SC_BLOCK above.
+static int sc_launch_block(size_t n) {
+    for (int b : {128, 256, SC_BLOCK})
+        if (n <= (size_t)b * SC_ITEMS) return b;
+    return n <= SC_MID_MAX_N ? SC_MID_BLOCK : SC_BLOCK;
+}
 // The nvcc twin of scan_u32 (its look-back sleeps: gpu_kernels::scan::{PRE,POLL}_SLEEP_NS, SLEEP_MIN_TILES).
 #define SC_TWIN (nv_scan<SC_ITEMS, 1, 650, 1, 1500, 0, 3, 0, 512>)
 static const size_t SC_STATE_HEADER = 2;
@@ -1317,6 +1400,16 @@ static size_t sc_tiles(size_t n, int block) {
     return std::max<size_t>(1, (n + te - 1) / te);
 }
 
+// The epoch tag of the next launch that does not zero the status words: 1, 2, …, below 2^30 (the high
+// half of a word holds epoch * 4 + flag); before the tags wrap, the words are zeroed.
+static unsigned g_scan_epoch = 0;
+static unsigned next_scan_epoch(uint64_t* state, size_t words) {
+    if (++g_scan_epoch >= (1u << 30)) {
+        CK(cudaMemsetAsync(state, 0, words * 8));
+        g_scan_epoch = 1;
+    }
+    return g_scan_epoch;
+}
 static void bench_scan(CUmodule mod, int log2n, uint64_t seed) {
     const size_t n = size_t(1) << log2n;
     const std::string wl = "scan u32 2^" + std::to_string(log2n);
@@ -1350,6 +1443,8 @@ static void bench_scan(CUmodule mod, int log2n, uint64_t seed) {
     CK(cudaMalloc(&out, bytes));
     CK(cudaMalloc(&sums, max_tiles * 4));
     CK(cudaMalloc(&state, (SC_STATE_HEADER + max_tiles) * 8));
+    CK(cudaMemset(state, 0, (SC_STATE_HEADER + max_tiles) * 8));  // epoch 0 everywhere: older than any tag
+    g_scan_epoch = 0;
     CK(cudaMemcpy(in, h.data(), bytes, cudaMemcpyHostToDevice));
     std::vector<uint32_t>().swap(h);
 
@@ -1381,17 +1476,23 @@ static void bench_scan(CUmodule mod, int log2n, uint64_t seed) {
             return "";
         };
     };
-    auto rs_single = [&](int block) {
-        const size_t tiles = sc_tiles(n, block);
+    // A launch of a scan kernel with the launchers' arguments on blocks of `block` threads and `items`
+    // elements per thread: a new epoch (no zeroing), or (zeroed) the state zeroed first and epoch 0.
+    const int sc_block = sc_launch_block(n);
+    auto rs_launch_scan = [&](CUfunction f, int block, int items, bool zeroed) {
+        const size_t tiles = std::max<size_t>(1, (n + (size_t)block * items - 1) / ((size_t)block * items));
         View vin{in, n}, vout{out, n}, vstate{state, SC_STATE_HEADER + tiles};
-        void* args[] = {&vin, &vout, &vstate};
-        if (tiles > 1) CK(cudaMemsetAsync(state, 0, (SC_STATE_HEADER + tiles) * 8));
-        CU(cuLaunchKernel(rs_scan, (unsigned)tiles, 1, 1, block, 1, 1, sc_shared, 0, args, nullptr));
+        unsigned epoch = 0;
+        if (!zeroed) epoch = next_scan_epoch(state, SC_STATE_HEADER + max_tiles);
+        else if (tiles > 1) CK(cudaMemsetAsync(state, 0, (SC_STATE_HEADER + tiles) * 8));
+        void* args[] = {&vin, &vout, &vstate, &epoch};
+        CU(cuLaunchKernel(f, (unsigned)tiles, 1, 1, block, 1, 1, sc_shared, 0, args, nullptr));
     };
+    auto rs_single = [&](int block, bool zeroed = false) { rs_launch_scan(rs_scan, block, SC_ITEMS, zeroed); };
 
     Table t = open_table(wl, n, 2.0 * bytes);
-    printf("(scan_u32: %zu tiles of %d threads x %d elements, state zeroed before each launch of more than one block)\n",
-           sc_tiles(n, SC_BLOCK), SC_BLOCK, SC_ITEMS);
+    printf("(scan_u32: %zu tiles of %d threads x %d elements, %s)\n", sc_tiles(n, sc_block), sc_block, SC_ITEMS,
+           n >= SC_ZERO_STATE_MIN_N ? "the state zeroed before each launch (epoch 0)" : "a new epoch per launch, the state zeroed once");
     {
         const size_t nv = bytes / 16;
         const unsigned grid = g_sms * PROXY_BLOCKS_PER_SM;
@@ -1409,7 +1510,9 @@ static void bench_scan(CUmodule mod, int log2n, uint64_t seed) {
     CK(cudaMalloc(&tmp, tmp_bytes));
     measure(t, "CUB DeviceScan::InclusiveSum", "", poison, [&] { CK(cub::DeviceScan::InclusiveSum(tmp, tmp_bytes, in, out, (int)n)); },
             check(false));
-    measure(t, "Rust scan_u32 (single pass)", "nvcc scan_u32 (single pass)", poison, [&] { rs_single(SC_BLOCK); }, check(sc_tiles(n, SC_BLOCK) > 1));
+    const bool sc_zeroed = n >= SC_ZERO_STATE_MIN_N;
+    measure(t, "Rust scan_u32 (single pass)", "nvcc scan_u32 (single pass)", poison, [&] { rs_single(sc_block, sc_zeroed); },
+            check(sc_tiles(n, sc_block) > 1));
     {
         const size_t tiles = sc_tiles(n, SC_BLOCK);
         measure(t, "Rust reduce-then-scan (3 kernels)", "", poison, [&] {
@@ -1422,16 +1525,22 @@ static void bench_scan(CUmodule mod, int log2n, uint64_t seed) {
             CU(cuLaunchKernel(rs_down, (unsigned)tiles, 1, 1, SC_BLOCK, 1, 1, sc_shared, 0, a3, nullptr));
         }, check(false));
     }
-    auto nv_single = [&](auto kernel, int items, int block) {
+    // epochs: a new tag per launch instead of zeroing the status words (--tune rows "... epochs").
+    auto nv_single = [&](auto kernel, int items, int block, bool epochs = false) {
         const size_t tiles = std::max<size_t>(1, (n + (size_t)block * items - 1) / ((size_t)block * items));
-        if (tiles > 1) CK(cudaMemsetAsync(state, 0, (SC_STATE_HEADER + tiles) * 8));
-        kernel<<<(unsigned)tiles, block>>>(in, out, n, reinterpret_cast<unsigned long long*>(state));
+        unsigned epoch = 0;
+        if (epochs) epoch = next_scan_epoch(state, SC_STATE_HEADER + max_tiles);
+        else if (tiles > 1) CK(cudaMemsetAsync(state, 0, (SC_STATE_HEADER + tiles) * 8));
+        kernel<<<(unsigned)tiles, block>>>(in, out, n, reinterpret_cast<unsigned long long*>(state), epoch);
         CK(cudaGetLastError());
     };
-    measure(t, "nvcc scan_u32 (single pass)", "", poison, [&] { nv_single(SC_TWIN, SC_ITEMS, SC_BLOCK); }, check(sc_tiles(n, SC_BLOCK) > 1));
+    measure(t, "nvcc scan_u32 (single pass)", "", poison, [&] { nv_single(SC_TWIN, SC_ITEMS, sc_block, !sc_zeroed); },
+            check(sc_tiles(n, sc_block) > 1));
     if (g_tune) {
-        for (int b : {256, 1024})
-            measure(t, "tune scan_u32 block " + std::to_string(b), "", poison, [&, b] { rs_single(b); }, check(sc_tiles(n, b) > 1));
+        measure(t, sc_zeroed ? "tune scan_u32 new epoch (state not zeroed)" : "tune scan_u32 zeroed state (epoch 0)", "", poison,
+                [&] { rs_single(sc_block, !sc_zeroed); }, check(sc_tiles(n, sc_block) > 1));
+        for (int b : {128, 256, 512, 1024})
+            if (b != sc_block) measure(t, "tune scan_u32 block " + std::to_string(b), "", poison, [&, b] { rs_single(b); }, check(sc_tiles(n, b) > 1));
         // The look-back's sleeps (scan_sleeps_u32: the launchers' kernel with the sleeps as arguments, on
         // every grid): nanoseconds before the first poll, and between polls.
         {
@@ -1442,9 +1551,8 @@ static void bench_scan(CUmodule mod, int log2n, uint64_t seed) {
                 const std::string name = "tune scan_sleeps_u32 pre " + std::to_string(sl[0]) + " poll " + std::to_string(sl[1]);
                 measure(t, name, "", poison, [&, f, tiles, sl] {
                     View vin{in, n}, vout{out, n}, vstate{state, SC_STATE_HEADER + tiles};
-                    unsigned pre = sl[0], poll = sl[1];
-                    void* args[] = {&vin, &vout, &vstate, &pre, &poll};
-                    if (tiles > 1) CK(cudaMemsetAsync(state, 0, (SC_STATE_HEADER + tiles) * 8));
+                    unsigned epoch = next_scan_epoch(state, SC_STATE_HEADER + max_tiles), pre = sl[0], poll = sl[1];
+                    void* args[] = {&vin, &vout, &vstate, &epoch, &pre, &poll};
                     CU(cuLaunchKernel(f, (unsigned)tiles, 1, 1, SC_BLOCK, 1, 1, sc_shared, 0, args, nullptr));
                 }, check(tiles > 1));
             }
@@ -1463,14 +1571,11 @@ static void bench_scan(CUmodule mod, int log2n, uint64_t seed) {
                 printf("(%s: %d registers, %d blocks of %d per SM)\n", x.entry, regs, bps, x.block);
             }
             const std::string name = std::string("tune ") + x.entry + " block " + std::to_string(x.block);
-            measure(t, name, "", poison, [&, f, tiles, x] {
-                View vin{in, n}, vout{out, n}, vstate{state, SC_STATE_HEADER + tiles};
-                void* args[] = {&vin, &vout, &vstate};
-                if (tiles > 1) CK(cudaMemsetAsync(state, 0, (SC_STATE_HEADER + tiles) * 8));
-                CU(cuLaunchKernel(f, (unsigned)tiles, 1, 1, x.block, 1, 1, sc_shared, 0, args, nullptr));
-            }, check(tiles > 1));
+            measure(t, name, "", poison, [&, f, x] { rs_launch_scan(f, x.block, x.items, false); }, check(tiles > 1));
         }
-        struct V { const char* name; void (*k)(const unsigned*, unsigned*, size_t, unsigned long long*); int items, block; };
+        measure(t, sc_zeroed ? "tune nvcc new epoch (state not zeroed)" : "tune nvcc zeroed state (epoch 0)", "", poison,
+                [&] { nv_single(SC_TWIN, SC_ITEMS, sc_block, sc_zeroed); }, check(sc_tiles(n, sc_block) > 1));
+        struct V { const char* name; void (*k)(const unsigned*, unsigned*, size_t, unsigned long long*, unsigned); int items, block; };
         const V vs[] = {
             {"tune nvcc no sleeps", nv_scan<32, 1, 0, 1, 0, 0, 3>, 32, 512},
             {"tune nvcc warp polling with early exit", nv_scan<32, 1, 650, 1, 1500, 1, 3, 0, 512>, 32, 512},
@@ -1480,6 +1585,8 @@ static void bench_scan(CUmodule mod, int log2n, uint64_t seed) {
             {"tune nvcc block 1024", SC_TWIN, 32, 1024},
             {"tune nvcc items 24 block 384", nv_scan<24, 1, 650, 1, 1500, 0, 3, 0, 512>, 24, 384},
             {"tune nvcc scan first", nv_scan<32, 1, 650, 1, 1500, 0, 3, 1, 512>, 32, 512},
+            {"tune nvcc block 128", SC_TWIN, 32, 128},
+            {"tune nvcc block 512", SC_TWIN, 32, 512},
         };
         for (const V& x : vs) {
             const size_t tiles = std::max<size_t>(1, (n + (size_t)x.block * x.items - 1) / ((size_t)x.block * x.items));
@@ -1491,7 +1598,7 @@ static void bench_scan(CUmodule mod, int log2n, uint64_t seed) {
                 CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bps, x.k, x.block, 0));
                 printf("(%s: %d registers, %d blocks of %d per SM)\n", x.name, fa.numRegs, bps, x.block);
             }
-            measure(t, x.name, "", poison, [&, x] { nv_single(x.k, x.items, x.block); }, check(tiles > 1));
+            measure(t, x.name, "", poison, [&, x] { nv_single(x.k, x.items, x.block, true); }, check(tiles > 1));
         }
     }
     close_table(t);

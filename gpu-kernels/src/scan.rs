@@ -23,9 +23,12 @@
 //! has not started and cannot start until a slot frees — a deadlock on a GPU, a livelock report on the
 //! emulator when it runs fewer blocks at once than the grid has.)
 //!
-//! **Decoupled look-back.** Each tile has a 64-bit status word, zero until published: the flag in the
-//! high half (1: aggregate, 2: inclusive prefix), the value's bits in the low half, so no reader can see
-//! a flag without its value. A tile publishes its aggregate as soon as it knows it, then its warp 0
+//! **Decoupled look-back.** Each tile has a 64-bit status word: the flag (1: aggregate, 2: inclusive
+//! prefix) and the launch's *epoch* in the high half (`epoch * 4 + flag`), the value's bits in the low
+//! half, so no reader can see a flag without its value. A word holding another epoch (or zero) is not
+//! published yet: the words need no zeroing between launches, only a new epoch per launch
+//! ([`Epochs`]; zeroing them is a separate operation before the launch, which cost about 0.8 µs of a
+//! 7–30 µs scan on an H200), and the block that draws the last ticket resets the ticket. A tile publishes its aggregate as soon as it knows it, then its warp 0
 //! looks back over the 32 preceding tiles at once (lane `l` reads tile `tile - 1 - l`, polling until
 //! its word is published), and finds with `vote.ballot` the nearest tile that has its
 //! inclusive prefix: the exclusive prefix is that prefix plus the aggregates of the tiles in between,
@@ -39,7 +42,9 @@
 //! The wait is bounded ([`SPIN_LIMIT`] polls); a tile that gives up sets the launch's error word
 //! (`state[1]`), which the host checks.
 //!
-//! **Shape.** The launchers' kernels take 8 chunks (32 elements) per thread; [`scan_items16_u32`] and
+//! **Shape.** The launchers' kernels take 8 chunks (32 elements) per thread, on [`launch_block`]`(n)`
+//! threads per block (128 to 512: small inputs take one tile of as few threads as hold them, and
+//! inputs of a few tiles take half-size tiles, for more SMs); [`scan_items16_u32`] and
 //! [`scan_items24_u32`] are the same kernel with 4 and 6 chunks, kept to measure the shape (fewer
 //! registers and more blocks per SM, but smaller tiles: slower on an H200, `bench/sweep.md`), and
 //! [`scan_sleeps_u32`] takes the look-back's sleeps as arguments.
@@ -69,9 +74,33 @@ use gpu_std::thread::{block_dim, block_idx, grid_dim, thread_idx};
 use gpu_std::warp::{self, FULL_MASK, WARP_SIZE};
 use gpu_std::{Global, GlobalMut, kernel, shared_layout};
 
-/// Threads per block the launchers use (any multiple of 32 up to 1024 is accepted): with [`ITEMS`],
-/// tiles of 16384 elements; two blocks per SM on an H200 (at most 64 registers per thread).
+/// Threads per block of large scans (any multiple of 32 up to 1024 is accepted; [`launch_block`]
+/// picks): with [`ITEMS`], tiles of 16384 elements; two blocks per SM on an H200 (at most 64
+/// registers per thread).
 pub const BLOCK: u32 = 512;
+/// Threads per block of mid-sized scans ([`launch_block`]): tiles of 8192 elements.
+pub const MID_BLOCK: u32 = 256;
+/// Most elements [`launch_block`] scans on [`MID_BLOCK`]-thread blocks.
+pub const MID_MAX_N: usize = 1 << 18;
+
+/// The launchers' threads per block for `n` elements. An input that fits one tile of at most `BLOCK`
+/// threads takes the fewest threads (at least 128) whose tile holds it: one block, no look-back, and
+/// fewer warps to start and to add up. Up to [`MID_MAX_N`] elements, [`MID_BLOCK`]: tiles of half the
+/// size, so twice as many SMs share the work (the input spans few tiles). Above, `BLOCK`.
+/// (Measured on an H200, cold L2: `bench/sweep.md`.)
+pub const fn launch_block(n: usize) -> u32 {
+    if n <= tile_elems(128) {
+        128
+    } else if n <= tile_elems(256) {
+        256
+    } else if n <= tile_elems(BLOCK) {
+        BLOCK
+    } else if n <= MID_MAX_N {
+        MID_BLOCK
+    } else {
+        BLOCK
+    }
+}
 /// Elements per thread: `ITEMS / 4` 16-byte vectors, held in registers from the load to the store.
 pub const ITEMS: usize = 32;
 /// Vectors per thread (chunks per warp segment) of the launchers' kernels.
@@ -109,6 +138,53 @@ pub const FLAG_AGGREGATE: u64 = 1;
 pub const FLAG_PREFIX: u64 = 2;
 /// `state` words before the status words: the ticket (`state[0]`) and the error word (`state[1]`).
 pub const STATE_HEADER: usize = 2;
+/// The largest epoch a launch may be tagged with (the status word's high half holds `epoch * 4 + flag`).
+pub const MAX_EPOCH: u32 = (1 << 30) - 1;
+/// Fewest elements from which a launcher had better zero the state before each launch (and tag it 0)
+/// than tag it with a new epoch. Zeroing is an operation of its own before the scan (0.7–2.7 µs on an
+/// H200); but it leaves the status words in L2, whereas those an earlier launch left may have been
+/// evicted by then (always, when L2 is flushed between launches, as a cold measurement does), and then
+/// polls on the look-back's critical path wait for DRAM. Measured cold on an H200: epochs were faster
+/// up to 2^24 elements (by 0.5–2.7 µs), zeroing from 2^25 on (by 1–3%).
+pub const ZERO_STATE_MIN_N: usize = 1 << 25;
+
+/// The epoch tags of successive launches on one `state`, so that it need not be zeroed before each:
+/// 1, 2, …, [`MAX_EPOCH`], then the state is zeroed once and the tags start again at 1.
+///
+/// ```
+/// use gpu_kernels::scan::{Epochs, MAX_EPOCH};
+/// let mut e = Epochs::new(); // for a state that is all zero now
+/// assert_eq!(e.advance(), (1, false));
+/// assert_eq!(e.advance(), (2, false));
+/// let mut e = Epochs::after(MAX_EPOCH);
+/// assert_eq!(e.advance(), (1, true)); // zero the state, then launch with epoch 1
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Epochs {
+    last: u32,
+}
+impl Epochs {
+    /// Tags for a state whose words are all zero.
+    pub const fn new() -> Self {
+        Epochs { last: 0 }
+    }
+    /// Tags for a state last launched on with epoch `last` (and never with a later one since it was
+    /// zeroed).
+    pub const fn after(last: u32) -> Self {
+        Epochs { last }
+    }
+    /// The next launch's epoch, and whether the state must be zeroed before that launch (when the tags
+    /// start again).
+    pub fn advance(&mut self) -> (u32, bool) {
+        if self.last >= MAX_EPOCH {
+            self.last = 1;
+            (1, true)
+        } else {
+            self.last += 1;
+            (self.last, false)
+        }
+    }
+}
 /// `state[1]` after a launch in which some tile gave up waiting.
 pub const ERROR_GAVE_UP: u64 = 1;
 
@@ -185,14 +261,17 @@ impl ScanValue for f32 {
     }
 }
 
-/// A status word: `flag` in the high half, the value's bits in the low half.
+/// A status word of a launch tagged `epoch`: `epoch * 4 + flag` in the high half, the value's bits in
+/// the low half.
 #[inline(always)]
-pub fn pack<T: ScanValue>(flag: u64, v: T) -> u64 {
-    (flag << 32) | v.to_bits() as u64
+pub fn pack<T: ScanValue>(flag: u64, epoch: u32, v: T) -> u64 {
+    ((((epoch as u64) << 2) | flag) << 32) | v.to_bits() as u64
 }
+/// The flag of `word` for a launch tagged `epoch`: 0 (not published) if another launch wrote it.
 #[inline(always)]
-fn flag_of(word: u64) -> u64 {
-    word >> 32
+fn flag_of(word: u64, epoch: u32) -> u64 {
+    let hi = (word >> 32) as u32;
+    if hi >> 2 == epoch { (hi & 3) as u64 } else { 0 }
 }
 #[inline(always)]
 fn value_of<T: ScanValue>(word: u64) -> T {
@@ -261,10 +340,17 @@ fn read_status(state: GlobalMut<u64>, tile: usize, access: Access) -> u64 {
 /// published measured no faster on an H200, and a vote in a spin loop would hide the spin from the
 /// emulator's livelock detection.)
 #[inline(always)]
-fn look_back<T: ScanValue>(state: GlobalMut<u64>, tile: usize, aggregate: T, access: Access, wait: Wait) -> T {
+fn look_back<T: ScanValue>(
+    state: GlobalMut<u64>,
+    epoch: u32,
+    tile: usize,
+    aggregate: T,
+    access: Access,
+    wait: Wait,
+) -> T {
     let lane = warp::lane_id() as usize;
     if lane == 0 {
-        publish(state, tile, pack(FLAG_AGGREGATE, aggregate), access);
+        publish(state, tile, pack(FLAG_AGGREGATE, epoch, aggregate), access);
     }
     if wait.pre_ns > 0 {
         nanosleep(wait.pre_ns);
@@ -275,13 +361,13 @@ fn look_back<T: ScanValue>(state: GlobalMut<u64>, tile: usize, aggregate: T, acc
     let mut hi = tile as isize - 1;
     loop {
         let me = hi - lane as isize;
-        let mut word = pack(FLAG_PREFIX, T::ZERO);
+        let mut word = pack(FLAG_PREFIX, epoch, T::ZERO);
         if me >= 0 {
             // Each lane waits for its own tile's word (bounded), then the warp meets at the votes.
             let mut spins = 0u32;
             loop {
                 word = read_status(state, me as usize, access);
-                if flag_of(word) != 0 || spins >= SPIN_LIMIT {
+                if flag_of(word, epoch) != 0 || spins >= SPIN_LIMIT {
                     break;
                 }
                 spins += 1;
@@ -290,13 +376,13 @@ fn look_back<T: ScanValue>(state: GlobalMut<u64>, tile: usize, aggregate: T, acc
                 }
             }
         }
-        if warp::any(FULL_MASK, flag_of(word) == 0) {
+        if warp::any(FULL_MASK, flag_of(word, epoch) == 0) {
             if lane == 0 {
                 state.atomic(1).fetch_or(ERROR_GAVE_UP);
             }
             return prefix;
         }
-        let prefixes = warp::ballot(FULL_MASK, flag_of(word) == FLAG_PREFIX);
+        let prefixes = warp::ballot(FULL_MASK, flag_of(word, epoch) == FLAG_PREFIX);
         if prefixes != 0 {
             // The nearest tile with its inclusive prefix, and the aggregates of the tiles after it.
             let nearest = prefixes.trailing_zeros() as usize;
@@ -308,7 +394,7 @@ fn look_back<T: ScanValue>(state: GlobalMut<u64>, tile: usize, aggregate: T, acc
         hi -= WARP_SIZE as isize;
     }
     if lane == 0 {
-        publish(state, tile, pack(FLAG_PREFIX, T::add(prefix, aggregate)), access);
+        publish(state, tile, pack(FLAG_PREFIX, epoch, T::add(prefix, aggregate)), access);
     }
     prefix
 }
@@ -335,11 +421,11 @@ impl Wait {
 /// Where a tile's id and exclusive prefix come from.
 #[derive(Clone, Copy)]
 enum Carry<'a, T: ScanValue> {
-    /// The ticket and the look-back over `state` (the single-pass scan), with the status word's
-    /// accesses and the look-back's sleeps.
-    LookBack(GlobalMut<'a, u64>, Access, Wait),
+    /// The ticket and the look-back over `state` with the launch's epoch (the single-pass scan), with
+    /// the status word's accesses and the look-back's sleeps.
+    LookBack(GlobalMut<'a, u64>, u32, Access, Wait),
     /// `blockIdx.x` as the tile id, then the look-back (the forward-progress twin).
-    LookBackBlockIdx(GlobalMut<'a, u64>),
+    LookBackBlockIdx(GlobalMut<'a, u64>, u32),
     /// Tile `blockIdx.x`; only its sum is written, to `sums[tile]` (reduce-then-scan, pass 1).
     ReduceOnly(GlobalMut<'a, T>),
     /// Tile `blockIdx.x`; its prefix is `sums[tile]` (reduce-then-scan, pass 3).
@@ -368,11 +454,21 @@ fn scan_tile<T: ScanValue, const N: usize>(input: Global<T>, out: Option<GlobalM
     let tile_len = threads as usize * items;
     let tiles = tiles_of(n, threads, items);
 
-    // The tile id: a ticket (single pass, more than one block), else the block index.
+    if let Carry::LookBack(_, epoch, ..) | Carry::LookBackBlockIdx(_, epoch) = carry
+        && epoch > MAX_EPOCH
+    {
+        panic!("scan: the epoch must be at most MAX_EPOCH (2^30 - 1)");
+    }
+    // The tile id: a ticket (single pass, more than one block), else the block index. The block that
+    // draws the last ticket resets the counter for the next launch (every block has drawn by then).
     let tile = match carry {
         Carry::LookBack(state, ..) if grid_dim().x > 1 => {
             if t == 0 {
-                sh.tile.set(0, state.atomic(0).fetch_add(1) as u32);
+                let ticket = state.atomic(0).fetch_add(1);
+                if ticket == grid_dim().x as u64 - 1 {
+                    state.atomic(0).swap(0);
+                }
+                sh.tile.set(0, ticket as u32);
             }
             sync_threads();
             sh.tile.get(0) as usize
@@ -433,10 +529,10 @@ fn scan_tile<T: ScanValue, const N: usize>(input: Global<T>, out: Option<GlobalM
         if lane < nwarps {
             sh.warps.set(lane as usize, if lane == 0 { T::ZERO } else { up }.to_bits());
         }
-        let (state, access, wait) = match carry {
-            Carry::LookBack(state, access, wait) => (Some(state), access, wait),
-            Carry::LookBackBlockIdx(state) => (Some(state), Access::ReleaseAcquire, WAIT),
-            _ => (None, Access::ReleaseAcquire, WAIT),
+        let (state, epoch, access, wait) = match carry {
+            Carry::LookBack(state, epoch, access, wait) => (Some(state), epoch, access, wait),
+            Carry::LookBackBlockIdx(state, epoch) => (Some(state), epoch, Access::ReleaseAcquire, WAIT),
+            _ => (None, 0, Access::ReleaseAcquire, WAIT),
         };
         let prefix = match (carry, state) {
             (Carry::ReduceOnly(sums), _) => {
@@ -446,10 +542,10 @@ fn scan_tile<T: ScanValue, const N: usize>(input: Global<T>, out: Option<GlobalM
                 T::ZERO
             }
             (Carry::Given(sums), _) => sums.get(tile),
-            (_, Some(state)) if tile > 0 => look_back(state, tile, aggregate, access, wait.for_grid()),
+            (_, Some(state)) if tile > 0 => look_back(state, epoch, tile, aggregate, access, wait.for_grid()),
             (_, Some(state)) => {
                 if lane == 0 && grid_dim().x > 1 {
-                    publish(state, 0, pack(FLAG_PREFIX, aggregate), access);
+                    publish(state, 0, pack(FLAG_PREFIX, epoch, aggregate), access);
                 }
                 T::ZERO
             }
@@ -534,64 +630,68 @@ fn store_partial<T: ScanValue>(out: GlobalMut<T>, e: usize, r: [T; 4]) {
 
 kernel! {
     /// `out[i] = in[0] + … + in[i]` (wrapping), in one pass. Launch: any multiple of 32 threads up to
-    /// 1024 (`BLOCK`), `SHARED_BYTES`, `tiles(n, threads)` blocks; `state` holds `state_len` words, all
-    /// zero at launch unless the grid has one block (then `state` is not touched). After the launch,
-    /// `state[1]` is `ERROR_GAVE_UP` if a tile gave up waiting (the result is then wrong). `input` is
+    /// 1024 ([`launch_block`]), `SHARED_BYTES`, `tiles(n, threads)` blocks; `state` holds `state_len`
+    /// words (with a grid of one block, `state` is not touched). At launch the ticket `state[0]` and
+    /// the error word `state[1]` are 0 (every launch leaves the ticket 0), and no status word was
+    /// written by a launch tagged with the same `epoch` (at most [`MAX_EPOCH`]): zero the state once,
+    /// then tag launches 1, 2, … ([`Epochs`]); a state zeroed before each launch may always be tagged
+    /// 0. After the launch, `state[1]` is `ERROR_GAVE_UP` if a tile gave up waiting (the result is then
+    /// wrong). `input` is
     /// read with streaming loads (`ld.global.cs`; a partial last tile through the read-only data cache,
     /// `ld.global.nc`): it must not overlap `out` (the result would be unspecified, never undefined
     /// behaviour).
-    pub fn scan_u32<'a>(input: Global<'a, u32>, out: GlobalMut<'a, u32>, state: GlobalMut<'a, u64>) {
-        scan_tile::<_, CHUNKS>(input, Some(out), Carry::LookBack(state, Access::ReleaseAcquire, WAIT))
+    pub fn scan_u32<'a>(input: Global<'a, u32>, out: GlobalMut<'a, u32>, state: GlobalMut<'a, u64>, epoch: u32) {
+        scan_tile::<_, CHUNKS>(input, Some(out), Carry::LookBack(state, epoch, Access::ReleaseAcquire, WAIT))
     }
 }
 kernel! {
     /// `out[i] = in[0] + … + in[i]` in `f32`, in one pass; launch as [`scan_u32`].
-    pub fn scan_f32<'a>(input: Global<'a, f32>, out: GlobalMut<'a, f32>, state: GlobalMut<'a, u64>) {
-        scan_tile::<_, CHUNKS>(input, Some(out), Carry::LookBack(state, Access::ReleaseAcquire, WAIT))
+    pub fn scan_f32<'a>(input: Global<'a, f32>, out: GlobalMut<'a, f32>, state: GlobalMut<'a, u64>, epoch: u32) {
+        scan_tile::<_, CHUNKS>(input, Some(out), Carry::LookBack(state, epoch, Access::ReleaseAcquire, WAIT))
     }
 }
 kernel! {
     /// Tuning variant of [`scan_u32`]: 16 elements per thread (tiles of `blockDim.x * 16`, so
     /// [`tiles_of`]`(n, threads, 16)` blocks); fewer registers, more blocks per SM. Otherwise launch as
     /// [`scan_u32`]. The bench measures it against the launchers' shape.
-    pub fn scan_items16_u32<'a>(input: Global<'a, u32>, out: GlobalMut<'a, u32>, state: GlobalMut<'a, u64>) {
-        scan_tile::<_, 4>(input, Some(out), Carry::LookBack(state, Access::ReleaseAcquire, WAIT))
+    pub fn scan_items16_u32<'a>(input: Global<'a, u32>, out: GlobalMut<'a, u32>, state: GlobalMut<'a, u64>, epoch: u32) {
+        scan_tile::<_, 4>(input, Some(out), Carry::LookBack(state, epoch, Access::ReleaseAcquire, WAIT))
     }
 }
 kernel! {
     /// Tuning variant of [`scan_u32`]: 24 elements per thread (tiles of `blockDim.x * 24`, so
     /// [`tiles_of`]`(n, threads, 24)` blocks); launch as [`scan_items16_u32`].
-    pub fn scan_items24_u32<'a>(input: Global<'a, u32>, out: GlobalMut<'a, u32>, state: GlobalMut<'a, u64>) {
-        scan_tile::<_, 6>(input, Some(out), Carry::LookBack(state, Access::ReleaseAcquire, WAIT))
+    pub fn scan_items24_u32<'a>(input: Global<'a, u32>, out: GlobalMut<'a, u32>, state: GlobalMut<'a, u64>, epoch: u32) {
+        scan_tile::<_, 6>(input, Some(out), Carry::LookBack(state, epoch, Access::ReleaseAcquire, WAIT))
     }
 }
 kernel! {
     /// Tuning variant of [`scan_u32`]: the look-back sleeps `pre_ns` before its first poll and `poll_ns`
     /// between polls, on any grid (the launchers' kernel: [`PRE_SLEEP_NS`], [`POLL_SLEEP_NS`], from
     /// [`SLEEP_MIN_TILES`] tiles on). Launch as [`scan_u32`].
-    pub fn scan_sleeps_u32<'a>(input: Global<'a, u32>, out: GlobalMut<'a, u32>, state: GlobalMut<'a, u64>, pre_ns: u32, poll_ns: u32) {
+    pub fn scan_sleeps_u32<'a>(input: Global<'a, u32>, out: GlobalMut<'a, u32>, state: GlobalMut<'a, u64>, epoch: u32, pre_ns: u32, poll_ns: u32) {
         let wait = Wait { pre_ns, poll_ns, min_tiles: 0 };
-        scan_tile::<_, CHUNKS>(input, Some(out), Carry::LookBack(state, Access::ReleaseAcquire, wait))
+        scan_tile::<_, CHUNKS>(input, Some(out), Carry::LookBack(state, epoch, Access::ReleaseAcquire, wait))
     }
 }
 kernel! {
     /// RACY twin of [`scan_u32`]: publishes the status word with a plain store, no release.
-    pub fn scan_no_release_u32<'a>(input: Global<'a, u32>, out: GlobalMut<'a, u32>, state: GlobalMut<'a, u64>) {
-        scan_tile::<_, CHUNKS>(input, Some(out), Carry::LookBack(state, Access::PlainStore, WAIT))
+    pub fn scan_no_release_u32<'a>(input: Global<'a, u32>, out: GlobalMut<'a, u32>, state: GlobalMut<'a, u64>, epoch: u32) {
+        scan_tile::<_, CHUNKS>(input, Some(out), Carry::LookBack(state, epoch, Access::PlainStore, WAIT))
     }
 }
 kernel! {
     /// RACY twin of [`scan_u32`]: reads the status words with plain loads, no acquire.
-    pub fn scan_no_acquire_u32<'a>(input: Global<'a, u32>, out: GlobalMut<'a, u32>, state: GlobalMut<'a, u64>) {
-        scan_tile::<_, CHUNKS>(input, Some(out), Carry::LookBack(state, Access::PlainLoad, WAIT))
+    pub fn scan_no_acquire_u32<'a>(input: Global<'a, u32>, out: GlobalMut<'a, u32>, state: GlobalMut<'a, u64>, epoch: u32) {
+        scan_tile::<_, CHUNKS>(input, Some(out), Carry::LookBack(state, epoch, Access::PlainLoad, WAIT))
     }
 }
 kernel! {
     /// BROKEN twin of [`scan_u32`]: tile `blockIdx.x` instead of a ticket. A resident block may wait for
     /// a tile whose block has not started: it hangs when fewer blocks are resident than the grid has.
     /// Never launched on a GPU.
-    pub fn scan_blockidx_u32<'a>(input: Global<'a, u32>, out: GlobalMut<'a, u32>, state: GlobalMut<'a, u64>) {
-        scan_tile::<_, CHUNKS>(input, Some(out), Carry::LookBackBlockIdx(state))
+    pub fn scan_blockidx_u32<'a>(input: Global<'a, u32>, out: GlobalMut<'a, u32>, state: GlobalMut<'a, u64>, epoch: u32) {
+        scan_tile::<_, CHUNKS>(input, Some(out), Carry::LookBackBlockIdx(state, epoch))
     }
 }
 kernel! {

@@ -74,9 +74,16 @@ fn deterministic_sum_has_the_same_bits_on_every_grid() {
         let bits = *first.get_or_insert(got.to_bits());
         assert_eq!(got.to_bits(), bits, "grid {grid}, schedule {s}: the bits depend on the grid");
     }
-    // `deterministic_vblocks` depends on n alone.
-    assert_eq!(reduce_fast::deterministic_vblocks(n), n.div_ceil(reduce_fast::MIN_VBLOCK_ELEMS) as u32);
-    assert_eq!(reduce_fast::deterministic_vblocks(1 << 30), reduce_fast::MAX_DETERMINISTIC_VBLOCKS);
+    // `deterministic_vblocks` depends on n and the element type alone: one virtual block up to 128 KiB,
+    // one per 4096 elements above, at most MAX_DETERMINISTIC_VBLOCKS.
+    use reduce_fast::{MAX_DETERMINISTIC_VBLOCKS, MIN_VBLOCK_ELEMS, ONE_BLOCK_MAX_VECTORS, deterministic_vblocks};
+    assert_eq!(ONE_BLOCK_MAX_VECTORS * 16, 128 * 1024);
+    assert_eq!(deterministic_vblocks::<f32>(n), 1, "{n} f32 fit 128 KiB");
+    assert_eq!(deterministic_vblocks::<f32>(1 << 15), 1);
+    assert_eq!(deterministic_vblocks::<f32>((1 << 15) + 1), ((1usize << 15) + 1).div_ceil(MIN_VBLOCK_ELEMS) as u32);
+    assert_eq!(deterministic_vblocks::<f64>(1 << 14), 1);
+    assert_eq!(deterministic_vblocks::<f64>((1 << 14) + 1), 5);
+    assert_eq!(deterministic_vblocks::<i32>(1 << 30), MAX_DETERMINISTIC_VBLOCKS);
 }
 
 #[test]
@@ -94,11 +101,15 @@ fn one_virtual_block_on_one_block_gives_the_bits_of_every_other_grid() {
         let bits = *first.get_or_insert(w.out.data[0].to_bits());
         assert_eq!(w.out.data[0].to_bits(), bits, "grid {grid}, schedule {s}: the bits depend on the grid");
     }
-    // The deterministic sum runs on one block up to two virtual blocks, on one per virtual block above.
-    let two = 2 * reduce_fast::MIN_VBLOCK_ELEMS;
-    assert_eq!(reduce_fast::deterministic_grid(two, 528), 1);
-    assert_eq!(reduce_fast::deterministic_grid(two + 1, 528), 3);
-    assert_eq!(reduce_fast::deterministic_grid(1 << 30, 396), 396);
+    // The deterministic sum runs on one block up to two virtual blocks, on one per virtual block above;
+    // the fast tier on one block up to ONE_BLOCK_MAX_VECTORS vectors.
+    let one = reduce_fast::ONE_BLOCK_MAX_VECTORS * 4;
+    assert_eq!(reduce_fast::deterministic_grid::<f32>(one, 528), 1);
+    assert_eq!(reduce_fast::deterministic_grid::<f32>(one + 1, 528), 9);
+    assert_eq!(reduce_fast::deterministic_grid::<f32>(1 << 30, 396), 396);
+    assert_eq!(reduce_fast::fast_grid(reduce_fast::ONE_BLOCK_MAX_VECTORS, 396), 1);
+    assert_eq!(reduce_fast::fast_grid(reduce_fast::ONE_BLOCK_MAX_VECTORS + 1, 396), 5);
+    assert_eq!(reduce_fast::fast_grid(1 << 28, 396), 396);
 }
 
 #[test]

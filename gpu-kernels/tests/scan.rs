@@ -43,10 +43,13 @@ fn prefix_u32(x: &[u32]) -> Vec<u32> {
         .collect()
 }
 
-type ScanArgs<'a, T> = (Global<'a, T>, GlobalMut<'a, T>, GlobalMut<'a, u64>);
+type ScanArgs<'a, T> = (Global<'a, T>, GlobalMut<'a, T>, GlobalMut<'a, u64>, u32);
 
-/// One single-pass launch of `K` over `x` with schedule options `opts`: the outcome (or the error),
-/// the output and the state words.
+/// The epoch of the tests' launches on a zeroed state (any epoch but 0 tests the tag more than 0).
+const EPOCH: u32 = 1;
+
+/// One single-pass launch of `K` over `x` with schedule options `opts`, on a zeroed state tagged
+/// [`EPOCH`]: the outcome (or the error), the output and the state words.
 fn run<K, T>(x: &[T], opts: &Options) -> (Result<Outcome, EmuError>, Vec<T>, Vec<u64>)
 where
     K: for<'a> Kernel<Args<'a> = ScanArgs<'a, T>>,
@@ -56,7 +59,7 @@ where
     let mut input = Buf::new("input", x.to_vec());
     let mut out = Buf::new("out", vec![T::default(); n]);
     let mut state = Buf::new("state", vec![0u64; scan::state_len(n, EMU_BLOCK)]);
-    let r = launch_raw::<K>(&cfg(n), opts, (input.view(), out.view_mut(), state.view_mut()));
+    let r = launch_raw::<K>(&cfg(n), opts, (input.view(), out.view_mut(), state.view_mut(), EPOCH));
     (r, out.data, state.data)
 }
 
@@ -77,13 +80,13 @@ fn scan_u32_is_exact_and_race_free_on_every_schedule() {
                 panic!("n = {n}, seed {s}: out[{i}] = {}, expected {}", got[i], want[i]);
             }
             assert_eq!(state[1], 0, "no tile gave up");
+            assert_eq!(state[0], 0, "the block that draws the last ticket resets the counter");
             let tiles = scan::tiles(n, EMU_BLOCK);
             if tiles > 1 {
-                assert_eq!(state[0], tiles as u64, "one ticket per block");
-                // Every tile ends with its inclusive prefix published.
+                // Every tile ends with its inclusive prefix published, tagged with the launch's epoch.
                 for t in 0..tiles {
                     let last = want[((t + 1) * TILE).min(n) - 1];
-                    assert_eq!(state[scan::STATE_HEADER + t], scan::pack(scan::FLAG_PREFIX, last), "tile {t}");
+                    assert_eq!(state[scan::STATE_HEADER + t], scan::pack(scan::FLAG_PREFIX, EPOCH, last), "tile {t}");
                 }
             }
         }
@@ -106,7 +109,7 @@ where
             let mut out = Buf::new("out", vec![0u32; n]);
             let mut state = Buf::new("state", vec![0u64; scan::STATE_HEADER + tiles]);
             let cfg = LaunchConfig::linear(tiles as u32, EMU_BLOCK, SHARED_BYTES);
-            let o = launch_raw::<K>(&cfg, &seed(s), (input.view(), out.view_mut(), state.view_mut()))
+            let o = launch_raw::<K>(&cfg, &seed(s), (input.view(), out.view_mut(), state.view_mut(), EPOCH))
                 .unwrap_or_else(|e| panic!("{name} n = {n}, seed {s}: {e}"));
             clean(&o, &format!("{name} n = {n}, seed {s}"));
             if let Some(i) = (0..n).find(|&i| out.data[i] != want[i]) {
@@ -118,7 +121,7 @@ where
                     let last = want[((t + 1) * tile).min(n) - 1];
                     assert_eq!(
                         state.data[scan::STATE_HEADER + t],
-                        scan::pack(scan::FLAG_PREFIX, last),
+                        scan::pack(scan::FLAG_PREFIX, EPOCH, last),
                         "{name} tile {t}"
                     );
                 }
@@ -140,7 +143,7 @@ fn the_look_back_sleeps_keep_the_scan_exact_and_race_free() {
             let mut input = Buf::new("input", x.clone());
             let mut out = Buf::new("out", vec![0u32; n]);
             let mut state = Buf::new("state", vec![0u64; scan::state_len(n, EMU_BLOCK)]);
-            let args = (input.view(), out.view_mut(), state.view_mut(), pre, poll);
+            let args = (input.view(), out.view_mut(), state.view_mut(), EPOCH, pre, poll);
             let o = launch_raw::<scan_sleeps_u32>(&cfg(n), &seed(s), args)
                 .unwrap_or_else(|e| panic!("n = {n}, sleeps {pre}/{poll} ns, seed {s}: {e}"));
             clean(&o, &format!("scan_sleeps_u32 n = {n}, seed {s}"));
@@ -148,7 +151,7 @@ fn the_look_back_sleeps_keep_the_scan_exact_and_race_free() {
                 panic!("n = {n}, sleeps {pre}/{poll}: out[{i}] = {}, expected {}", out.data[i], want[i]);
             }
             assert_eq!(state.data[1], 0, "no tile gave up");
-            assert_eq!(state.data[0], tiles as u64, "one ticket per block");
+            assert_eq!(state.data[0], 0, "the last ticket resets the counter ({tiles} tiles)");
         }
     }
 }
@@ -199,7 +202,7 @@ fn a_misaligned_view_is_scanned_element_by_element() {
             GlobalMut::from_raw_parts(out.data.as_mut_ptr().add(1), n),
         )
     };
-    let o = launch::<scan_u32>(cfg(n), &seed(3), (iv, ov, state.view_mut()));
+    let o = launch::<scan_u32>(cfg(n), &seed(3), (iv, ov, state.view_mut(), EPOCH));
     clean(&o, "misaligned scan");
     assert_eq!(&out.data[1..], &want[..]);
     let _ = input.view();
@@ -226,7 +229,7 @@ fn an_output_aligned_differently_from_its_input_is_exact() {
         )
     };
     assert!(iv.split_vectors().head.is_empty() && !ov.split_vectors_mut().head.is_empty());
-    let o = launch::<scan_u32>(cfg(n), &seed(4), (iv, ov, state.view_mut()));
+    let o = launch::<scan_u32>(cfg(n), &seed(4), (iv, ov, state.view_mut(), EPOCH));
     clean(&o, "output misaligned against the input");
     assert_eq!(&out.data[b..b + n], &want[..]);
 }
@@ -250,6 +253,85 @@ fn reduce_then_scan_is_exact() {
         );
         assert_eq!(out.data, want, "n = {n}");
     }
+}
+
+#[test]
+fn epochs_let_one_state_serve_launch_after_launch_unzeroed() {
+    // One state, zeroed once; scans of other inputs and other sizes (more tiles, then fewer, then
+    // more again: words of earlier launches stay behind), each tagged with the next epoch. Every result
+    // is exact: a word of an earlier launch never reads as published.
+    let sizes = [35 * TILE + 3, 3 * TILE + 5, 7, 36 * TILE, TILE + 1];
+    let mut state = Buf::new("state", vec![0u64; scan::state_len(36 * TILE, EMU_BLOCK)]);
+    let mut epochs = scan::Epochs::new();
+    for (k, &n) in sizes.iter().enumerate() {
+        let x = input_u32(n, 100 + k as u64);
+        let want = prefix_u32(&x);
+        let (epoch, zero) = epochs.advance();
+        assert!(!zero);
+        let mut input = Buf::new("input", x);
+        let mut out = Buf::new("out", vec![0u32; n]);
+        let o =
+            launch::<scan_u32>(cfg(n), &seed(k as u64 + 1), (input.view(), out.view_mut(), state.view_mut(), epoch));
+        clean(&o, &format!("launch {k}, n = {n}, epoch {epoch}"));
+        assert_eq!(out.data, want, "launch {k}, n = {n}, epoch {epoch}");
+        assert_eq!(state.data[..2], [0, 0], "launch {k}: the ticket is reset, no tile gave up");
+    }
+}
+
+#[test]
+fn an_epoch_used_twice_on_one_state_reads_stale_prefixes() {
+    // The precondition matters: a second launch tagged like the first finds the first one's words
+    // published, and on some schedules a tile takes a stale prefix. A new epoch on the same, unzeroed
+    // state is exact on every schedule.
+    let n = 3 * TILE + 5;
+    let mut stale = Vec::new();
+    for s in 1..=8 {
+        let mut state = Buf::new("state", vec![0u64; scan::state_len(n, EMU_BLOCK)]);
+        let mut input = Buf::new("input", input_u32(n, 1));
+        let mut out = Buf::new("out", vec![0u32; n]);
+        clean(&launch::<scan_u32>(cfg(n), &seed(s), (input.view(), out.view_mut(), state.view_mut(), 7)), "first");
+        let x = input_u32(n, 2);
+        let want = prefix_u32(&x);
+        let mut input = Buf::new("input", x);
+        clean(&launch::<scan_u32>(cfg(n), &seed(s), (input.view(), out.view_mut(), state.view_mut(), 7)), "second");
+        if out.data != want {
+            stale.push(s);
+        }
+        clean(&launch::<scan_u32>(cfg(n), &seed(s), (input.view(), out.view_mut(), state.view_mut(), 8)), "third");
+        assert!(out.data == want, "seed {s}: a new epoch on the unzeroed state is exact");
+    }
+    println!("schedules on which the reused epoch read a stale prefix: {stale:?}");
+    assert!(!stale.is_empty(), "no schedule read a stale prefix under the reused epoch");
+}
+
+#[test]
+fn an_epoch_past_the_largest_is_refused() {
+    let n = TILE + 1;
+    let mut state = Buf::new("state", vec![0u64; scan::state_len(n, EMU_BLOCK)]);
+    let mut input = Buf::new("input", input_u32(n, 1));
+    let mut out = Buf::new("out", vec![0u32; n]);
+    let args = (input.view(), out.view_mut(), state.view_mut(), scan::MAX_EPOCH + 1);
+    match launch_raw::<scan_u32>(&cfg(n), &seed(1), args) {
+        Err(EmuError::KernelPanic { message, .. }) => assert!(message.contains("MAX_EPOCH"), "{message}"),
+        other => panic!("expected the kernel to refuse the epoch, got {:?}", other.map(|_| ())),
+    }
+    let mut e = scan::Epochs::after(scan::MAX_EPOCH - 1);
+    assert_eq!(e.advance(), (scan::MAX_EPOCH, false));
+    assert_eq!(e.advance(), (1, true), "the tags start again after a zeroing");
+}
+
+#[test]
+fn the_launch_block_covers_small_inputs_with_one_tile() {
+    for n in [0, 1, 4096, 4097, 8192, 8193, 16384, 16385, 1 << 18, (1 << 18) + 1, 1 << 30] {
+        let b = scan::launch_block(n);
+        assert!(b.is_multiple_of(32) && (128..=1024).contains(&b), "n = {n}: {b}");
+        if n <= scan::tile_elems(scan::BLOCK) {
+            assert_eq!(scan::tiles(n, b), 1, "n = {n}: one tile");
+            assert!(b == 128 || n > scan::tile_elems(b / 2), "n = {n}: the fewest threads that hold it ({b})");
+        }
+    }
+    assert_eq!(scan::launch_block(1 << 16), scan::MID_BLOCK);
+    assert_eq!(scan::launch_block((1 << 18) + 1), scan::BLOCK);
 }
 
 /// Races of a twin: at least one, each on `state`, between different blocks.

@@ -127,10 +127,11 @@ fn launcher_grid<K: Kernel>(dev: &Device, n: usize, lanes: usize) -> Result<u32>
 /// The deterministic sum of `input` on `dev`, run `k` of several: run `k` uses the `k`-th grid of the
 /// launcher's, 1, 7 and 64 blocks (on the emulator, at most `2 * EMU_GRID`). The bound on its error.
 pub(crate) fn deterministic_sum(dev: &Device, input: &[f32], k: usize) -> Result<(f32, u32)> {
-    let vblocks = deterministic_vblocks(input.len());
-    let grids: Vec<u32> = std::iter::once(deterministic_grid(input.len(), resident_grid::<reduce_fast_f32>(dev)?))
-        .chain(OTHER_GRIDS.iter().copied().filter(|&g| dev.is_gpu() || g <= 2 * EMU_GRID))
-        .collect();
+    let vblocks = deterministic_vblocks::<f32>(input.len());
+    let grids: Vec<u32> =
+        std::iter::once(deterministic_grid::<f32>(input.len(), resident_grid::<reduce_fast_f32>(dev)?))
+            .chain(OTHER_GRIDS.iter().copied().filter(|&g| dev.is_gpu() || g <= 2 * EMU_GRID))
+            .collect();
     let grid = grids[k % grids.len()];
     let s = Sum::new(dev, input, vblocks)?;
     Ok((s.run::<reduce_fast_f32>(vblocks, grid)?, grid))
@@ -138,7 +139,7 @@ pub(crate) fn deterministic_sum(dev: &Device, input: &[f32], k: usize) -> Result
 
 /// The error bound of the deterministic sum of `n` elements whose magnitudes add to `sum_abs`.
 pub(crate) fn deterministic_bound(n: usize, sum_abs: f64) -> f64 {
-    depth(n, 4, deterministic_vblocks(n)) as f64 * (f32::EPSILON as f64 / 2.0) * sum_abs
+    depth(n, 4, deterministic_vblocks::<f32>(n)) as f64 * (f32::EPSILON as f64 / 2.0) * sum_abs
 }
 
 /// Runs every tier on `input` (the chapter example's input) and records the checks and times in `r`.
@@ -152,7 +153,7 @@ pub(crate) fn run_tiers(
     let n = input.len();
     let resident = resident_grid::<reduce_fast_f32>(dev)?;
     let grid = launcher_grid::<reduce_fast_f32>(dev, n, 4)?;
-    let det_vblocks = deterministic_vblocks(n);
+    let det_vblocks = deterministic_vblocks::<f32>(n);
     let max_vblocks = grid.max(det_vblocks);
     let sum_abs = kahan_sum(input.iter().map(|&x| (x as f64).abs()));
     let want = kahan_sum(input.iter().map(|&x| x as f64));
@@ -164,7 +165,7 @@ pub(crate) fn run_tiers(
     s.time::<reduce_fast_f32>(p, r, "reduce_fast_f32", grid, grid, got)?;
 
     // f32, deterministic: virtual blocks from n alone; the bits must not depend on the grid.
-    let det_grid = deterministic_grid(n, resident);
+    let det_grid = deterministic_grid::<f32>(n, resident);
     let det = s.run::<reduce_fast_f32>(det_vblocks, det_grid)?;
     check_f32(r, "reduce_deterministic_f32", det, want, sum_abs, n, det_vblocks, seed_case);
     let mut same = true;

@@ -9,14 +9,15 @@ use crate::report::ExampleResult;
 use crate::verify::exact;
 use anyhow::Result;
 use gpu_kernels::scan::{
-    self, BLOCK, ERROR_GAVE_UP, SHARED_BYTES, SPINE_BLOCK, SPINE_SHARED_BYTES, scan_downsweep_u32, scan_f32,
+    self, ERROR_GAVE_UP, Epochs, SHARED_BYTES, SPINE_BLOCK, SPINE_SHARED_BYTES, scan_downsweep_u32, scan_f32,
     scan_no_acquire_u32, scan_no_release_u32, scan_reduce_u32, scan_spine_u32, scan_u32,
 };
 use rand::{Rng, SeedableRng, rngs::StdRng};
 
-/// The single-pass launch for `n` elements: one block of `BLOCK` threads per tile.
+/// The single-pass launch for `n` elements: one block of [`scan::launch_block`]`(n)` threads per tile.
 pub fn launch(n: usize) -> Launch {
-    Launch::linear(scan::tiles(n, BLOCK) as u32, BLOCK, SHARED_BYTES)
+    let block = scan::launch_block(n);
+    Launch::linear(scan::tiles(n, block) as u32, block, SHARED_BYTES)
 }
 
 /// The CPU reference: the wrapping inclusive prefix sum.
@@ -30,7 +31,7 @@ fn prefix_u32(x: &[u32]) -> Vec<u32> {
         .collect()
 }
 
-/// Zeroes the ticket, the error word and the status words before a launch.
+/// Zeroes the ticket, the error word and the status words (before a launch tagged with epoch 0).
 fn reset(state: &Buffer<'_, u64>) -> Result<()> {
     state.write(&vec![0; state.len()])
 }
@@ -41,31 +42,36 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
     let mut r = ExampleResult::new("scan", dev.kind(), n, p.seed);
     let mut rng = StdRng::seed_from_u64(p.seed);
     let cfg = launch(n);
-    let tiles = scan::tiles(n, BLOCK);
+    let block = scan::launch_block(n);
+    let tiles = scan::tiles(n, block);
 
     // u32: random words, so that the sums wrap many times.
     let x: Vec<u32> = (0..n).map(|_| rng.r#gen()).collect();
     let want = prefix_u32(&x);
     let input = dev.upload("input", &x)?;
     let out = dev.filled("out", n, 0xdead_beefu32)?;
-    let state = dev.filled("state", scan::state_len(n, BLOCK), 0u64)?;
-    dev.launch::<scan_u32>(cfg, (input.view(), out.view_mut(), state.view_mut()))?;
+    // The state is zeroed once; each launch on it takes the next epoch instead of a zeroing.
+    let state = dev.filled("state", scan::state_len(n, block), 0u64)?;
+    let mut epochs = Epochs::new();
+    let (epoch, _) = epochs.advance();
+    dev.launch::<scan_u32>(cfg, (input.view(), out.view_mut(), state.view_mut(), epoch))?;
     let st = state.read()?;
     let m = exact(&out.read()?, &want, "out");
     r.check(
         m.is_none() && st[1] & ERROR_GAVE_UP == 0,
         format!(
-            "scan_u32: all {n} prefix sums exact (wrapping), {tiles} tile(s) of {} elements, no tile gave up (error word {}){}",
-            scan::tile_elems(BLOCK),
+            "scan_u32: all {n} prefix sums exact (wrapping), {tiles} tile(s) of {block} x {} elements, no tile gave up (error word {}){}",
+            scan::ITEMS,
             st[1],
             super::mismatch(m)
         ),
     );
     if tiles > 1 {
-        r.check(st[0] == tiles as u64, format!("one ticket per tile: the ticket ends at {} (tiles: {tiles})", st[0]));
+        r.check(st[0] == 0, format!("the last of {tiles} tickets resets the ticket: it ends at {}", st[0]));
     }
     let bytes = 2 * n * 4;
-    let args = (input.view(), out.view_mut(), state.view_mut());
+    // Timed on a state zeroed before each launch (outside the timed region), tagged 0.
+    let args = (input.view(), out.view_mut(), state.view_mut(), 0);
     measure_tier::<scan_u32>(dev, p, &mut r, "scan_u32 (single pass)", cfg, args, bytes, &|| reset(&state))?;
     if p.reps > 0 && dev.is_gpu() {
         let m = exact(&out.read()?, &want, "out");
@@ -86,11 +92,12 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
     let xf: Vec<f32> = (0..n).map(|_| rng.gen_range(-1.0f32..1.0)).collect();
     let input = dev.upload("input", &xf)?;
     let out = dev.filled("out", n, f32::NAN)?;
-    reset(&state)?;
-    dev.launch::<scan_f32>(cfg, (input.view(), out.view_mut(), state.view_mut()))?;
+    // The state as the launches before left it, not zeroed: the next epoch.
+    let (epoch, _) = epochs.advance();
+    dev.launch::<scan_f32>(cfg, (input.view(), out.view_mut(), state.view_mut(), epoch))?;
     let got = out.read()?;
     let (mut exact_sum, mut mag, mut worst, mut bad) = (0f64, 0f64, 0f64, None);
-    let tile_len = scan::tile_elems(BLOCK);
+    let tile_len = scan::tile_elems(block);
     for i in 0..n {
         exact_sum += xf[i] as f64;
         mag += (xf[i] as f64).abs();
@@ -106,11 +113,11 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
     r.check(
         bad.is_none() && state.read()?[1] == 0,
         format!(
-            "scan_f32: all {n} prefix sums within (tile + 64) 2^-24 sum|x| of the f64 reference (largest |err| / sum|x|: {worst:.2e}){}",
+            "scan_f32 (on the state the u32 launches left, epoch {epoch}): all {n} prefix sums within (tile + 64) 2^-24 sum|x| of the f64 reference (largest |err| / sum|x|: {worst:.2e}){}",
             bad.map(|b| format!(" — {b}")).unwrap_or_default()
         ),
     );
-    let args = (input.view(), out.view_mut(), state.view_mut());
+    let args = (input.view(), out.view_mut(), state.view_mut(), 0);
     measure_tier::<scan_f32>(dev, p, &mut r, "scan_f32 (single pass)", cfg, args, bytes, &|| reset(&state))?;
 
     // The twins, on the emulator only (a race on a GPU fails silently): three tiles of 32 threads.
@@ -122,10 +129,10 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
         let input = dev.upload("input", &xs)?;
         let out = dev.filled("out", m, 0u32)?;
         let state = dev.filled("state", scan::state_len(m, 32), 0u64)?;
-        dev.launch::<scan_no_release_u32>(twin, (input.view(), out.view_mut(), state.view_mut()))?;
+        dev.launch::<scan_no_release_u32>(twin, (input.view(), out.view_mut(), state.view_mut(), 1))?;
         flagged(dev, &mut r, "scan_no_release_u32 (status word stored without release)", true);
         reset(&state)?;
-        dev.launch::<scan_no_acquire_u32>(twin, (input.view(), out.view_mut(), state.view_mut()))?;
+        dev.launch::<scan_no_acquire_u32>(twin, (input.view(), out.view_mut(), state.view_mut(), 1))?;
         flagged(dev, &mut r, "scan_no_acquire_u32 (status words loaded without acquire)", true);
     }
     Ok(finish(dev, r, false))
