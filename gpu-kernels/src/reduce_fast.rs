@@ -273,6 +273,18 @@ fn add_ends<T: Summand>(mut s: T, input: Global<T>) -> T {
     s
 }
 
+/// The warp sums' shared memory, once the block size is checked. The kernels call it after a thread's
+/// first loads are issued: the two checks read the launch configuration (the block size, the dynamic
+/// shared memory size), and done first they delayed the first loads of a small launch. (The loads
+/// before it are bounds-checked whatever the block size; only the tile arithmetic assumes `BLOCK`.)
+#[inline(always)]
+fn checked_warp_sums<T: Summand>() -> SharedSlice<T> {
+    if block_dim().x != BLOCK {
+        panic!("reduce_fast kernels are launched with BLOCK threads per block");
+    }
+    T::warp_sums()
+}
+
 /// The kernel body shared by the three element types: see the module docs.
 #[inline(always)]
 fn reduce_fast<T: Summand>(
@@ -282,18 +294,15 @@ fn reduce_fast<T: Summand>(
     ticket: GlobalMut<u32>,
     out: GlobalMut<T>,
 ) {
-    if block_dim().x != BLOCK {
-        panic!("reduce_fast kernels are launched with BLOCK threads per block");
-    }
     let split = input.split_vectors();
-    let sums = T::warp_sums();
     let t = thread_idx().x;
     // One block, one virtual block (small inputs): the block's sum is the result. No partial, no
     // barrier, no second block sum, no ticket. `ZERO + s` is the general path's first addition (the
     // last block adds the one partial to zero; its further additions of zeros change no bits after
     // that one), so both paths give the same bits.
     if grid_dim().x == 1 && vblocks == 1 {
-        let s = block_sum(virtual_block_sum(split.body, 0, 1), sums);
+        let v = virtual_block_sum(split.body, 0, 1);
+        let s = block_sum(v, checked_warp_sums());
         if t == 0 {
             out.set(0, add_ends(T::add(T::ZERO, s), input));
         }
@@ -301,7 +310,8 @@ fn reduce_fast<T: Summand>(
     }
     let mut c = block_idx().x;
     while c < vblocks {
-        let s = block_sum(virtual_block_sum(split.body, c as usize, vblocks as usize), sums);
+        let v = virtual_block_sum(split.body, c as usize, vblocks as usize);
+        let s = block_sum(v, checked_warp_sums());
         if t == 0 {
             partials.set(c as usize, s);
         }
@@ -320,6 +330,7 @@ fn reduce_fast<T: Summand>(
         }
     }
     if sync_threads_or(last) {
+        let sums = checked_warp_sums();
         let mut s = T::ZERO;
         let mut k = t;
         while k < vblocks {

@@ -439,30 +439,18 @@ enum Carry<'a, T: ScanValue> {
 #[inline(always)]
 fn scan_tile<T: ScanValue, const N: usize>(input: Global<T>, out: Option<GlobalMut<T>>, carry: Carry<T>) {
     let threads = block_dim().x;
-    if !threads.is_multiple_of(WARP_SIZE) || threads > 1024 {
-        panic!("scan kernels are launched with a multiple of 32 threads, at most 1024");
-    }
     let n = input.len();
-    if out.is_some_and(|o| o.len() != n) {
-        panic!("scan: `out` must have as many elements as `input`");
-    }
-    let sh = ScanShared::view();
     let t = thread_idx().x;
     let (lane, w) = (warp::lane_id(), warp::warp_id());
     let nwarps = threads / WARP_SIZE;
     let items = 4 * N;
     let tile_len = threads as usize * items;
-    let tiles = tiles_of(n, threads, items);
 
-    if let Carry::LookBack(_, epoch, ..) | Carry::LookBackBlockIdx(_, epoch) = carry
-        && epoch > MAX_EPOCH
-    {
-        panic!("scan: the epoch must be at most MAX_EPOCH (2^30 - 1)");
-    }
     // The tile id: a ticket (single pass, more than one block), else the block index. The block that
     // draws the last ticket resets the counter for the next launch (every block has drawn by then).
     let tile = match carry {
         Carry::LookBack(state, ..) if grid_dim().x > 1 => {
+            let sh = ScanShared::view();
             if t == 0 {
                 let ticket = state.atomic(0).fetch_add(1);
                 if ticket == grid_dim().x as u64 - 1 {
@@ -475,7 +463,8 @@ fn scan_tile<T: ScanValue, const N: usize>(input: Global<T>, out: Option<GlobalM
         }
         _ => block_idx().x as usize,
     };
-    if tile >= tiles {
+    // Past the last tile (`tiles_of(n, threads, items)`, at least 1), without dividing.
+    if tile > 0 && tile * tile_len >= n {
         return;
     }
 
@@ -502,6 +491,21 @@ fn scan_tile<T: ScanValue, const N: usize>(input: Global<T>, out: Option<GlobalM
     } else {
         each_chunk!(N, k => v[k] = load_partial(input, seg + k * 128 + 4 * lane as usize));
     }
+    // The launch's preconditions, checked once this thread's loads are issued and before any warp
+    // collective or any write: the checks read the launch configuration (the block size, the dynamic
+    // shared memory size), and done first they delayed the first loads of a small scan.
+    if !threads.is_multiple_of(WARP_SIZE) || threads > 1024 {
+        panic!("scan kernels are launched with a multiple of 32 threads, at most 1024");
+    }
+    if out.is_some_and(|o| o.len() != n) {
+        panic!("scan: `out` must have as many elements as `input`");
+    }
+    if let Carry::LookBack(_, epoch, ..) | Carry::LookBackBlockIdx(_, epoch) = carry
+        && epoch > MAX_EPOCH
+    {
+        panic!("scan: the epoch must be at most MAX_EPOCH (2^30 - 1)");
+    }
+    let sh = ScanShared::view();
     // Reduce: the thread's sum (a tree over its elements), the warp's (a butterfly). Only the loaded
     // values stay live across the look-back; the scan comes after it.
     let mut sums = [T::ZERO; N];
