@@ -27,8 +27,10 @@
 //! prefix) and the launch's *epoch* in the high half (`epoch * 4 + flag`), the value's bits in the low
 //! half, so no reader can see a flag without its value. A word holding another epoch (or zero) is not
 //! published yet: the words need no zeroing between launches, only a new epoch per launch
-//! ([`Epochs`]; zeroing them is a separate operation before the launch, which cost about 0.8 µs of a
-//! 7–30 µs scan on an H200), and the block that draws the last ticket resets the ticket. A tile publishes its aggregate as soon as it knows it, then its warp 0
+//! ([`Epochs`]; zeroing them is a separate operation before the launch, which cost 0.5–2.7 µs of a
+//! 7–52 µs scan on an H200, `bench/sweep.md`), and the block that draws the last ticket resets the
+//! ticket. Large scans zero the state all the same ([`ZERO_STATE_MIN_N`]). A tile publishes its
+//! aggregate as soon as it knows it, then its warp 0
 //! looks back over the 32 preceding tiles at once (lane `l` reads tile `tile - 1 - l`, polling until
 //! its word is published), and finds with `vote.ballot` the nearest tile that has its
 //! inclusive prefix: the exclusive prefix is that prefix plus the aggregates of the tiles in between,
@@ -141,11 +143,12 @@ pub const STATE_HEADER: usize = 2;
 /// The largest epoch a launch may be tagged with (the status word's high half holds `epoch * 4 + flag`).
 pub const MAX_EPOCH: u32 = (1 << 30) - 1;
 /// Fewest elements from which a launcher had better zero the state before each launch (and tag it 0)
-/// than tag it with a new epoch. Zeroing is an operation of its own before the scan (0.7–2.7 µs on an
+/// than tag it with a new epoch. Zeroing is an operation of its own before the scan (0.5–2.7 µs on an
 /// H200); but it leaves the status words in L2, whereas those an earlier launch left may have been
 /// evicted by then (always, when L2 is flushed between launches, as a cold measurement does), and then
-/// polls on the look-back's critical path wait for DRAM. Measured cold on an H200: epochs were faster
-/// up to 2^24 elements (by 0.5–2.7 µs), zeroing from 2^25 on (by 1–3%).
+/// polls on the look-back's critical path wait for DRAM. Measured on an H200 with a cold L2: epochs
+/// faster up to 2^24 elements (by 0.5–2.7 µs), zeroing from 2^25 on (by 1–3%); host-timed, epochs
+/// faster up to 2^26 and zeroing from 2^27 on (by 1–2%).
 pub const ZERO_STATE_MIN_N: usize = 1 << 25;
 
 /// The epoch tags of successive launches on one `state`, so that it need not be zeroed before each:
