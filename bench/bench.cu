@@ -1274,6 +1274,13 @@ static void bench_histogram(CUmodule mod, int log2n, int hist_bpsm, uint64_t see
             return "";
         };
         auto zero = [&] { CK(cudaMemsetAsync(hist, 0, 256 * sizeof(unsigned))); };
+        // A Rust histogram kernel (data, bins) on `grid` blocks of `block` threads, the bins zeroed first.
+        auto rs_hist = [&](CUfunction f, unsigned grid, int block, size_t shared) {
+            View vd{d, n}, vh{hist, 256};
+            void* args[] = {&vd, &vh};
+            zero();
+            CU(cuLaunchKernel(f, grid, 1, 1, block, 1, 1, shared, 0, args, nullptr));
+        };
 
         Table t = open_table(wl, n, (double)n);
         printf("(histogram_fast: grid = min(%d SMs x min(occupancy %d, %d), ceil(n / %zu)) = %u, %d threads, %d shared bytes; nvcc build occupancy %d; "
@@ -1295,42 +1302,22 @@ static void bench_histogram(CUmodule mod, int log2n, int hist_bpsm, uint64_t see
             CK(cudaGetLastError());
         }, check);
         if (!g_sweep)
-            measure(t, "Rust histogram_privatised (chapter)", "nvcc histogram_privatised (chapter)", poison, [&] {
-                View vd{d, n}, vh{hist, 256};
-                void* args[] = {&vd, &vh};
-                zero();
-                CU(cuLaunchKernel(rs_priv, grid_ch, 1, 1, BLOCK, 1, 1, 256 * sizeof(unsigned), 0, args, nullptr));
-            }, check);
-        measure(t, "Rust histogram_fast", "nvcc histogram_fast", poison, [&] {
-            View vd{d, n}, vh{hist, 256};
-            void* args[] = {&vd, &vh};
-            zero();
-            CU(cuLaunchKernel(rs_fast, grid_fast, 1, 1, HF_BLOCK, 1, 1, HF_SHARED, 0, args, nullptr));
-        }, check);
+            measure(t, "Rust histogram_privatised (chapter)", "nvcc histogram_privatised (chapter)", poison, [&] { rs_hist(rs_priv, grid_ch, BLOCK, 256 * sizeof(unsigned)); }, check);
+        measure(t, "Rust histogram_fast", "nvcc histogram_fast", poison, [&] { rs_hist(rs_fast, grid_fast, HF_BLOCK, HF_SHARED); }, check);
         if (n <= HS_MAX_BYTES) {  // the launcher's kernel up to 8 MiB
             measure(t, "nvcc histogram_small", "", poison, [&] {
                 zero();
                 nv_histogram_small<1><<<hs_grid(n), 256>>>(d, n, hist);
                 CK(cudaGetLastError());
             }, check);
-            measure(t, "Rust histogram_small", "nvcc histogram_small", poison, [&] {
-                View vd{d, n}, vh{hist, 256};
-                void* args[] = {&vd, &vh};
-                zero();
-                CU(cuLaunchKernel(rs_small, hs_grid(n), 1, 1, 256, 1, 1, 1024, 0, args, nullptr));
-            }, check);
+            measure(t, "Rust histogram_small", "nvcc histogram_small", poison, [&] { rs_hist(rs_small, hs_grid(n), 256, 1024); }, check);
         }
         if (g_tune) {
             const unsigned two = g_sms * std::min(occ, 2);
             for (unsigned g : {grid_full, two, hf_grid(n, grid_full) * 4, (unsigned)std::max<size_t>(1, n / (16 * 1024))}) {
                 g = std::min(g, two);
                 if (g == grid_fast) continue;
-                measure(t, "tune histogram_fast grid " + std::to_string(g), "", poison, [&, g] {
-                    View vd{d, n}, vh{hist, 256};
-                    void* args[] = {&vd, &vh};
-                    zero();
-                    CU(cuLaunchKernel(rs_fast, g, 1, 1, HF_BLOCK, 1, 1, HF_SHARED, 0, args, nullptr));
-                }, check);
+                measure(t, "tune histogram_fast grid " + std::to_string(g), "", poison, [&, g] { rs_hist(rs_fast, g, HF_BLOCK, HF_SHARED); }, check);
             }
             // The nvcc twin with two and eight loads in flight instead of four, and with every block
             // merging from bin 0.
@@ -1476,11 +1463,13 @@ static void bench_scan(CUmodule mod, int log2n, uint64_t seed) {
             return "";
         };
     };
+    // Tiles (= blocks) of `block` threads x `items` elements over the n elements; at least 1.
+    auto tiles_of = [&](int block, int items) { return std::max<size_t>(1, (n + (size_t)block * items - 1) / ((size_t)block * items)); };
     // A launch of a scan kernel with the launchers' arguments on blocks of `block` threads and `items`
     // elements per thread: a new epoch (no zeroing), or (zeroed) the state zeroed first and epoch 0.
     const int sc_block = sc_launch_block(n);
     auto rs_launch_scan = [&](CUfunction f, int block, int items, bool zeroed) {
-        const size_t tiles = std::max<size_t>(1, (n + (size_t)block * items - 1) / ((size_t)block * items));
+        const size_t tiles = tiles_of(block, items);
         View vin{in, n}, vout{out, n}, vstate{state, SC_STATE_HEADER + tiles};
         unsigned epoch = 0;
         if (!zeroed) epoch = next_scan_epoch(state, SC_STATE_HEADER + max_tiles);
@@ -1527,7 +1516,7 @@ static void bench_scan(CUmodule mod, int log2n, uint64_t seed) {
     }
     // epochs: a new tag per launch instead of zeroing the status words (--tune rows "... epochs").
     auto nv_single = [&](auto kernel, int items, int block, bool epochs = false) {
-        const size_t tiles = std::max<size_t>(1, (n + (size_t)block * items - 1) / ((size_t)block * items));
+        const size_t tiles = tiles_of(block, items);
         unsigned epoch = 0;
         if (epochs) epoch = next_scan_epoch(state, SC_STATE_HEADER + max_tiles);
         else if (tiles > 1) CK(cudaMemsetAsync(state, 0, (SC_STATE_HEADER + tiles) * 8));
@@ -1562,7 +1551,7 @@ static void bench_scan(CUmodule mod, int log2n, uint64_t seed) {
         const RV rvs[] = {{"scan_items16_u32", 16, 512}, {"scan_items24_u32", 24, 384}};
         for (const RV& x : rvs) {
             CUfunction f = get_fn(mod, x.entry);
-            const size_t tiles = std::max<size_t>(1, (n + (size_t)x.block * x.items - 1) / ((size_t)x.block * x.items));
+            const size_t tiles = tiles_of(x.block, x.items);
             if (tiles > max_tiles) continue;
             if (n == ((size_t)1 << 20)) {
                 int bps = 0, regs = 0;
@@ -1589,7 +1578,7 @@ static void bench_scan(CUmodule mod, int log2n, uint64_t seed) {
             {"tune nvcc block 512", SC_TWIN, 32, 512},
         };
         for (const V& x : vs) {
-            const size_t tiles = std::max<size_t>(1, (n + (size_t)x.block * x.items - 1) / ((size_t)x.block * x.items));
+            const size_t tiles = tiles_of(x.block, x.items);
             if (tiles > max_tiles) continue;
             if (log2n == g_kmin || !g_sweep) {
                 cudaFuncAttributes fa;
