@@ -159,10 +159,11 @@ __global__ void cub_warp_reduce(const float* in, float* out, size_t n) {
 // k mod vblocks. Block b sums virtual blocks b, b + gridDim.x, ...: each thread loads its four vectors of
 // a tile (t, t + B, t + 2B, t + 3B) before adding any, into four accumulators; then a block tree gives
 // one partial per virtual block. The last block to draw a ticket adds the partials, the head and the
-// tail in a fixed order. The bits depend on the input and `vblocks` only. The fast tier launches
-// vblocks = grid = one block up to 128 KiB, else one block per resident slot (fewer for small inputs);
-// the deterministic tier launches vblocks = 1 up to 128 KiB, else clamp(ceil(n / 4096), 1, 396), on one
-// block up to 2 virtual blocks, else on at most that many blocks.
+// tail in a fixed order. The bits depend on the input and `vblocks` only. Up to 256 KiB both tiers
+// launch nv_reduce_small (below: one block, the bits of vblocks = 1). Above, the fast tier launches
+// vblocks = grid = one block per resident slot (fewer for small inputs); the deterministic tier
+// launches vblocks = clamp(ceil(n / 4096), 1, 396), on one block up to 2 virtual blocks, else on at
+// most that many blocks.
 static const int RF_BLOCK = 512, RF_MIN_BLOCKS = 3, RF_SHARED = 256, RF_UNROLL = 4, RF_MAX_DET_VBLOCKS = 396;
 static const size_t RF_MIN_VBLOCK_ELEMS = 4096;
 // gpu_kernels::reduce_fast::fast_grid: one block up to RF_ONE_BLOCK_MAX_VECTORS (128 KiB); above, one
@@ -309,39 +310,68 @@ nv_reduce_fast(const T* in, size_t n, unsigned vblocks, T* partials, unsigned* t
     }
 }
 
-// --tune prototype for small inputs: one block of B threads, no partials and no ticket; each thread
-// loads U vectors per round (t, t + B, …; those past the end read the last vector and are not added)
-// before adding any.
-template <typename T, int B, int U>
-__global__ void __launch_bounds__(B) nv_reduce_one_block(const T* in, size_t n, T* out) {
+// Twin of gpu_kernels::reduce_fast::reduce_small_*: reduce_fast's one-block sum (vblocks = 1: the
+// same additions in the same order, so the same bits) with 32-bit indices; a one-tile input in line,
+// longer ones RF_SMALL_AHEAD tiles at a time in a function of its own (all their loads in flight
+// together); one barrier. The launchers use it up to RF_SMALL_MAX_VECTORS (256 KiB).
+static const size_t RF_SMALL_MAX_VECTORS = 16384;
+static const int RF_SMALL_AHEAD = 4;
+template <typename T, int AHEAD>
+__device__ __forceinline__ void rf_small_tiles(T (&acc)[RF_UNROLL], const typename Vec<T>::V* vin, unsigned nv, unsigned base) {
+    using V = typename Vec<T>::V;
+    constexpr unsigned B = RF_BLOCK, U = RF_UNROLL;
+    V v[AHEAD][U];
+#pragma unroll
+    for (int k = 0; k < AHEAD; k++)
+#pragma unroll
+        for (int u = 0; u < (int)U; u++) {
+            const unsigned i = base + threadIdx.x + k * U * B + u * B;
+            v[k][u] = vin[i < nv ? i : nv - 1];
+        }
+#pragma unroll
+    for (int k = 0; k < AHEAD; k++)
+#pragma unroll
+        for (int u = 0; u < (int)U; u++) {
+            const unsigned i = base + threadIdx.x + k * U * B + u * B;
+            acc[u] = add(acc[u], i < nv ? Vec<T>::vsum(v[k][u]) : T(0));
+        }
+}
+template <typename T>
+__device__ __noinline__ void rf_small_tiles_loop(T (&acc)[RF_UNROLL], const typename Vec<T>::V* vin, unsigned nv) {
+    for (unsigned base = 0; base < nv; base += RF_SMALL_AHEAD * RF_UNROLL * RF_BLOCK)
+        rf_small_tiles<T, RF_SMALL_AHEAD>(acc, vin, nv, base);
+}
+template <typename T>
+__global__ void __launch_bounds__(RF_BLOCK, 1) nv_reduce_small(const T* in, size_t n, T* out) {
     using V = typename Vec<T>::V;
     constexpr size_t L = 16 / sizeof(T);
-    __shared__ T warp_sums[32];
+    extern __shared__ __align__(16) unsigned char rf_shared[];
+    T* warp_sums = reinterpret_cast<T*>(rf_shared);
     const size_t mis = (size_t)((uintptr_t)in % 16);
     size_t head = mis ? (16 - mis) / sizeof(T) : 0;
     if (head > n) head = n;
-    const size_t nv = (n - head) / L, tail = n - head - nv * L;
+    const size_t nv64 = (n - head) / L, tail = n - head - nv64 * L;
+    if (nv64 > ((size_t)1 << 31)) __trap();  // 32-bit indices, as the Rust kernel's limit
+    const unsigned nv = (unsigned)nv64;
     const V* vin = reinterpret_cast<const V*>(in + head);
-    T acc[U];
-#pragma unroll
-    for (int u = 0; u < U; u++) acc[u] = T(0);
-    for (size_t i = threadIdx.x; i < nv; i += (size_t)U * B) {
-        V v[U];
-#pragma unroll
-        for (int u = 0; u < U; u++) v[u] = __ldg(&vin[i + u * B < nv ? i + u * B : nv - 1]);
-#pragma unroll
-        for (int u = 0; u < U; u++) acc[u] = add(acc[u], i + u * B < nv ? Vec<T>::vsum(v[u]) : T(0));
-    }
-#pragma unroll
-    for (int u = 1; u < U; u++) acc[0] = add(acc[0], acc[u]);
-    const T s = block_sum(acc[0], warp_sums);
-    if (threadIdx.x == 0) {
-        T r = s;
-        for (size_t j = 0; j < head; j++) r = add(r, in[j]);
-        for (size_t j = 0; j < tail; j++) r = add(r, in[head + nv * L + j]);
-        *out = r;
+    T acc[RF_UNROLL] = {T(0), T(0), T(0), T(0)};
+    if (nv > RF_UNROLL * RF_BLOCK) rf_small_tiles_loop<T>(acc, vin, nv);
+    else if (nv > 0) rf_small_tiles<T, 1>(acc, vin, nv, 0);
+    const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const T s = warp_xor_sum(add(add(acc[0], acc[1]), add(acc[2], acc[3])));
+    if (lane == 0) warp_sums[warp] = s;
+    __syncthreads();
+    if (warp == 0) {
+        T r = warp_xor_sum(lane < RF_BLOCK / 32 ? warp_sums[lane] : T(0));
+        if (lane == 0) {
+            r = add(T(0), r);
+            for (size_t j = 0; j < head; j++) r = add(r, in[j]);
+            for (size_t j = 0; j < tail; j++) r = add(r, in[head + nv64 * L + j]);
+            *out = r;
+        }
     }
 }
+
 
 // ---- histogram_fast (nvcc twin of gpu_kernels::histogram_fast) -------------------------------------
 // One column of 256 shared bins per lane, counts[bin * 32 + lane]: lane l only touches bank l, so warp
@@ -1034,8 +1064,10 @@ static void bench_reduce(CUmodule mod, int log2n, uint64_t seed) {
     CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nv_bps, nv_reduce_fast<T>, RF_BLOCK, RF_SHARED));
     const unsigned resident = g_sms * bps;
     const unsigned grid_fast = rf_fast_grid(n / (16 / sizeof(T)), resident), vblocks_fast = grid_fast;
-    // gpu_kernels::reduce_fast::deterministic_vblocks: 1 up to 128 KiB, else ceil(n / 4096) up to 396.
-    const size_t min_vblocks = bytes <= RF_ONE_BLOCK_MAX_VECTORS * 16 ? 1 : (n + RF_MIN_VBLOCK_ELEMS - 1) / RF_MIN_VBLOCK_ELEMS;
+    // gpu_kernels::reduce_fast::small_input: both tiers launch reduce_small up to 256 KiB.
+    const bool small = bytes <= RF_SMALL_MAX_VECTORS * 16;
+    // gpu_kernels::reduce_fast::deterministic_vblocks: 1 up to 256 KiB, else ceil(n / 4096) up to 396.
+    const size_t min_vblocks = small ? 1 : (n + RF_MIN_VBLOCK_ELEMS - 1) / RF_MIN_VBLOCK_ELEMS;
     const unsigned vblocks_det = (unsigned)std::min<size_t>(std::max<size_t>(min_vblocks, 1), RF_MAX_DET_VBLOCKS);
     const unsigned grid_det = rf_det_grid(vblocks_det, resident);
     const size_t cap = std::max<size_t>({(size_t)resident, (size_t)vblocks_det, g_tune ? (size_t)4 * 4096 : 0});
@@ -1056,6 +1088,20 @@ static void bench_reduce(CUmodule mod, int log2n, uint64_t seed) {
         nv_reduce_fast<T><<<grid, RF_BLOCK, RF_SHARED>>>(in, n, vblocks, partials, tickets + 1, out);
         CK(cudaGetLastError());
     };
+    const std::string small_entry = "reduce_small_" + tn;
+    CUfunction rs_small = get_fn(mod, small_entry.c_str());
+    // The launchers' choice: reduce_small for small inputs, else reduce_fast on (grid, vblocks).
+    auto rs_tier = [&](unsigned grid, unsigned vblocks) {
+        if (!small) return rs_launch(grid, vblocks);
+        View vin{in, n}, vout{out, 1};
+        void* args[] = {&vin, &vout};
+        CU(cuLaunchKernel(rs_small, 1, 1, 1, RF_BLOCK, 1, 1, RF_SHARED, 0, args, nullptr));
+    };
+    auto nv_tier = [&](unsigned grid, unsigned vblocks) {
+        if (!small) return nv_launch(grid, vblocks);
+        nv_reduce_small<T><<<1, RF_BLOCK, RF_SHARED>>>(in, n, out);
+        CK(cudaGetLastError());
+    };
     auto check_fast = [&](int which) {
         return [&, which]() -> std::string {
             std::string e = check_sum();
@@ -1067,9 +1113,13 @@ static void bench_reduce(CUmodule mod, int log2n, uint64_t seed) {
     };
 
     Table t = open_table(wl, n, (double)bytes);
-    printf("(fast tier: grid = vblocks = min(%d SMs x %d blocks, ceil(vectors / %zu)) = %u; deterministic tier: %u virtual blocks on %u blocks; "
-           "%d threads, %d shared bytes; nvcc build occupancy %d blocks/SM)\n",
-           g_sms, bps, RF_MIN_BLOCK_VECTORS, grid_fast, vblocks_det, grid_det, RF_BLOCK, RF_SHARED, nv_bps);
+    if (small)
+        printf("(both tiers: reduce_small on one block of %d threads, %d shared bytes: up to %zu bytes)\n", RF_BLOCK, RF_SHARED,
+               RF_SMALL_MAX_VECTORS * 16);
+    else
+        printf("(fast tier: grid = vblocks = min(%d SMs x %d blocks, ceil(vectors / %zu)) = %u; deterministic tier: %u virtual blocks on %u "
+               "blocks; %d threads, %d shared bytes; nvcc build occupancy %d blocks/SM)\n",
+               g_sms, bps, RF_MIN_BLOCK_VECTORS, grid_fast, vblocks_det, grid_det, RF_BLOCK, RF_SHARED, nv_bps);
     add_proxy(t, in, bytes);
 
     void* tmp = nullptr;
@@ -1087,8 +1137,8 @@ static void bench_reduce(CUmodule mod, int log2n, uint64_t seed) {
             CK(cudaGetLastError());
         }, check_sum);
     }
-    measure(t, "nvcc reduce_fast", "", poison, [&] { nv_launch(grid_fast, vblocks_fast); }, check_fast(1));
-    measure(t, "nvcc reduce_deterministic", "", poison, [&] { nv_launch(grid_det, vblocks_det); }, check_fast(1));
+    measure(t, "nvcc reduce_fast", "", poison, [&] { nv_tier(grid_fast, vblocks_fast); }, check_fast(1));
+    measure(t, "nvcc reduce_deterministic", "", poison, [&] { nv_tier(grid_det, vblocks_det); }, check_fast(1));
     const T nv_det = read_out();
 
     if constexpr (std::is_same<T, float>::value) if (!g_sweep) {
@@ -1100,8 +1150,8 @@ static void bench_reduce(CUmodule mod, int log2n, uint64_t seed) {
             CU(cuLaunchKernel(rs_reduce, grid_ch, 1, 1, BLOCK, 1, 1, 32 * sizeof(float), 0, args, nullptr));
         }, check_sum);
     }
-    measure(t, "Rust reduce_fast_" + tn, "nvcc reduce_fast", poison, [&] { rs_launch(grid_fast, vblocks_fast); }, check_fast(0));
-    measure(t, "Rust reduce_deterministic_" + tn, "nvcc reduce_deterministic", poison, [&] { rs_launch(grid_det, vblocks_det); },
+    measure(t, "Rust reduce_fast_" + tn, "nvcc reduce_fast", poison, [&] { rs_tier(grid_fast, vblocks_fast); }, check_fast(0));
+    measure(t, "Rust reduce_deterministic_" + tn, "nvcc reduce_deterministic", poison, [&] { rs_tier(grid_det, vblocks_det); },
             check_fast(0));
 
     // The deterministic tier's bits depend on the chunk count only, not on the grid.
@@ -1118,12 +1168,13 @@ static void bench_reduce(CUmodule mod, int log2n, uint64_t seed) {
             check_failed(wl, "Rust reduce_deterministic_" + tn, "determinism", msg);
         }
     }
-    printf("deterministic: bit-identical over grids 1, 7, 64, %u (%u virtual blocks)", grid_det, vblocks_det);
+    if (small) printf("deterministic: reduce_small and reduce_fast with 1 virtual block on grids 1, 7, 64 bit-identical");
+    else printf("deterministic: bit-identical over grids 1, 7, 64, %u (%u virtual blocks)", grid_det, vblocks_det);
     printf("; nvcc reduce_deterministic gives %s bits\n", memcmp(&nv_det, &det, sizeof(T)) == 0 ? "the same" : "different");
     if (g_tune) {
         for (unsigned g : {1u, resident, rf_fast_grid(n / (16 / sizeof(T)), resident) * 4, (unsigned)std::max<size_t>(1, n / (16 / sizeof(T)) / 512)}) {
             g = std::min(g, resident);
-            if (g == grid_fast) continue;
+            if (g == grid_fast && !small) continue;
             measure(t, "tune reduce_fast_" + tn + " grid " + std::to_string(g), "", poison, [&, g] { rs_launch(g, g); }, check_fast(0));
         }
         // nvcc variants of the fast tier: load hints, loads in flight, contiguous runs of tiles.
@@ -1144,23 +1195,6 @@ static void bench_reduce(CUmodule mod, int log2n, uint64_t seed) {
                 x.k<<<g, RF_BLOCK, RF_SHARED>>>(in, n, g, partials, tickets + 1, out);
                 CK(cudaGetLastError());
             }, check_fast(1));
-        }
-        // Small inputs: one block without partials or a ticket, other block sizes and loads per round.
-        if (n <= ((size_t)1 << 16)) {
-            struct OV { const char* name; void (*k)(const T*, size_t, T*); int block; };
-            const OV ovs[] = {
-                {"tune nvcc one block 128 x 4", nv_reduce_one_block<T, 128, 4>, 128},
-                {"tune nvcc one block 256 x 2", nv_reduce_one_block<T, 256, 2>, 256},
-                {"tune nvcc one block 256 x 4", nv_reduce_one_block<T, 256, 4>, 256},
-                {"tune nvcc one block 256 x 8", nv_reduce_one_block<T, 256, 8>, 256},
-                {"tune nvcc one block 512 x 4", nv_reduce_one_block<T, 512, 4>, 512},
-                {"tune nvcc one block 1024 x 4", nv_reduce_one_block<T, 1024, 4>, 1024},
-            };
-            for (const OV& x : ovs)
-                measure(t, x.name, "", poison, [&, x] {
-                    x.k<<<1, x.block>>>(in, n, out);
-                    CK(cudaGetLastError());
-                }, check_sum);
         }
         // The deterministic tier on other grids than the launcher's (same bits, checked above).
         for (unsigned g : {1u, std::min(vblocks_det, resident)}) {

@@ -25,6 +25,11 @@
 //!   second block sum). A thread's last, cut-short tile issues its four loads together too (those
 //!   past the end read the last vector, and their values are not added): a small input waits for
 //!   the memory once.
+//! - **Small inputs: `reduce_small_*`.** Up to 256 KiB ([`small_input`]) the launchers use a kernel
+//!   of its own: the one-block path above with 32-bit indices and one barrier fewer, a one-tile
+//!   input's code straight from its loads to the block sum, longer inputs in a loop out of line with
+//!   four tiles' loads in flight at once. It adds in the same order as `reduce_fast` with one virtual
+//!   block, so its bits are the deterministic sum's.
 //! - **`i32`: one accumulator.** Wrapping addition is associative, so a thread adds its four vectors
 //!   into one accumulator instead of four: the same bits, and fewer registers.
 //!
@@ -65,10 +70,11 @@ pub const MIN_VBLOCK_ELEMS: usize = 4096;
 /// Fewest 16-byte vectors per block the fast tier is launched with (one tile of `UNROLL * BLOCK`):
 /// below `resident * MIN_BLOCK_VECTORS` vectors, [`fast_grid`] launches fewer blocks than resident slots.
 pub const MIN_BLOCK_VECTORS: usize = 2048;
-/// Most 16-byte vectors one block sums alone (four tiles, 128 KiB): up to this many, both tiers
-/// launch one block with one virtual block, which returns its block sum without a ticket, fences or
-/// partials. Measured on an H200: one block summing 64–128 KiB took 4.9–6.2 µs, cold, against
-/// 6.1–6.7 µs on one block per tile with the ticket; at 256 KiB it took 8.2 µs against 6.5 µs.
+/// Most 16-byte vectors [`fast_grid`] gives one block (four tiles, 128 KiB), which with one virtual
+/// block returns its block sum without a ticket, fences or partials. Measured on an H200: one block
+/// summing 64–128 KiB took 4.9–6.2 µs, cold, against 6.1–6.7 µs on one block per tile with the
+/// ticket; at 256 KiB it took 8.2 µs against 6.5 µs. (The launchers sum up to 256 KiB with
+/// `reduce_small_*` instead: [`small_input`].)
 pub const ONE_BLOCK_MAX_VECTORS: usize = 4 * MIN_BLOCK_VECTORS;
 
 /// The fast tier's grid (and `vblocks`) for `n_vectors` 16-byte vectors on a device with `resident`
@@ -82,12 +88,12 @@ pub fn fast_grid(n_vectors: usize, resident: u32) -> u32 {
     n_vectors.div_ceil(MIN_BLOCK_VECTORS).clamp(1, resident.max(1) as usize) as u32
 }
 
-/// The virtual-block count of the deterministic sum of `n` elements of `T`: 1 up to
-/// [`ONE_BLOCK_MAX_VECTORS`] 16-byte vectors (128 KiB), else `ceil(n / 4096)`, at most
-/// [`MAX_DETERMINISTIC_VBLOCKS`]. It depends on `n` and `T` only, so the result's bits do not depend
-/// on the grid it is launched with.
+/// The virtual-block count of the deterministic sum of `n` elements of `T`: 1 for the small inputs
+/// of [`small_input`] (up to 256 KiB, which the launchers sum with `reduce_small_*`, whose bits are
+/// those of one virtual block), else `ceil(n / 4096)`, at most [`MAX_DETERMINISTIC_VBLOCKS`]. It
+/// depends on `n` and `T` only, so the result's bits do not depend on the grid it is launched with.
 pub fn deterministic_vblocks<T>(n: usize) -> u32 {
-    if n.saturating_mul(size_of::<T>()) <= ONE_BLOCK_MAX_VECTORS * 16 {
+    if small_input::<T>(n) {
         return 1;
     }
     n.div_ceil(MIN_VBLOCK_ELEMS).clamp(1, MAX_DETERMINISTIC_VBLOCKS as usize) as u32
@@ -199,6 +205,14 @@ fn warp_sum<T: Summand>(mut v: T) -> T {
 /// when it returns.
 #[inline(always)]
 fn block_sum<T: Summand>(v: T, sums: SharedSlice<T>) -> T {
+    let total = block_sum_once(v, sums);
+    sync_threads();
+    total
+}
+
+/// [`block_sum`] without its last barrier: `sums` must not be written again in this launch.
+#[inline(always)]
+fn block_sum_once<T: Summand>(v: T, sums: SharedSlice<T>) -> T {
     let v = warp_sum(v);
     let (lane, wid) = (warp::lane_id(), warp::warp_id());
     if lane == 0 {
@@ -210,7 +224,6 @@ fn block_sum<T: Summand>(v: T, sums: SharedSlice<T>) -> T {
         let nwarps = block_dim().x / WARP_SIZE;
         total = warp_sum(if lane < nwarps { sums.get(lane as usize) } else { T::ZERO });
     }
-    sync_threads();
     total
 }
 
@@ -262,7 +275,13 @@ fn virtual_block_sum<T: Summand>(body: Vectors<T>, c: usize, vblocks: usize) -> 
 /// inlined: it splits `input` again, so the kernel need not keep the head and the tail in registers
 /// through its loop (`input` is a kernel parameter, which the code can read again at any time).
 #[inline(never)]
-fn add_ends<T: Summand>(mut s: T, input: Global<T>) -> T {
+fn add_ends<T: Summand>(s: T, input: Global<T>) -> T {
+    add_ends_inline(s, input)
+}
+
+/// [`add_ends`] in line (the small-input kernels, which have no loop to keep registers through).
+#[inline(always)]
+fn add_ends_inline<T: Summand>(mut s: T, input: Global<T>) -> T {
     let split = input.split_vectors();
     for i in 0..split.head.len() {
         s = T::add(s, split.head.get(i));
@@ -345,6 +364,118 @@ fn reduce_fast<T: Summand>(
                 ticket.atomic(0).swap(0);
             }
         }
+    }
+}
+
+/// Most 16-byte vectors (256 KiB) for which the launchers use the small-input kernels
+/// (`reduce_small_*`, one block) instead of `reduce_fast_*`. Measured on an H200, cold
+/// (bench/reduce_small_cold.csv): `reduce_small` took 3.9–6.3 µs up to 256 KiB, `reduce_fast` on one
+/// block 4.0–8.2 µs, and `reduce_fast` as it was launched before (one block up to 128 KiB, a few
+/// above) 4.2–6.7 µs; at 512 KiB a first form of `reduce_small` took 7.6 µs against 6.7 µs for
+/// `reduce_fast` on its grid (bench/reduce_small_variants_cold.csv).
+pub const SMALL_MAX_VECTORS: usize = 16384;
+
+/// Whether the launchers sum `n` elements of `T` with a `reduce_small_*` kernel: up to
+/// [`SMALL_MAX_VECTORS`] 16-byte vectors (256 KiB).
+pub fn small_input<T>(n: usize) -> bool {
+    n.saturating_mul(size_of::<T>()) <= SMALL_MAX_VECTORS * 16
+}
+
+/// Most 16-byte vectors a `reduce_small_*` kernel accepts (its indices are 32-bit); more is refused
+/// with a panic.
+pub const SMALL_KERNEL_LIMIT: usize = 1 << 31;
+
+/// Tiles whose loads the small-input kernels issue together when the input has more than one (16
+/// loads in flight per thread).
+pub const SMALL_TILES_AHEAD: usize = 4;
+
+/// `AHEAD` tiles of the small-input sum, from vector `base` on: this thread's vectors
+/// `base + k * UNROLL * BLOCK + t + u * BLOCK`, every load issued before any is added (those past the
+/// end read the last vector, and are not added), added tile by tile to accumulator `u` (`acc[0]` only
+/// if `T::ASSOCIATIVE`). Adding zero leaves an accumulator's bits as they are (it starts at +0.0,
+/// never -0.0), so this is [`virtual_block_sum`]'s arithmetic for one virtual block.
+#[inline(always)]
+fn small_tiles<T: Summand, const AHEAD: usize>(acc: &mut [T; UNROLL], body: Vectors<T>, nv: u32, base: u32) {
+    let i = |k: usize, u: usize| base + thread_idx().x + (k * UNROLL * BLOCK as usize + u * BLOCK as usize) as u32;
+    let v: [[T::Vector; UNROLL]; AHEAD] =
+        core::array::from_fn(|k| core::array::from_fn(|u| body.get(i(k, u).min(nv - 1) as usize)));
+    // Indexed, not iterated: `into_iter` over the loaded vectors put them in a stack frame.
+    #[allow(clippy::needless_range_loop)]
+    for k in 0..AHEAD {
+        for u in 0..UNROLL {
+            let a = if T::ASSOCIATIVE { 0 } else { u };
+            let x = T::vector_sum(v[k][u]);
+            acc[a] = T::add(acc[a], if i(k, u) < nv { x } else { T::ZERO });
+        }
+    }
+}
+
+/// The sum of an input of more than one tile, [`SMALL_TILES_AHEAD`] tiles at a time. Not inlined and
+/// marked cold, so that the machine code of a one-tile input runs straight from its loads to its
+/// block sum: measured on an H200, cold, the kernel with this loop in line took one step of the clock
+/// longer (4.16 µs against 3.94 µs for the nvcc twin, whose loop stayed small).
+#[inline(never)]
+#[cold]
+fn small_tiles_loop<T: Summand>(mut acc: [T; UNROLL], body: Vectors<T>, nv: u32) -> [T; UNROLL] {
+    const TILE: u32 = UNROLL as u32 * BLOCK;
+    // One check that `nv` is the length, so that the loads' checks (of indices below `nv`) fold away.
+    let body = body.sub(0, nv as usize);
+    let mut base = 0;
+    while base < nv {
+        small_tiles::<T, SMALL_TILES_AHEAD>(&mut acc, body, nv, base);
+        base += SMALL_TILES_AHEAD as u32 * TILE;
+    }
+    acc
+}
+
+/// The small-input sum: [`reduce_fast`]'s one-block path (one virtual block on one block, so the
+/// same additions in the same order and the same bits) with 32-bit indices, and the tiles after the
+/// first out of line (see the module docs).
+#[inline(always)]
+fn reduce_small<T: Summand>(input: Global<T>, out: GlobalMut<T>) {
+    let body = input.split_vectors().body;
+    if body.len() > SMALL_KERNEL_LIMIT {
+        panic!("reduce_small kernels sum at most SMALL_KERNEL_LIMIT vectors");
+    }
+    // 32-bit indices: below SMALL_KERNEL_LIMIT + SMALL_TILES_AHEAD tiles, they never wrap.
+    let nv = body.len() as u32;
+    let mut acc = [T::ZERO; UNROLL];
+    if nv > (UNROLL * BLOCK as usize) as u32 {
+        acc = small_tiles_loop(acc, body, nv);
+    } else if nv > 0 {
+        small_tiles::<T, 1>(&mut acc, body, nv, 0);
+    }
+    if grid_dim().x != 1 {
+        panic!("reduce_small kernels are launched on one block");
+    }
+    let s = block_sum_once(T::add(T::add(acc[0], acc[1]), T::add(acc[2], acc[3])), checked_warp_sums());
+    if thread_idx().x == 0 {
+        out.set(0, add_ends_inline(T::add(T::ZERO, s), input));
+    }
+}
+
+kernel! {
+    /// `out[0] = sum(input)` in `f32` for small inputs, with the bits of [`reduce_fast_f32`] with one
+    /// virtual block. Launch: one block of `BLOCK` threads, `SHARED_BYTES`; at most
+    /// [`SMALL_KERNEL_LIMIT`] vectors.
+    #[launch_bounds(512, 1)]
+    pub fn reduce_small_f32<'a>(input: Global<'a, f32>, out: GlobalMut<'a, f32>) {
+        reduce_small(input, out)
+    }
+}
+kernel! {
+    /// `out[0] = sum(input)` in `f64` for small inputs; launch as [`reduce_small_f32`].
+    #[launch_bounds(512, 1)]
+    pub fn reduce_small_f64<'a>(input: Global<'a, f64>, out: GlobalMut<'a, f64>) {
+        reduce_small(input, out)
+    }
+}
+kernel! {
+    /// `out[0] = sum(input)` in `i32` for small inputs, wrapping on overflow; launch as
+    /// [`reduce_small_f32`].
+    #[launch_bounds(512, 1)]
+    pub fn reduce_small_i32<'a>(input: Global<'a, i32>, out: GlobalMut<'a, i32>) {
+        reduce_small(input, out)
     }
 }
 

@@ -74,15 +74,18 @@ fn deterministic_sum_has_the_same_bits_on_every_grid() {
         let bits = *first.get_or_insert(got.to_bits());
         assert_eq!(got.to_bits(), bits, "grid {grid}, schedule {s}: the bits depend on the grid");
     }
-    // `deterministic_vblocks` depends on n and the element type alone: one virtual block up to 128 KiB,
-    // one per 4096 elements above, at most MAX_DETERMINISTIC_VBLOCKS.
-    use reduce_fast::{MAX_DETERMINISTIC_VBLOCKS, MIN_VBLOCK_ELEMS, ONE_BLOCK_MAX_VECTORS, deterministic_vblocks};
-    assert_eq!(ONE_BLOCK_MAX_VECTORS * 16, 128 * 1024);
-    assert_eq!(deterministic_vblocks::<f32>(n), 1, "{n} f32 fit 128 KiB");
-    assert_eq!(deterministic_vblocks::<f32>(1 << 15), 1);
-    assert_eq!(deterministic_vblocks::<f32>((1 << 15) + 1), ((1usize << 15) + 1).div_ceil(MIN_VBLOCK_ELEMS) as u32);
-    assert_eq!(deterministic_vblocks::<f64>(1 << 14), 1);
-    assert_eq!(deterministic_vblocks::<f64>((1 << 14) + 1), 5);
+    // `deterministic_vblocks` depends on n and the element type alone: one virtual block for the small
+    // inputs (up to 256 KiB), one per 4096 elements above, at most MAX_DETERMINISTIC_VBLOCKS.
+    use reduce_fast::{
+        MAX_DETERMINISTIC_VBLOCKS, MIN_VBLOCK_ELEMS, SMALL_MAX_VECTORS, deterministic_vblocks, small_input,
+    };
+    assert_eq!(SMALL_MAX_VECTORS * 16, 256 * 1024);
+    assert_eq!(deterministic_vblocks::<f32>(n), 1, "{n} f32 fit 256 KiB");
+    assert_eq!(deterministic_vblocks::<f32>(1 << 16), 1);
+    assert!(small_input::<f32>(1 << 16) && !small_input::<f32>((1 << 16) + 1));
+    assert_eq!(deterministic_vblocks::<f32>((1 << 16) + 1), ((1usize << 16) + 1).div_ceil(MIN_VBLOCK_ELEMS) as u32);
+    assert_eq!(deterministic_vblocks::<f64>(1 << 15), 1);
+    assert_eq!(deterministic_vblocks::<f64>((1 << 15) + 1), 9);
     assert_eq!(deterministic_vblocks::<i32>(1 << 30), MAX_DETERMINISTIC_VBLOCKS);
 }
 
@@ -103,13 +106,71 @@ fn one_virtual_block_on_one_block_gives_the_bits_of_every_other_grid() {
     }
     // The deterministic sum runs on one block up to two virtual blocks, on one per virtual block above;
     // the fast tier on one block up to ONE_BLOCK_MAX_VECTORS vectors.
-    let one = reduce_fast::ONE_BLOCK_MAX_VECTORS * 4;
+    let one = reduce_fast::SMALL_MAX_VECTORS * 4;
     assert_eq!(reduce_fast::deterministic_grid::<f32>(one, 528), 1);
-    assert_eq!(reduce_fast::deterministic_grid::<f32>(one + 1, 528), 9);
+    assert_eq!(reduce_fast::deterministic_grid::<f32>(one + 1, 528), 17);
     assert_eq!(reduce_fast::deterministic_grid::<f32>(1 << 30, 396), 396);
     assert_eq!(reduce_fast::fast_grid(reduce_fast::ONE_BLOCK_MAX_VECTORS, 396), 1);
     assert_eq!(reduce_fast::fast_grid(reduce_fast::ONE_BLOCK_MAX_VECTORS + 1, 396), 5);
     assert_eq!(reduce_fast::fast_grid(1 << 28, 396), 396);
+}
+
+/// `reduce_small_*` on `input[skip..]`: the result, after checking the launch is race-free.
+fn small<K, T>(input: &Buf<T>, skip: usize, s: u64) -> T
+where
+    K: for<'a> gpu_std::Kernel<Args<'a> = (Global<'a, T>, GlobalMut<'a, T>)>,
+    T: Pod,
+{
+    let mut out = Buf::new("out", vec![T::default()]);
+    let o = launch::<K>(cfg(1), &seed(s), (from(input, skip), out.view_mut()));
+    clean(&o, "reduce_small");
+    out.data[0]
+}
+
+/// `reduce_fast_*` with one virtual block on `grid` blocks: the result.
+fn one_vblock<K, T>(input: &Buf<T>, skip: usize, grid: u32) -> T
+where
+    K: for<'a> gpu_std::Kernel<Args<'a> = (Global<'a, T>, u32, GlobalMut<'a, T>, GlobalMut<'a, u32>, GlobalMut<'a, T>)>,
+    T: Pod,
+{
+    let mut w = Work::<T>::new(1);
+    clean(&launch::<K>(cfg(grid), &seed(1), w.args(from(input, skip), 1)), "reduce_fast");
+    w.out.data[0]
+}
+
+#[test]
+fn reduce_small_has_the_bits_of_one_virtual_block() {
+    use reduce_fast::{SMALL_TILES_AHEAD, reduce_small_f32, reduce_small_f64, reduce_small_i32};
+    let t = tile_elems::<f32>();
+    // Less than a tile, one tile and a bit (the loop's first round, mostly past the end), and more
+    // tiles than one round of the loop loads; heads of 0, 1 and 3 elements.
+    for (n, skip) in [(1000, 1), (t + 5, 3), ((SMALL_TILES_AHEAD + 1) * t + 777, 0), (0, 0), (3, 1)] {
+        let input =
+            Buf::new("input", (0..n + skip).map(|i| ((i * 7919) % 1000) as f32 / 997.0 - 0.4).collect::<Vec<_>>());
+        let want = one_vblock::<reduce_fast_f32, f32>(&input, skip, 2);
+        for s in [1, 2] {
+            let got = small::<reduce_small_f32, f32>(&input, skip, s);
+            assert_eq!(got.to_bits(), want.to_bits(), "n = {n}, head {skip}, seed {s}: {got} vs {want}");
+        }
+        let wide = Buf::new("wide", input.data.iter().map(|&x| x as f64 * 1.000001).collect::<Vec<_>>());
+        let got = small::<reduce_small_f64, f64>(&wide, skip, 3);
+        let want = one_vblock::<reduce_fast_f64, f64>(&wide, skip, 1);
+        assert_eq!(got.to_bits(), want.to_bits(), "f64 n = {n}: {got} vs {want}");
+        let ints = Buf::new("ints", (0..n + skip).map(|i| (i as i32).wrapping_mul(0x2f0f_1e03)).collect::<Vec<_>>());
+        let want = ints.data[skip..].iter().fold(0i32, |a, &x| a.wrapping_add(x));
+        assert_eq!(small::<reduce_small_i32, i32>(&ints, skip, 4), want, "i32 n = {n}: wraps exactly");
+    }
+}
+
+#[test]
+fn reduce_small_refuses_a_grid_of_more_than_one_block() {
+    use gpu_std::emu::EmuError;
+    let input = Buf::new("input", vec![1.0f32; 100]);
+    let mut out = Buf::new("out", vec![0.0f32]);
+    match common::launch_raw::<reduce_fast::reduce_small_f32>(&cfg(2), &seed(1), (from(&input, 0), out.view_mut())) {
+        Err(EmuError::KernelPanic { message, .. }) => assert!(message.contains("one block"), "{message}"),
+        other => panic!("expected the kernel to refuse two blocks, got {:?}", other.map(|_| ())),
+    }
 }
 
 #[test]

@@ -420,19 +420,24 @@ fn the_scan_keeps_its_tile_in_registers() {
 
 #[test]
 fn the_fast_sums_keep_four_loads_together_under_their_launch_bounds() {
-    // `#[launch_bounds(512, 3)]` reaches each fast sum's `.entry` as directives before its body, and a
-    // tile's four loads follow one bounds check (`Vectors::get_strided`): four 16-byte loads in a row,
-    // no branch between them.
+    // `#[launch_bounds(512, 3)]` (`reduce_small`: `(512, 1)`) reaches each fast sum's `.entry` as
+    // directives before its body, and a tile's four loads follow one bounds check
+    // (`Vectors::get_strided`; `reduce_small`: clamped indices): four 16-byte loads with no branch
+    // between them.
     let ptx = ptx_text();
-    for (kernel, load) in [
-        ("reduce_fast_f32", "ld.global.v4.b32"),
-        ("reduce_fast_f64", "ld.global.v2.b64"),
-        ("reduce_fast_i32", "ld.global.v4.b32"),
+    for (kernel, load, min_blocks) in [
+        ("reduce_fast_f32", "ld.global.v4.b32", 3),
+        ("reduce_fast_f64", "ld.global.v2.b64", 3),
+        ("reduce_fast_i32", "ld.global.v4.b32", 3),
+        ("reduce_small_f32", "ld.global.v4.b32", 1),
+        ("reduce_small_f64", "ld.global.v2.b64", 1),
+        ("reduce_small_i32", "ld.global.v4.b32", 1),
     ] {
         let lines = entry_lines(&ptx, kernel);
         let header: Vec<&str> = lines.iter().copied().take_while(|l| !l.starts_with('{')).collect();
         assert!(header.contains(&".maxntid 512, 1, 1"), "{kernel}: no .maxntid before the body: {header:?}");
-        assert!(header.contains(&".minnctapersm 3"), "{kernel}: no .minnctapersm before the body: {header:?}");
+        let min = format!(".minnctapersm {min_blocks}");
+        assert!(header.contains(&min.as_str()), "{kernel}: no {min} before the body: {header:?}");
         // The instructions (comments and labels aside) around the first load.
         let code: Vec<&str> = lines
             .iter()
@@ -440,8 +445,10 @@ fn the_fast_sums_keep_four_loads_together_under_their_launch_bounds() {
             .filter(|l| !l.is_empty() && !l.starts_with("//") && !l.ends_with(':'))
             .collect();
         let first = code.iter().position(|l| l.contains(load)).unwrap_or_else(|| panic!("{kernel}: no {load}"));
-        let window = &code[first..(first + 8).min(code.len())];
-        assert_eq!(window.iter().filter(|l| l.contains(load)).count(), 4, "{kernel}: {window:?}");
-        assert!(!window[..7].iter().any(|l| l.contains("bra")), "{kernel}: a branch between the loads: {window:?}");
+        let last =
+            first + code[first..].iter().enumerate().filter(|(_, l)| l.contains(load)).nth(3).map_or(0, |(k, _)| k);
+        let window = &code[first..=last.max(first)];
+        assert!(last > first && window.len() <= 24, "{kernel}: four loads not within 24 instructions: {window:?}");
+        assert!(!window.iter().any(|l| l.contains("bra")), "{kernel}: a branch between the loads: {window:?}");
     }
 }

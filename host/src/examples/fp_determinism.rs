@@ -145,7 +145,7 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
     r.check(
         df == 1 && fast_det.iter().all(|&g| within(g as f64, want, det_bound)),
         format!(
-            "reduce_deterministic_f32 (the fast tier of reduce_sum): {runs} runs on grids {det_grids:?} give {df} bit \
+            "reduce_deterministic_f32 (the fast tier of reduce_sum): {runs} runs on launches {det_grids:?} give {df} bit \
              pattern(s), within {det_bound:.3e} (max |err| {:.3e})",
             max_err(&fast_det)
         ),
@@ -157,7 +157,7 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
         );
     }
     r.show.push(format!(
-        "atomicAdd sum: {da} distinct bit pattern(s) in {runs} runs{}; fixed-order tree: {dt} in {runs} runs over {} block sizes; reduce_deterministic_f32: {df} over {} grids",
+        "atomicAdd sum: {da} distinct bit pattern(s) in {runs} runs{}; fixed-order tree: {dt} in {runs} runs over {} block sizes; reduce_deterministic_f32: {df} over {} launches",
         if dev.is_gpu() { String::new() } else { format!(" (schedule seeds {seeds:?})") },
         TREE_BLOCKS.len().min(runs),
         det_grids.len()

@@ -1,6 +1,7 @@
 //! The optimised tiers of `reduce_sum` (gpu-kernels' `reduce_fast`): `f32`, `f64` and `i32` sums at
 //! the memory's bandwidth, and the deterministic `f32` sum, each checked (and timed on a GPU) next to
-//! the chapter's kernel.
+//! the chapter's kernel. Each tier is launched as a user's launcher would: `reduce_small_*` on one
+//! block for small inputs ([`small_input`]), else `reduce_fast_*` on the tier's grid.
 
 use super::{RunParams, measure_tier};
 use crate::device::{Buffer, Device, Launch};
@@ -9,7 +10,7 @@ use crate::verify::{kahan_sum, within};
 use anyhow::Result;
 use gpu_kernels::reduce_fast::{
     BLOCK, SHARED_BYTES, Summand, UNROLL, deterministic_grid, deterministic_vblocks, fast_grid, reduce_fast_f32,
-    reduce_fast_f64, reduce_fast_i32,
+    reduce_fast_f64, reduce_fast_i32, reduce_small_f32, reduce_small_f64, reduce_small_i32, small_input,
 };
 use gpu_std::{Dim3, Global, GlobalMut, Kernel, Pod};
 use rand::{Rng, SeedableRng, rngs::StdRng};
@@ -19,22 +20,49 @@ const OTHER_GRIDS: &[u32] = &[1, 7, 64];
 /// Blocks per launch on the emulator, whose cost grows with the number of threads.
 const EMU_GRID: u32 = 4;
 
-/// A sum kernel of `reduce_fast`, with its element type.
+/// A sum kernel of `reduce_fast`, with its element type and its small-input kernel.
 trait SumKernel:
     for<'a> Kernel<
     Args<'a> = (Global<'a, Self::T>, u32, GlobalMut<'a, Self::T>, GlobalMut<'a, u32>, GlobalMut<'a, Self::T>),
 >
 {
     type T: Summand + Pod;
+    /// `reduce_small_*` of the same type.
+    type Small: for<'a> Kernel<Args<'a> = (Global<'a, Self::T>, GlobalMut<'a, Self::T>)>;
 }
 impl SumKernel for reduce_fast_f32 {
     type T = f32;
+    type Small = reduce_small_f32;
 }
 impl SumKernel for reduce_fast_f64 {
     type T = f64;
+    type Small = reduce_small_f64;
 }
 impl SumKernel for reduce_fast_i32 {
     type T = i32;
+    type Small = reduce_small_i32;
+}
+
+/// What a launcher launches for one sum: `reduce_small_*` on one block, or `reduce_fast_*` with
+/// `vblocks` virtual blocks on `grid` blocks.
+#[derive(Clone, Copy, Debug)]
+enum Plan {
+    Small,
+    Fast { vblocks: u32, grid: u32 },
+}
+
+impl Plan {
+    /// `reduce_small` for the small inputs, else `reduce_fast` on `(vblocks, grid)`.
+    fn for_input<T>(n: usize, vblocks: u32, grid: u32) -> Plan {
+        if small_input::<T>(n) { Plan::Small } else { Plan::Fast { vblocks, grid } }
+    }
+    /// The virtual blocks whose bits the launch gives (one for `reduce_small`).
+    fn vblocks(self) -> u32 {
+        match self {
+            Plan::Small => 1,
+            Plan::Fast { vblocks, .. } => vblocks,
+        }
+    }
 }
 
 /// The input and the kernel's workspace: one partial per virtual block, the ticket (zero between launches),
@@ -60,28 +88,40 @@ impl<'d, T: Summand + Pod> Sum<'d, T> {
     fn cfg(grid: u32) -> Launch {
         Launch::linear(grid, BLOCK, SHARED_BYTES)
     }
-    /// One launch with `vblocks` virtual blocks on `grid` blocks; the result.
-    fn run<K: SumKernel<T = T>>(&self, vblocks: u32, grid: u32) -> Result<T>
-where {
-        let args = (self.input.view(), vblocks, self.partials.view_mut(), self.ticket.view_mut(), self.out.view_mut());
-        self.dev.launch::<K>(Self::cfg(grid), args)?;
+    /// One launch of `plan`; the result.
+    fn run<K: SumKernel<T = T>>(&self, plan: Plan) -> Result<T> {
+        match plan {
+            Plan::Small => self.dev.launch::<K::Small>(Self::cfg(1), (self.input.view(), self.out.view_mut()))?,
+            Plan::Fast { vblocks, grid } => {
+                let args =
+                    (self.input.view(), vblocks, self.partials.view_mut(), self.ticket.view_mut(), self.out.view_mut());
+                self.dev.launch::<K>(Self::cfg(grid), args)?
+            }
+        }
         Ok(self.out.read()?[0])
     }
-    /// Times `K` (GPU) as tier `name`, then checks that the result after the timed launches has the
+    /// Times `plan` (GPU) as tier `name`, then checks that the result after the timed launches has the
     /// bits of `first` (the ticket was reset by every launch).
     fn time<K: SumKernel<T = T>>(
         &self,
         p: &RunParams,
         r: &mut ExampleResult,
         name: &str,
-        vblocks: u32,
-        grid: u32,
+        plan: Plan,
         first: T,
-    ) -> Result<()>
-where {
-        let args = (self.input.view(), vblocks, self.partials.view_mut(), self.ticket.view_mut(), self.out.view_mut());
+    ) -> Result<()> {
         let bytes = self.input.len() * size_of::<T>();
-        measure_tier::<K>(self.dev, p, r, name, Self::cfg(grid), args, bytes, &|| Ok(()))?;
+        match plan {
+            Plan::Small => {
+                let args = (self.input.view(), self.out.view_mut());
+                measure_tier::<K::Small>(self.dev, p, r, name, Self::cfg(1), args, bytes, &|| Ok(()))?
+            }
+            Plan::Fast { vblocks, grid } => {
+                let args =
+                    (self.input.view(), vblocks, self.partials.view_mut(), self.ticket.view_mut(), self.out.view_mut());
+                measure_tier::<K>(self.dev, p, r, name, Self::cfg(grid), args, bytes, &|| Ok(()))?
+            }
+        }
         if p.reps > 0 && self.dev.is_gpu() {
             let again = self.out.read()?[0];
             r.check(
@@ -124,17 +164,41 @@ fn launcher_grid<K: Kernel>(dev: &Device, n: usize, lanes: usize) -> Result<u32>
     Ok(if dev.is_gpu() { fast_grid(n / lanes, resident) } else { resident })
 }
 
-/// The deterministic sum of `input` on `dev`, run `k` of several: run `k` uses the `k`-th grid of the
-/// launcher's, 1, 7 and 64 blocks (on the emulator, at most `2 * EMU_GRID`). The bound on its error.
-pub(crate) fn deterministic_sum(dev: &Device, input: &[f32], k: usize) -> Result<(f32, u32)> {
-    let vblocks = deterministic_vblocks::<f32>(input.len());
-    let grids: Vec<u32> =
-        std::iter::once(deterministic_grid::<f32>(input.len(), resident_grid::<reduce_fast_f32>(dev)?))
-            .chain(OTHER_GRIDS.iter().copied().filter(|&g| dev.is_gpu() || g <= 2 * EMU_GRID))
-            .collect();
-    let grid = grids[k % grids.len()];
-    let s = Sum::new(dev, input, vblocks)?;
-    Ok((s.run::<reduce_fast_f32>(vblocks, grid)?, grid))
+/// The launcher's plan for the deterministic sum of `n` elements of `T` on `dev`.
+fn deterministic_plan<K: SumKernel>(dev: &Device, n: usize) -> Result<Plan> {
+    let vblocks = deterministic_vblocks::<K::T>(n);
+    Ok(Plan::for_input::<K::T>(n, vblocks, deterministic_grid::<K::T>(n, resident_grid::<K>(dev)?)))
+}
+
+/// `reduce_fast` with the deterministic sum's virtual blocks on each of [`OTHER_GRIDS`] (on the
+/// emulator, those of at most `2 * EMU_GRID` blocks): its bits must be the launcher's.
+fn other_grid_plans(dev: &Device, n: usize) -> impl Iterator<Item = Plan> + '_ {
+    let vblocks = deterministic_vblocks::<f32>(n);
+    OTHER_GRIDS
+        .iter()
+        .copied()
+        .filter(|&g| dev.is_gpu() || g <= 2 * EMU_GRID)
+        .map(move |grid| Plan::Fast { vblocks, grid })
+}
+
+/// A launch's name in a report: `reduce_small`, or `reduce_fast` on its grid.
+fn plan_name(plan: Plan) -> String {
+    match plan {
+        Plan::Small => "reduce_small".to_string(),
+        Plan::Fast { grid, .. } => format!("grid {grid}"),
+    }
+}
+
+/// The deterministic sum of `input` on `dev`, run `k` of several: run `k` uses the `k`-th launch of
+/// the launcher's and `reduce_fast` on 1, 7 and 64 blocks (on the emulator, at most `2 * EMU_GRID`).
+/// The sum and the launch's name.
+pub(crate) fn deterministic_sum(dev: &Device, input: &[f32], k: usize) -> Result<(f32, String)> {
+    let n = input.len();
+    let plans: Vec<Plan> =
+        std::iter::once(deterministic_plan::<reduce_fast_f32>(dev, n)?).chain(other_grid_plans(dev, n)).collect();
+    let plan = plans[k % plans.len()];
+    let s = Sum::new(dev, input, plan.vblocks())?;
+    Ok((s.run::<reduce_fast_f32>(plan)?, plan_name(plan)))
 }
 
 /// The error bound of the deterministic sum of `n` elements whose magnitudes add to `sum_abs`.
@@ -151,54 +215,52 @@ pub(crate) fn run_tiers(
     seed_case: bool,
 ) -> Result<()> {
     let n = input.len();
-    let resident = resident_grid::<reduce_fast_f32>(dev)?;
     let grid = launcher_grid::<reduce_fast_f32>(dev, n, 4)?;
-    let det_vblocks = deterministic_vblocks::<f32>(n);
-    let max_vblocks = grid.max(det_vblocks);
+    let fast = Plan::for_input::<f32>(n, grid, grid);
+    let det_plan = deterministic_plan::<reduce_fast_f32>(dev, n)?;
+    let det_vblocks = det_plan.vblocks();
     let sum_abs = kahan_sum(input.iter().map(|&x| (x as f64).abs()));
     let want = kahan_sum(input.iter().map(|&x| x as f64));
 
     // f32, fast: one virtual block per block.
-    let s = Sum::new(dev, input, max_vblocks)?;
-    let got = s.run::<reduce_fast_f32>(grid, grid)?;
-    check_f32(r, "reduce_fast_f32", got, want, sum_abs, n, grid, seed_case);
-    s.time::<reduce_fast_f32>(p, r, "reduce_fast_f32", grid, grid, got)?;
+    let s = Sum::new(dev, input, fast.vblocks().max(det_vblocks))?;
+    let got = s.run::<reduce_fast_f32>(fast)?;
+    check_f32(r, "reduce_fast_f32", got, want, sum_abs, n, fast.vblocks(), seed_case);
+    s.time::<reduce_fast_f32>(p, r, "reduce_fast_f32", fast, got)?;
 
-    // f32, deterministic: virtual blocks from n alone; the bits must not depend on the grid.
-    let det_grid = deterministic_grid::<f32>(n, resident);
-    let det = s.run::<reduce_fast_f32>(det_vblocks, det_grid)?;
+    // f32, deterministic: virtual blocks from n alone; the bits must not depend on the grid (nor on
+    // whether reduce_small or reduce_fast sums one virtual block).
+    let det = s.run::<reduce_fast_f32>(det_plan)?;
     check_f32(r, "reduce_deterministic_f32", det, want, sum_abs, n, det_vblocks, seed_case);
     let mut same = true;
-    for &g in OTHER_GRIDS.iter().filter(|&&g| dev.is_gpu() || g <= 2 * EMU_GRID) {
-        let other = s.run::<reduce_fast_f32>(det_vblocks, g)?;
-        same &= bits(other) == bits(det);
+    let mut launches = vec![plan_name(det_plan)];
+    for plan in other_grid_plans(dev, n) {
+        same &= bits(s.run::<reduce_fast_f32>(plan)?) == bits(det);
+        launches.push(plan_name(plan));
     }
-    let grids: Vec<String> = std::iter::once(det_grid)
-        .chain(OTHER_GRIDS.iter().copied().filter(|&g| dev.is_gpu() || g <= 2 * EMU_GRID))
-        .map(|g| g.to_string())
-        .collect();
     r.check(
         same,
         format!(
-            "reduce_deterministic_f32: {det_vblocks} virtual blocks give the same bits ({:#010x}) on grids {}",
+            "reduce_deterministic_f32: {det_vblocks} virtual blocks give the same bits ({:#010x}) on {}",
             det.to_bits(),
-            grids.join(", ")
+            launches.join(", ")
         ),
     );
-    s.time::<reduce_fast_f32>(p, r, "reduce_deterministic_f32", det_vblocks, det_grid, det)?;
+    s.time::<reduce_fast_f32>(p, r, "reduce_deterministic_f32", det_plan, det)?;
     drop(s);
 
     // f64: the same values.
     let wide: Vec<f64> = input.iter().map(|&x| x as f64).collect();
     let grid = launcher_grid::<reduce_fast_f64>(dev, n, 2)?;
-    let s = Sum::new(dev, &wide, grid)?;
-    let got = s.run::<reduce_fast_f64>(grid, grid)?;
-    let bound = (depth(n, 2, grid) + 4) as f64 * (f64::EPSILON / 2.0) * sum_abs;
+    let plan = Plan::for_input::<f64>(n, grid, grid);
+    let s = Sum::new(dev, &wide, plan.vblocks())?;
+    let got = s.run::<reduce_fast_f64>(plan)?;
+    let bound = (depth(n, 2, plan.vblocks()) + 4) as f64 * (f64::EPSILON / 2.0) * sum_abs;
     r.check(
         within(got, want, bound) && (!seed_case || got == n as f64),
         format!("reduce_fast_f64: sum {got} vs Kahan {want:.6} (|err| {:.3e} <= {bound:.3e})", (got - want).abs()),
     );
-    s.time::<reduce_fast_f64>(p, r, "reduce_fast_f64", grid, grid, got)?;
+    s.time::<reduce_fast_f64>(p, r, "reduce_fast_f64", plan, got)?;
     drop(s);
 
     // i32: seeded integers in [-1000, 1000]; the wrapping sum is exact.
@@ -206,10 +268,11 @@ pub(crate) fn run_tiers(
     let ints: Vec<i32> = (0..n).map(|_| rng.gen_range(-1000..=1000)).collect();
     let want_i = ints.iter().fold(0i32, |a, &x| a.wrapping_add(x));
     let grid = launcher_grid::<reduce_fast_i32>(dev, n, 4)?;
-    let s = Sum::new(dev, &ints, grid)?;
-    let got = s.run::<reduce_fast_i32>(grid, grid)?;
+    let plan = Plan::for_input::<i32>(n, grid, grid);
+    let s = Sum::new(dev, &ints, plan.vblocks())?;
+    let got = s.run::<reduce_fast_i32>(plan)?;
     r.check(got == want_i, format!("reduce_fast_i32: sum {got} (exactly {want_i} expected)"));
-    s.time::<reduce_fast_i32>(p, r, "reduce_fast_i32", grid, grid, got)?;
+    s.time::<reduce_fast_i32>(p, r, "reduce_fast_i32", plan, got)?;
     Ok(())
 }
 
