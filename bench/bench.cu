@@ -13,7 +13,10 @@
 //   --tune:  extra rows with launch shapes other than the launchers' (named "tune ..."), to choose them.
 //
 // For each workload one table is printed, with a row per implementation:
-//   time ms  median of --reps (default 50) launches, each timed with CUDA events, after 5 warm-ups;
+//   time ms  median of --reps (default 50; 200 up to 2^20 in --sweep) launches, each timed with CUDA
+//            events, after 5 warm-ups; the rows of a table are timed interleaved (round k launches
+//            every implementation once, starting with the k-th), so that a drift of the GPU's clocks or
+//            of the host during a table weighs on every row alike (the proxies are timed before);
 //            cold (default): L2 flushed before each launch and the launch enqueued behind a kernel that
 //            holds the stream, so the events time the GPU's work only (NVBench's cold measurement);
 //            --timing host: events around the host's launch, data left in L2 (see "timing" below; the
@@ -22,7 +25,7 @@
 //   GB/s     the bytes the workload reads (and writes, for warp_reduce) over the median time;
 //   %limit   this row's GB/s over the read-limit proxy's GB/s, x 100;
 //   vs CUB   CUB's time over this row's time (above 1: faster than CUB).
-// Every implementation's result is checked before it is timed, and again after its timed launches;
+// Every implementation's result is checked before it is timed, and again after all timed launches;
 // a mismatch stops the run with the workload and the implementation named. All rows are written to
 // the CSV file; a summary line per workload closes the run (the fastest Rust tier against CUB and
 // against the nvcc build of the same algorithm).
@@ -772,38 +775,48 @@ static void timing_free() {
     CK(cudaFree(g_flush));
     CK(cudaFreeHost((void*)g_release));
 }
-// Median time of one call of `launch` (everything it enqueues), over g_reps calls after WARMUP.
-static double time_ms(const std::function<void()>& launch) {
-    std::vector<float> t;
-    for (int k = 0; k < WARMUP + g_reps; k++) {
-        const bool cold = g_timing == Timing::Cold;
-        if (cold) {
-            CK(cudaMemsetAsync(g_flush, k & 0xff, g_flush_bytes));
-            *g_release = 0;
-            hold_stream<<<1, 1>>>(g_release_dev, g_held_out_dev, 2000000000ull);
-            CK(cudaGetLastError());
-        }
-        CK(cudaEventRecord(g_ev0));
-        launch();
+// The time of one call of `launch` (everything it enqueues), timed as --timing says; `k` varies the
+// flush's fill byte.
+static float time_one(const std::function<void()>& launch, int k) {
+    const bool cold = g_timing == Timing::Cold;
+    if (cold) {
+        CK(cudaMemsetAsync(g_flush, k & 0xff, g_flush_bytes));
+        *g_release = 0;
+        hold_stream<<<1, 1>>>(g_release_dev, g_held_out_dev, 2000000000ull);
         CK(cudaGetLastError());
-        CK(cudaEventRecord(g_ev1));
-        if (cold) {
-            std::atomic_thread_fence(std::memory_order_seq_cst);
-            *g_release = 1;
-        }
-        CK(cudaEventSynchronize(g_ev1));
-        if (cold && *g_held_out) {
-            fprintf(stderr, "--timing cold: the launch could not be enqueued while the stream was held (it waits for the "
-                            "device?); time it with --timing host\n");
-            exit(1);
-        }
-        float ms;
-        CK(cudaEventElapsedTime(&ms, g_ev0, g_ev1));
-        if (k >= WARMUP) t.push_back(ms);
     }
+    CK(cudaEventRecord(g_ev0));
+    launch();
+    CK(cudaGetLastError());
+    CK(cudaEventRecord(g_ev1));
+    if (cold) {
+        std::atomic_thread_fence(std::memory_order_seq_cst);
+        *g_release = 1;
+    }
+    CK(cudaEventSynchronize(g_ev1));
+    if (cold && *g_held_out) {
+        fprintf(stderr, "--timing cold: the launch could not be enqueued while the stream was held (it waits for the "
+                        "device?); time it with --timing host\n");
+        exit(1);
+    }
+    float ms;
+    CK(cudaEventElapsedTime(&ms, g_ev0, g_ev1));
+    return ms;
+}
+static double median(std::vector<float> t) {
     std::sort(t.begin(), t.end());
     const size_t m = t.size() / 2;
     return t.size() % 2 ? t[m] : 0.5 * ((double)t[m - 1] + t[m]);
+}
+// Median time of one call of `launch`, over g_reps calls after WARMUP, one after the other (the
+// proxies; the rows of a table are timed by close_table, interleaved).
+static double time_ms(const std::function<void()>& launch) {
+    std::vector<float> t;
+    for (int k = 0; k < WARMUP + g_reps; k++) {
+        const float ms = time_one(launch, k);
+        if (k >= WARMUP) t.push_back(ms);
+    }
+    return median(t);
 }
 
 // ---- rows and tables -----------------------------------------------------------------------------
@@ -813,11 +826,18 @@ struct Row {
     size_t n;
     double bytes, ms, gbps, pct, ratio;
 };
+// An implementation checked and waiting to be timed (close_table times a table's together).
+struct Candidate {
+    std::string impl, twin;
+    std::function<void()> poison, launch;
+    std::function<std::string()> verify;
+};
 struct Table {
     std::string workload;
     size_t n;
     double bytes;
     std::vector<Row> rows;
+    std::vector<Candidate> pending;
     double proxy_gbps = 0, cub_ms = 0;
     size_t printed = 0;
 };
@@ -883,8 +903,8 @@ static void add_proxy(Table& t, const void* p, size_t bytes) {
     exit(1);
 }
 
-// One implementation: poison its output, run it once and check the result; time it; check the result
-// of the last timed launch; add the row. verify returns "" when the result is right, else what is wrong.
+// One implementation: poison its output, run it once and check the result (now: what runs next may
+// read the output); close_table times it with the table's other implementations and checks it again.
 static void measure(Table& t, const std::string& impl, const std::string& twin, const std::function<void()>& poison,
                     const std::function<void()>& launch, const std::function<std::string()>& verify) {
     poison();
@@ -892,17 +912,43 @@ static void measure(Table& t, const std::string& impl, const std::string& twin, 
     launch();
     CK(cudaGetLastError());
     CK(cudaDeviceSynchronize());
-    std::string err = verify();
+    const std::string err = verify();
     if (!err.empty()) check_failed(t.workload, impl, "before timing", err);
-    const double ms = time_ms(launch);
+    t.pending.push_back(Candidate{impl, twin, poison, launch, verify});
+}
+
+// Times the table's checked implementations interleaved: WARMUP + g_reps rounds, each launching every
+// implementation once (round k starts with implementation k mod count), so that a drift of the clocks
+// or of the host during the table weighs on every row alike; a row's time is the median of its
+// g_reps timed launches. Then each implementation runs once more and is checked: a launch after
+// g_reps launches of its own and of the others (the same buffers) must still be right.
+static void time_pending(Table& t) {
+    const size_t count = t.pending.size();
+    std::vector<std::vector<float>> times(count);
+    for (int k = 0; k < WARMUP + g_reps; k++)
+        for (size_t j = 0; j < count; j++) {
+            const size_t c = (j + (size_t)k) % count;
+            const float ms = time_one(t.pending[c].launch, k);
+            if (k >= WARMUP) times[c].push_back(ms);
+        }
     CK(cudaDeviceSynchronize());
-    err = verify();
-    if (!err.empty()) check_failed(t.workload, impl, "after the timed launches", err);
-    add_row(t, impl, twin, ms, t.bytes);
+    for (size_t c = 0; c < count; c++) {
+        const Candidate& x = t.pending[c];
+        x.poison();
+        CK(cudaDeviceSynchronize());
+        x.launch();
+        CK(cudaGetLastError());
+        CK(cudaDeviceSynchronize());
+        const std::string err = x.verify();
+        if (!err.empty()) check_failed(t.workload, x.impl, "after the timed launches", err);
+        add_row(t, x.impl, x.twin, median(times[c]), t.bytes);
+    }
+    t.pending.clear();
 }
 
 // The summary line of a finished table: the fastest Rust row against CUB and against its nvcc twin.
 static void close_table(Table& t) {
+    time_pending(t);
     print_rows(t);
     if (t.printed != t.rows.size()) { fprintf(stderr, "%s: no proxy row or no CUB row\n", t.workload.c_str()); exit(1); }
     const Row* best = nullptr;
@@ -1143,7 +1189,7 @@ static void bench_reduce(CUmodule mod, int log2n, uint64_t seed) {
 
     if constexpr (std::is_same<T, float>::value) if (!g_sweep) {
         CUfunction rs_reduce = get_fn(mod, "reduce_sum");
-        measure(t, "Rust reduce_sum (chapter)", "nvcc reduce_sum (chapter)", poison, [&] {
+        measure(t, "Rust reduce_sum (chapter)", "nvcc reduce_sum (chapter)", poison, [&, rs_reduce] {
             View vin{in, n}, vout{out, 1};
             void* args[] = {&vin, &vout};
             CK(cudaMemsetAsync(out, 0, sizeof(float)));
@@ -1538,7 +1584,7 @@ static void bench_scan(CUmodule mod, int log2n, uint64_t seed) {
             check(sc_tiles(n, sc_block) > 1));
     {
         const size_t tiles = sc_tiles(n, SC_BLOCK);
-        measure(t, "Rust reduce-then-scan (3 kernels)", "", poison, [&] {
+        measure(t, "Rust reduce-then-scan (3 kernels)", "", poison, [&, tiles] {
             View vin{in, n}, vs{sums, tiles}, vout{out, n};
             void* a1[] = {&vin, &vs};
             void* a2[] = {&vs};
