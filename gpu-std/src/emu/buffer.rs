@@ -32,70 +32,14 @@
 //! ```
 //!
 //! Reports name global memory by buffer and element: a registered name (a `Buffer`, or
-//! [`register_buffer`] for memory the caller owns), else the kernel parameter whose view holds the
-//! address, with the view's base address (`parameter `y` at 0x7f…`[5]).
+//! [`register_buffer`](super::register_buffer) for memory the caller owns), else the kernel parameter
+//! whose view holds the address, with the view's base address (`parameter `y` at 0x7f…`[5]).
 
-use super::access_check;
+use super::report::{BufferName, register_buffer};
 use crate::memory::Owner;
 use crate::{Arg, Global, GlobalMut, Output, Pod};
 use std::cell::UnsafeCell;
-use std::collections::BTreeMap;
 use std::fmt;
-use std::sync::Mutex;
-
-// ---- names ----------------------------------------------------------------------------------------
-
-struct Named {
-    name: String,
-    bytes: usize,
-    elem: usize,
-}
-
-static BUFFERS: Mutex<BTreeMap<usize, Named>> = Mutex::new(BTreeMap::new());
-
-/// Names a host allocation so that reports can say `buffer[index]` instead of an address. The name is
-/// forgotten when the returned guard drops. ([`Buffer`] does this itself.)
-pub fn register_buffer<T>(name: &str, data: *const T, len: usize) -> BufferName {
-    let (base, bytes) = (data as usize, len * size_of::<T>());
-    if bytes == 0 {
-        return BufferName { base: None };
-    }
-    let mut m = BUFFERS.lock().unwrap_or_else(|e| e.into_inner());
-    m.insert(base, Named { name: name.to_string(), bytes, elem: size_of::<T>() });
-    BufferName { base: Some(base) }
-}
-
-/// Keeps a buffer's name registered; see [`register_buffer`].
-#[derive(Debug)]
-pub struct BufferName {
-    base: Option<usize>,
-}
-
-impl Drop for BufferName {
-    fn drop(&mut self) {
-        if let Some(base) = self.base {
-            BUFFERS.lock().unwrap_or_else(|e| e.into_inner()).remove(&base);
-        }
-    }
-}
-
-/// The buffer holding global address `addr` and the index of the `size`-byte element there: a
-/// registered buffer by name; else the running launch's view argument that holds it, named by its
-/// parameter and base address; else the address itself, index 0.
-pub(crate) fn describe(addr: usize, size: usize) -> (String, usize) {
-    {
-        let m = BUFFERS.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((&base, n)) = m.range(..=addr).next_back()
-            && addr < base + n.bytes
-        {
-            return (n.name.clone(), (addr - base) / n.elem.max(1));
-        }
-    }
-    match access_check::region_of(addr) {
-        Some(r) => (format!("{} at {:#x}", r.param(), r.base), (addr - r.base) / size.max(1)),
-        None => (format!("{addr:#x}"), 0),
-    }
-}
 
 // ---- buffers --------------------------------------------------------------------------------------
 

@@ -67,109 +67,33 @@
 //!
 //! Host memory for launches is a [`Buffer`]: it names itself in reports and lends views that borrow it.
 
-mod access_check;
-mod backend_impl;
-mod barrier;
+// Layers, bottom up (see `docs/emulator.md`): `config` and `report` (read by all), `model` (the
+// memory model), `engine` (the execution engine), `prims` (the primitives), and this file with
+// `buffer` (the public launch API). No file imports a layer above its own.
 mod buffer;
-mod clock;
-mod collectives;
-mod deadlock;
-mod devices;
-mod errors;
-mod findings;
-pub mod host_agent;
-mod launch;
-mod poll;
-mod predict;
-mod race;
+mod config;
+mod engine;
+pub mod model;
+mod prims;
 mod report;
-mod sched;
-mod shadow;
-mod stack;
-mod tracking;
 
-pub use buffer::{Buffer, BufferName, buffer, register_buffer};
-pub use collectives::POISON;
-pub use errors::{Deadlock, EmuError, Livelock, WaitGroup};
-pub use report::{AccessInfo, Outcome, Race, ThreadId, UninitRead, Warning};
+pub use buffer::{Buffer, buffer};
+pub use config::{LaunchConfig, Options};
+pub use engine::collectives::POISON;
+pub use prims::host_agent;
+pub use report::{
+    AccessInfo, BufferName, Deadlock, EmuError, Livelock, Outcome, Race, ThreadId, UninitRead, WaitGroup, Warning,
+    register_buffer,
+};
 
 /// The emulator side of every primitive (the counterpart of the PTX layer).
 pub(crate) mod backend {
-    pub use super::backend_impl::*;
+    pub use super::prims::backend::*;
 }
 
 use crate::{Dim3, IntoArgs, Kernel, KernelArgs};
-use std::time::Duration;
-
-/// Grid, block and dynamic shared memory of a launch, as in `kernel<<<grid, block, shared>>>`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct LaunchConfig {
-    /// Blocks in the grid, in up to three dimensions (`gridDim`).
-    pub grid: Dim3,
-    /// Threads per block, in up to three dimensions (`blockDim`).
-    pub block: Dim3,
-    /// Bytes of dynamic shared memory per block.
-    pub shared_bytes: usize,
-    /// A cooperative launch (`cuLaunchCooperativeKernel`): all blocks resident at once, so that
-    /// `grid.sync()` is allowed.
-    pub cooperative: bool,
-}
-
-impl LaunchConfig {
-    /// A 1-D launch: `grid` blocks of `block` threads.
-    pub fn linear(grid: u32, block: u32, shared_bytes: usize) -> Self {
-        LaunchConfig { grid: Dim3::x(grid), block: Dim3::x(block), shared_bytes, cooperative: false }
-    }
-    /// The same launch, cooperative.
-    pub fn cooperative(mut self) -> Self {
-        self.cooperative = true;
-        self
-    }
-}
-
-/// Emulator settings. `Default` gives seed 1, race detection on, 16 resident blocks, 256 KiB stacks, a
-/// 60 s bound.
-#[derive(Clone, Debug)]
-pub struct Options {
-    /// Seed of the scheduler: the same seed replays the same interleaving.
-    pub schedule_seed: u64,
-    /// Run the race detector (slower: every access is recorded).
-    pub detect_races: bool,
-    /// Blocks resident at once. Normal launches run in waves of this many blocks; cooperative
-    /// launches with more blocks are refused, as on a GPU.
-    pub max_resident_blocks: u32,
-    /// At a plain memory access, switch to another thread with probability `1/preempt_one_in`
-    /// (0: never). Makes lost updates of racy read-modify-writes actually happen.
-    pub preempt_one_in: u32,
-    /// Polls (volatile/acquire loads, read-modify-writes that leave memory unchanged such as a failed
-    /// compare-and-swap, sleeps) with no write anywhere, while every runnable thread polls, before the
-    /// launch is reported as a livelock.
-    pub poll_limit: u64,
-    /// Stack of each emulated thread, in bytes (at least 16 KiB). A thread that needs more ends the
-    /// launch with [`EmuError::StackOverflow`] when it next calls the emulator (any primitive or view
-    /// access); one that overflows in its own code, onto the guard page below its stack, aborts the
-    /// process with the same report on stderr.
-    pub stack_bytes: usize,
-    /// Wall-clock bound for one launch.
-    pub time_limit: Duration,
-    /// Distinct racy addresses reported in full (all are counted).
-    pub max_race_reports: usize,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            schedule_seed: 1,
-            detect_races: true,
-            max_resident_blocks: 16,
-            preempt_one_in: 4,
-            poll_limit: 200_000,
-            stack_bytes: 256 * 1024,
-            time_limit: Duration::from_secs(60),
-            max_race_reports: 16,
-        }
-    }
-}
+use engine::launch;
+use report::names::{LaunchRegions, Region};
 
 /// Runs kernel `K` on the emulator with `args` and returns what the detectors found. `args` is the
 /// kernel's argument tuple: scalars, and views that borrow their buffers (`(a, x.view(), y.view_mut())`
@@ -224,15 +148,15 @@ unsafe fn launch_checked<'a, K: Kernel>(
     let regions = params
         .views()
         .into_iter()
-        .map(|v| access_check::Region {
+        .map(|v| Region {
             base: v.base,
             bytes: v.bytes,
             position: v.position,
             name: K::PARAMS.get(v.position).copied(),
         })
         .collect();
-    let _regions = access_check::LaunchRegions::set(regions);
-    launch::run_launch(K::NAME, cfg, opts, &move || K::run(params), agent)
+    let _regions = LaunchRegions::set(regions);
+    launch::run_launch(K::NAME, cfg, opts, &move || K::run(params), agent, None)
 }
 
 /// Runs kernel `K` on the emulator with `args`, and `agent` as a host thread next to it: a closure
@@ -330,20 +254,19 @@ pub unsafe fn launch_params_two_devices<'a, 'b, K0: Kernel, K1: Kernel>(
     }
     let mut regions = Vec::new();
     for (views, params) in [(params0.views(), K0::PARAMS), (params1.views(), K1::PARAMS)] {
-        regions.extend(views.into_iter().map(|v| access_check::Region {
+        regions.extend(views.into_iter().map(|v| Region {
             base: v.base,
             bytes: v.bytes,
             position: v.position,
             name: params.get(v.position).copied(),
         }));
     }
-    let _regions = access_check::LaunchRegions::set(regions);
+    let _regions = LaunchRegions::set(regions);
     let cfg = LaunchConfig { grid: Dim3::x(g0 + g1), ..*cfg0 };
-    let _devices = devices::TwoDevices::set([g0, g1]);
     let body = move || {
-        if devices::current() == 0 { K0::run(params0) } else { K1::run(params1) }
+        if launch::current_device() == 0 { K0::run(params0) } else { K1::run(params1) }
     };
-    launch::run_launch(&name, &cfg, opts, &body, None)
+    launch::run_launch(&name, &cfg, opts, &body, None, Some([g0, g1]))
 }
 
 /// Runs `body` as the kernel named `name` (every thread of the launch calls it). Like [`launch`], it
@@ -354,6 +277,6 @@ pub unsafe fn launch_params_two_devices<'a, 'b, K0: Kernel, K1: Kernel>(
 /// unlike [`launch`], the emulator is not told which views the body may use, so it cannot check them.
 pub unsafe fn launch_fn(name: &str, cfg: &LaunchConfig, opts: &Options, body: &dyn Fn()) -> Result<Outcome, EmuError> {
     launch::check_caller(name)?;
-    let _unchecked = access_check::LaunchRegions::unchecked();
-    launch::run_launch(name, cfg, opts, body, None)
+    let _unchecked = LaunchRegions::unchecked();
+    launch::run_launch(name, cfg, opts, body, None, None)
 }

@@ -6,9 +6,9 @@
 //! the barrier can never complete.
 
 use super::deadlock::fmt_dim;
-use super::report::Warning;
 use super::sched::{State, Status};
 use crate::Site;
+use crate::emu::report::Warning;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum BarOp {
@@ -102,9 +102,9 @@ impl State {
             let (first, n) = (blk.first, blk.n);
             let exited = |u: &usize| matches!(self.threads[*u].status, Status::Exited);
             let skipped: Vec<usize> =
-                (first..first + n).filter(exited).filter(|&u| self.threads[u].clock.first_access.is_some()).collect();
+                (first..first + n).filter(exited).filter(|&u| self.threads[u].first_access.is_some()).collect();
             if let Some(&u) = skipped.first() {
-                let at = self.threads[u].clock.first_access.map(Self::site_str).unwrap_or_default();
+                let at = self.threads[u].first_access.map(Self::site_str).unwrap_or_default();
                 let summary = format!(
                     "barrier divergence in block {}: {} thread(s) wait at the block barrier {} but {} thread(s) \
                      skipped it: they accessed memory in its barrier interval ({} first at {at}) and exited \
@@ -132,17 +132,15 @@ impl State {
         };
         let (first, n) = (blk.first, blk.n);
         let blk = &mut self.blocks[b];
-        blk.epoch += 1;
         blk.bar.arrived = 0;
         blk.bar.sites.clear();
-        let epoch = blk.epoch;
-        self.block_barrier_clocks(b);
+        let threads = &self.threads;
+        self.model.block_barrier(b, |u| !matches!(threads[u].status, Status::Exited));
         for u in first..first + n {
             if matches!(self.threads[u].status, Status::Exited) {
                 continue;
             }
-            self.threads[u].bepoch = epoch;
-            self.threads[u].clock.first_access = None;
+            self.threads[u].first_access = None;
             self.threads[u].result = result;
             self.make_runnable(u);
         }
@@ -211,14 +209,11 @@ impl State {
             return;
         }
         self.grid_arrived = 0;
-        self.grid_epoch += 1;
-        let ge = self.grid_epoch;
         let n = self.threads.len();
-        self.grid_barrier_clocks();
+        self.model.grid_barrier();
         for u in 0..n {
-            self.threads[u].gepoch = ge;
             // A grid barrier ends the block barrier interval too.
-            self.threads[u].clock.first_access = None;
+            self.threads[u].first_access = None;
             self.make_runnable(u);
         }
         self.progress();

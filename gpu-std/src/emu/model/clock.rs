@@ -12,14 +12,14 @@
 //! Scopes: a release→acquire edge exists only between threads inside the scope of every operation
 //! that makes it — the release fence or release store, the flag store, the flag load, the acquire fence
 //! or acquire load. `.cta` covers the threads of one block; `.gpu` every thread of a launch; `.sys`
-//! also the host agent (see `host_agent`), so an edge between a GPU thread and the host needs system
+//! also the host agent (see `topology`), so an edge between a GPU thread and the host needs system
 //! scope throughout.
 //! Edges that a block scope cut are kept aside as a *hint* (with the reasons), so that a race report can
 //! say which scope was used and which was needed.
 
-use super::host_agent::HOST_BLOCK;
 use super::predict::{Edge, Held};
 use super::race::Kind;
+use super::topology::Topology;
 use crate::atomic::ScopeKind;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -282,10 +282,6 @@ pub(crate) struct ThreadClock {
     fresh_cut: bool,
     /// A read-modify-write put a release into `pending_local` or `pending_wide` (for explanations).
     pending_rmw: bool,
-    /// Where the thread first accessed memory since its last block barrier (kept whether or not races
-    /// are detected: a thread that exits after touching memory in the interval skipped the barrier
-    /// that ends it).
-    pub first_access: Option<crate::Site>,
     /// What the thread knows without lock handoffs, once a handoff gave it knowledge (see `predict`).
     pub pred: Option<Box<Pred>>,
     /// The locks the thread holds (see `predict`).
@@ -439,8 +435,8 @@ impl ThreadClock {
     /// A strong load of `kind` by this thread (block `me`) observed what `sync` published: an acquire
     /// load acquires it now, a volatile load or an atomic holds it until the next fence. Releases from
     /// other blocks count only when every operation of the pattern has device or system scope; between
-    /// a GPU thread and the host agent ([`HOST_BLOCK`]), only when every one has system scope.
-    pub fn observe(&mut self, sync: &SyncSet, me: u32, kind: Kind) {
+    /// a GPU thread and the host agent, or threads of two GPUs, only when every one has system scope.
+    pub fn observe(&mut self, sync: &SyncSet, me: u32, kind: Kind, topo: &Topology) {
         let acquire_now = matches!(kind, Kind::AcquireLoad(_));
         let load_wide = wide(kind.scope());
         let load_sys = kind.scope() == ScopeKind::System;
@@ -459,7 +455,7 @@ impl ThreadClock {
         }
         for item in &sync.items {
             // Only system scope includes the other side: the host agent, or a thread of another GPU.
-            let host = me == HOST_BLOCK || item.block == HOST_BLOCK || super::devices::other_device(me, item.block);
+            let host = topo.only_system_between(me, item.block);
             // 0: acquired now; 1: pending, own block; 2: pending, other block; 3: pending, system
             // scope (the host agent, another GPU).
             let target = if item.block == me {

@@ -1,6 +1,6 @@
 //! The stacks of emulated threads, and stack overflow as a report instead of a crash.
 //!
-//! Every emulated thread runs on its own stack: [`Options::stack_bytes`](super::Options::stack_bytes)
+//! Every emulated thread runs on its own stack: [`Options::stack_bytes`](crate::emu::Options::stack_bytes)
 //! for the kernel, plus a [`RESERVE`] for the emulator's own bookkeeping, above a guard page. An
 //! overflow is caught in one of two ways:
 //!

@@ -1,19 +1,30 @@
 //! The emulator backend of every primitive: the same functions as the PTX layer, implemented on the
-//! scheduler. Each synchronisation point may switch threads — except while the calling thread unwinds
+//! engine, telling the memory model what each did. Each synchronisation point may switch threads — except while the calling thread unwinds
 //! (a panic, a stack overflow caught by the reserve check, the teardown of a failed launch): then every
 //! primitive completes at once, without suspending (see `sched::unwinding`).
 
 use super::access_check;
-use super::barrier::BarOp;
-use super::collectives::CollKind;
-use super::poll::{Polled, bits_of};
-use super::race::Kind;
-use super::sched::{self, info, suspend, unwinding, with_state};
 use crate::Dim3;
 use crate::Site;
 use crate::atomic::{AtomOp, Atomic, ScopeKind, SpaceKind};
+use crate::emu::engine::barrier::BarOp;
+use crate::emu::engine::collectives::CollKind;
+use crate::emu::engine::poll::{Polled, bits_of};
+use crate::emu::engine::sched::{self, State, info, suspend, unwinding, with_state};
+use crate::emu::model::{Agent, Kind};
+use crate::emu::report::EmuError;
 use crate::memory::Access;
 use crate::warp::ShflMode;
+
+/// Thread `me` made an access: the engine notes that it touched memory in its barrier interval, and
+/// the memory model judges and records the access.
+fn record_access(st: &mut State, me: usize, addr: usize, size: usize, space: SpaceKind, kind: Kind, site: Site) {
+    let first = &mut st.threads[me].first_access;
+    if first.is_none() {
+        *first = Some(site);
+    }
+    st.model.access(Agent::Gpu(me), addr, size, space, kind, site);
+}
 
 pub fn thread_idx() -> Dim3 {
     info().tid
@@ -113,7 +124,7 @@ pub fn fence(scope: ScopeKind, site: Site) {
     with_state(|st, me| {
         // Neither progress nor a poll: a spin loop may fence between its polls.
         st.threads[me].at = Some(site);
-        st.on_fence(me, scope);
+        st.model.fence(Agent::Gpu(me), scope);
     });
     suspend();
 }
@@ -155,7 +166,7 @@ pub unsafe fn load<T: Copy>(p: *const T, access: Access, space: SpaceKind, site:
     // SAFETY: caller's contract; one OS thread runs all emulated threads, so no concurrent access.
     let v = unsafe { p.read_volatile() };
     with_state(|st, me| {
-        st.on_access(me, p as usize, size_of::<T>(), space, kind, site);
+        record_access(st, me, p as usize, size_of::<T>(), space, kind, site);
         if access == Access::Volatile {
             st.poll(me, site, Some(Polled::of(p, space, v)));
         } else {
@@ -185,7 +196,7 @@ pub unsafe fn load_vector<T: Copy, V: Copy>(p: *const T, _op: crate::vector::Cac
     let v = unsafe { (p as *const V).read_volatile() };
     with_state(|st, me| {
         for k in 0..16 / size {
-            st.on_access(me, p as usize + k * size, size, SpaceKind::Global, Kind::Read, site);
+            record_access(st, me, p as usize + k * size, size, SpaceKind::Global, Kind::Read, site);
         }
         st.busy(me, site);
     });
@@ -209,7 +220,7 @@ pub unsafe fn store_vector<T: Copy, V: Copy>(p: *mut T, v: V, _op: crate::vector
     maybe_preempt();
     with_state(|st, me| {
         for k in 0..16 / size {
-            st.on_access(me, p as usize + k * size, size, SpaceKind::Global, Kind::Write, site);
+            record_access(st, me, p as usize + k * size, size, SpaceKind::Global, Kind::Write, site);
         }
         // 16 bytes: every thread parked on a location among them looks again.
         st.wrote(me, site, (p as usize, 16, 0), false);
@@ -234,9 +245,9 @@ pub unsafe fn store<T: Copy>(p: *mut T, v: T, access: Access, space: SpaceKind, 
     let kind = if access == Access::Volatile { Kind::VolatileWrite } else { Kind::Write };
     with_state(|st, me| {
         if access == Access::Volatile {
-            st.lock_store(me, p as usize, bits_of(v));
+            st.model.lock_store(me, p as usize, bits_of(v));
         }
-        st.on_access(me, p as usize, size_of::<T>(), space, kind, site);
+        record_access(st, me, p as usize, size_of::<T>(), space, kind, site);
         st.wrote(me, site, (p as usize, size_of::<T>(), bits_of(v)), access == Access::Volatile);
     });
     // SAFETY: as in `load`.
@@ -258,10 +269,7 @@ pub fn name_shared_layout(fields: &'static [crate::shared::SharedField]) {
         return;
     }
     with_state(|st, _| {
-        let known = &mut st.findings.shared_layouts;
-        if !known.iter().any(|k| std::ptr::eq(*k, fields)) {
-            known.push(fields);
-        }
+        st.model.name_shared_layout(fields);
     });
 }
 
@@ -270,12 +278,7 @@ pub fn name_shared_layout(fields: &'static [crate::shared::SharedField]) {
 #[cold]
 pub fn shared_too_small(layout: &'static str, needed: usize, given: usize) -> ! {
     let reason = with_state(|st, _| {
-        let e = super::errors::EmuError::SharedMemoryTooSmall {
-            kernel: st.kernel.clone(),
-            layout: layout.to_string(),
-            needed,
-            given,
-        };
+        let e = EmuError::SharedMemoryTooSmall { kernel: st.kernel.clone(), layout: layout.to_string(), needed, given };
         let reason = e.to_string();
         st.error.get_or_insert(e);
         reason
@@ -362,9 +365,9 @@ fn atom_generic<T: EmuAtomic>(op: AtomOp, space: SpaceKind, scope: ScopeKind, p:
     }
     with_state(|st, me| {
         if matches!(op, AtomOp::Cas | AtomOp::Exch) {
-            st.lock_rmw(me, p as usize, bits_of(old), bits_of(new), site);
+            st.model.lock_rmw(me, p as usize, bits_of(old), bits_of(new), site);
         }
-        st.on_access(me, p as usize, size_of::<T>(), space, Kind::Atomic(scope), site);
+        record_access(st, me, p as usize, size_of::<T>(), space, Kind::Atomic(scope), site);
         // Memory left as it was (a failed compare, an exchange or add that changes nothing) is a poll;
         // bits are compared, so that NaN patterns and -0.0 count as they are stored.
         if bits_of(new) == bits_of(old) {
@@ -390,7 +393,7 @@ fn load_acquire_generic<T: Copy>(space: SpaceKind, scope: ScopeKind, p: *const T
     // SAFETY: as in `load`.
     let v = unsafe { p.read_volatile() };
     with_state(|st, me| {
-        st.on_access(me, p as usize, size_of::<T>(), space, Kind::AcquireLoad(scope), site);
+        record_access(st, me, p as usize, size_of::<T>(), space, Kind::AcquireLoad(scope), site);
         st.poll(me, site, Some(Polled::of(p, space, v)));
     });
     v
@@ -405,8 +408,8 @@ fn store_release_generic<T: Copy>(space: SpaceKind, scope: ScopeKind, p: *mut T,
     }
     suspend();
     with_state(|st, me| {
-        st.lock_store(me, p as usize, bits_of(v));
-        st.on_access(me, p as usize, size_of::<T>(), space, Kind::ReleaseStore(scope), site);
+        st.model.lock_store(me, p as usize, bits_of(v));
+        record_access(st, me, p as usize, size_of::<T>(), space, Kind::ReleaseStore(scope), site);
         st.wrote(me, site, (p as usize, size_of::<T>(), bits_of(v)), true);
     });
     // SAFETY: as in `load`.

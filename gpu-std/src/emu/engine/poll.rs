@@ -5,7 +5,7 @@
 //! and, min or max that changes nothing), or a `nanosleep`. A *write* (a store, or a read-modify-write
 //! that changes the value), a completed barrier or collective, and a thread's exit are progress.
 //!
-//! The launch is *livelocked* when [`Options::poll_limit`](super::Options::poll_limit) polls happened
+//! The launch is *livelocked* when [`Options::poll_limit`](crate::emu::Options::poll_limit) polls happened
 //! since the last progress and every runnable thread is in a run of polls (a thread that did anything
 //! else since its last poll may be about to write). Each thread remembers the last memory it polled
 //! and the value it saw, so the report says what it waits for: "wait at `site` for `lock`[0] to change
@@ -21,12 +21,11 @@
 //! stays runnable in every report (it is spinning), and the polls it makes when woken count towards
 //! the livelock limit as before.
 
-use super::buffer;
 use super::deadlock::fmt_dim;
-use super::findings::Place;
 use super::sched::{State, Status};
 use crate::Site;
 use crate::atomic::SpaceKind;
+use crate::emu::report::{Place, names};
 
 /// A polled memory location and the value the poll saw.
 #[derive(Clone, Copy, Debug)]
@@ -235,14 +234,14 @@ impl State {
         };
         let place = match m.space {
             SpaceKind::Global => {
-                let (name, index) = buffer::describe(m.addr, m.size);
+                let (name, index) = names::describe(m.addr, m.size);
                 format!("`{name}`[{index}]")
             }
             SpaceKind::Shared => {
                 let blk = &self.blocks[th.block];
                 let shared_base = blk.shared.as_ptr() as usize;
                 let place = Place { space: SpaceKind::Shared, addr: m.addr, size: m.size, shared_base };
-                format!("{} of block {}", place.shared_name(&self.findings.shared_layouts), fmt_dim(blk.idx))
+                format!("{} of block {}", place.shared_name(&self.model.findings().shared_layouts), fmt_dim(blk.idx))
             }
         };
         let mut what =

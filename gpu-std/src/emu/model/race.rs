@@ -1,6 +1,6 @@
 //! The race test: the record one element (or range of bytes) keeps of its accesses, checked at every new access
-//! against the accessing thread's happens-before knowledge (see `clock`), and the explanation of a
-//! race found.
+//! against the accessing thread's happens-before knowledge (see `clock`). Why a race is one is in
+//! `explain`.
 //!
 //! Access `a` (by thread A) happens before access `b` (by thread B) when A == B (program order), a
 //! grid barrier lies between them, A and B share a block and a block barrier lies between them, or B
@@ -20,8 +20,8 @@
 //! being ordered after it conflicts with the write in the same way. So every address that has a race
 //! is reported, at the access that completes its first race.
 
-use super::clock::{IntMap, Knows, SyncSet, cut, wide};
-use super::host_agent::{HOST_BLOCK, HOST_GID};
+use super::clock::{IntMap, Knows, SyncSet, wide};
+use super::topology::{HOST_BLOCK, HOST_GID, Topology};
 use crate::Site;
 use crate::atomic::ScopeKind;
 
@@ -164,6 +164,8 @@ pub(crate) struct Cur<'a> {
     pub block: u32,
     pub block_threads: u32,
     pub knows: Knows<'a>,
+    /// The launch's shape: which scopes include which threads.
+    pub topo: &'a Topology,
 }
 
 impl Cur<'_> {
@@ -172,8 +174,8 @@ impl Cur<'_> {
     }
     /// Whether `e` or the current access is the host agent's, or the two are on different GPUs (a
     /// two-device launch): only system scope includes both sides.
-    fn with_host(&self, e: &Epoch) -> bool {
-        e.gid == HOST_GID || self.x.gid == HOST_GID || super::devices::other_device(self.block_of(e), self.block)
+    pub(super) fn with_host(&self, e: &Epoch) -> bool {
+        self.topo.only_system_between(self.block_of(e), self.block)
     }
     /// Whether `e` happens before the current access.
     #[inline]
@@ -260,7 +262,7 @@ impl StrongSummary {
             return false;
         }
         let one_block = !self.multi;
-        if self.host || cur.x.gid == HOST_GID || super::devices::active() {
+        if self.host || cur.x.gid == HOST_GID || cur.topo.two_devices() {
             // Scopes between the host and GPU threads, or between two GPUs, are checked entry by entry.
             return true;
         }
@@ -429,186 +431,4 @@ impl Slot {
             self.read = Epoch { grid_kind: PER_THREAD_READS, ..Epoch::default() };
         }
     }
-}
-
-// ---- explanations ---------------------------------------------------------------------------------
-
-/// Why nothing orders `e` before the current access. `cut` holds the reasons of edges that a block
-/// scope cut (or that no fence acquired), if one of them would have ordered the two.
-pub(crate) fn explain(e: &Epoch, cur: &Cur<'_>, cut: Option<cut::Why>) -> String {
-    let (ek, xk) = (e.kind(), cur.kind);
-    let host = cur.with_host(e);
-    let gpus = host && super::devices::active();
-    if ek.strong() && xk.strong() {
-        return if gpus {
-            super::devices::strong_pair(ek, xk)
-        } else if host {
-            host_strong_pair(ek, xk)
-        } else {
-            strong_pair(ek, xk)
-        };
-    }
-    if let Some(why) = cut {
-        return cut_edges(why);
-    }
-    let eb = cur.block_of(e);
-    let x = &cur.x;
-    if gpus {
-        return super::devices::UNORDERED.into();
-    }
-    if host {
-        return "a GPU thread and the host thread, and no release/acquire edge at system scope between the accesses \
-                (publish with __threadfence_system() or a system-scope release, acquire with a system-scope load or \
-                fence)"
-            .into();
-    }
-    if eb != cur.block {
-        return "different blocks, and no grid barrier or release/acquire edge between the accesses".into();
-    }
-    if e.grid() != x.grid() || e.bar != x.bar {
-        return "no barrier or release/acquire edge between the accesses".into();
-    }
-    let (ra, rb) = (e.gid % cur.block_threads, x.gid % cur.block_threads);
-    if ra / 32 == rb / 32 {
-        format!(
-            "same warp (warp {}, lanes {} and {}), same barrier interval ({}): no __syncwarp() between the accesses",
-            ra / 32,
-            ra % 32,
-            rb % 32,
-            e.bar
-        )
-    } else {
-        format!("same block, same barrier interval ({}): no __syncthreads() between the accesses", e.bar)
-    }
-}
-
-/// Two strong accesses of a GPU thread and the host thread that are not morally strong: one of them is
-/// not system-scoped.
-fn host_strong_pair(a: Kind, b: Kind) -> String {
-    let narrow = if a.scope() != ScopeKind::System { a } else { b };
-    format!(
-        "the host thread's accesses are system-scoped, but the GPU thread's {} is {}-scoped: only system-scope \
-         (.sys) atomics, volatile accesses and release/acquire operations are strong between a GPU thread and the \
-         host; needs system scope",
-        narrow.name(),
-        if narrow.scope() == ScopeKind::Block { "block" } else { "device" }
-    )
-}
-
-/// Two strong accesses that are not morally strong: a block scope across blocks.
-fn strong_pair(a: Kind, b: Kind) -> String {
-    if matches!(a, Kind::Atomic(ScopeKind::Block)) || matches!(b, Kind::Atomic(ScopeKind::Block)) {
-        return "a block-scoped atomic (.cta) is atomic only among threads of one block, and these threads are in \
-                different blocks: use device scope"
-            .into();
-    }
-    let what = if matches!(a, Kind::ReleaseStore(ScopeKind::Block)) || matches!(b, Kind::ReleaseStore(ScopeKind::Block))
-    {
-        "release store (st.release.cta)"
-    } else {
-        "acquire load (ld.acquire.cta)"
-    };
-    format!(
-        "a block-scoped {what} synchronises only threads of one block, and these threads are in different blocks: \
-         use device scope (store_release / load_acquire at Device scope)"
-    )
-}
-
-/// The release→acquire edges that were cut, with the scope used and the scope needed.
-fn cut_edges(why: cut::Why) -> String {
-    const FLAG: cut::Why = cut::FLAG_WRITE | cut::FLAG_READ;
-    const PARTS: [(cut::Why, &str, &str); 7] = [
-        (cut::REL_FENCE, "released with a {s}-scope fence ({f})", "__threadfence ({nf})"),
-        (
-            cut::REL_STORE,
-            "released with a {s}-scope release store (st.release.{p})",
-            "store_release at {n} scope (st.release.{np})",
-        ),
-        (
-            FLAG,
-            "the flag or lock word was written and read with {s}-scope atomics (atom.{p})",
-            "{n}-scope atomics on it (atom.{np})",
-        ),
-        (
-            cut::FLAG_WRITE,
-            "the flag or lock word was written with a {s}-scope atomic (atom.{p})",
-            "{n}-scope atomics on it (atom.{np})",
-        ),
-        (
-            cut::FLAG_READ,
-            "the flag or lock word was read with a {s}-scope atomic (atom.{p})",
-            "{n}-scope atomics on it (atom.{np})",
-        ),
-        (
-            cut::ACQ_LOAD,
-            "acquired with a {s}-scope acquire load (ld.acquire.{p})",
-            "load_acquire at {n} scope (ld.acquire.{np})",
-        ),
-        (cut::ACQ_FENCE, "acquired with a {s}-scope fence ({f})", "__threadfence ({nf})"),
-    ];
-    // Block scope between GPU threads of different blocks, device scope between a GPU thread and the host.
-    let levels = [
-        (0, "block", "cta", "fence.sc.cta, __threadfence_block", "Device", "gpu", "fence.sc.gpu"),
-        (cut::DEVICE, "device", "gpu", "fence.sc.gpu, __threadfence", "System", "sys", "fence.sc.sys"),
-    ];
-    let mut sentences = Vec::new();
-    for (shift, scope, ptx, fence, need, need_ptx, need_fence) in levels {
-        let mut used = Vec::new();
-        let mut needed: Vec<String> = Vec::new();
-        let mut seen = 0;
-        let lvl = (why >> shift) & 0x3f;
-        for (bits, u, n) in PARTS {
-            if lvl & bits == bits && seen & bits == 0 {
-                seen |= bits;
-                used.push(u.replace("{s}", scope).replace("{p}", ptx).replace("{f}", fence));
-                let mut n = n.replace("{n}", need).replace("{np}", need_ptx).replace("{nf}", need_fence);
-                if shift != 0 && n.starts_with("__threadfence ") {
-                    n = n.replacen("__threadfence ", "__threadfence_system ", 1);
-                }
-                if !needed.contains(&n) {
-                    needed.push(n);
-                }
-            }
-        }
-        if used.is_empty() {
-            continue;
-        }
-        sentences.push(if shift == 0 {
-            format!(
-                "{}, but the threads are in different blocks: a block-scope (.cta) operation orders memory only among \
-                 threads of one block; needs device scope: {}",
-                used.join(" and "),
-                needed.join(", ")
-            )
-        } else {
-            format!(
-                "{}, but {}: a device-scope (.gpu) operation orders memory only among the {}; needs system scope: {}",
-                used.join(" and "),
-                if super::devices::active() {
-                    "the threads are on different GPUs"
-                } else {
-                    "one side is the host thread"
-                },
-                if super::devices::active() { "threads of one GPU" } else { "GPU's threads" },
-                needed.join(", ")
-            )
-        });
-    }
-    let mut s = sentences.join("; ");
-    // A block- or device-scope acquire fence explains the missing acquire already (it is the fence
-    // that is wrong, not missing).
-    if why & cut::NO_ACQ_FENCE != 0 && why & (cut::ACQ_FENCE | cut::ACQ_FENCE << cut::DEVICE) == 0 {
-        if !s.is_empty() {
-            s.push_str("; also, ");
-        }
-        s.push_str(if why & cut::BY_RMW != 0 {
-            "an atomic read-modify-write (a lock's compare-and-swap or exchange, a ticket's fetch_add) observed \
-             the release, but atomics are relaxed and no fence followed it: nothing acquired it (add \
-             __threadfence() right after the atomic, before the accesses it guards)"
-        } else {
-            "a strong load observed the release, but no fence followed the load: nothing acquired it (add \
-             __threadfence() after the load, or use load_acquire)"
-        });
-    }
-    s
 }

@@ -4,18 +4,14 @@
 //! stack overflow, no thread able to make progress, a spin loop without progress, the time limit).
 
 use super::barrier::Bar;
-use super::clock::ThreadClock;
 use super::collectives::{Coll, CollKind};
-use super::errors::EmuError;
-use super::findings::Findings;
 use super::poll::{PARK_BOUND, Polled, Writer};
-use super::report::{ThreadId, Warning};
-use super::shadow::Shadow;
 use super::stack::{self, Co, Guard};
-use super::tracking::BlockShadow;
-use super::{LaunchConfig, Options};
 use crate::Dim3;
 use crate::Site;
+use crate::emu::config::{LaunchConfig, Options};
+use crate::emu::model::Model;
+use crate::emu::report::{EmuError, ThreadId, Warning};
 use corosensei::{CoroutineResult, Yielder};
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -53,12 +49,11 @@ pub(crate) struct EThread {
     pub block: usize,
     pub tid: Dim3,
     pub rank: u32,
-    pub gid: u32,
     pub status: Status,
-    pub bepoch: u32,
-    pub gepoch: u32,
-    pub clock: ThreadClock,
     pub result: u32,
+    /// Where the thread first accessed memory since its last block barrier (a thread that exits after
+    /// touching memory in the interval skipped the barrier that ends it).
+    pub first_access: Option<Site>,
     /// The last source line at which the thread entered the emulator (a primitive or an access).
     pub at: Option<Site>,
     /// Consecutive polls by this thread with nothing else in between (0: it is doing other work).
@@ -76,9 +71,7 @@ pub(crate) struct EBlock {
     pub live: u32,
     pub exited: u32,
     pub(super) bar: Bar,
-    pub epoch: u32,
     pub(super) warps: Vec<Vec<Coll>>,
-    pub shadow: BlockShadow,
 }
 
 pub(crate) struct State {
@@ -92,10 +85,9 @@ pub(crate) struct State {
     pub(super) pos: Vec<usize>,
     pub(super) grid_arrived: u32,
     pub(super) grid_site: Option<Site>,
-    pub grid_epoch: u32,
     pub error: Option<EmuError>,
-    pub global_shadow: Shadow,
-    pub findings: Findings,
+    /// What the memory model knows of the launch: every access, fence and barrier is told to it.
+    pub model: Model,
     /// Polls since the last write, completed barrier or exit.
     pub polls: u64,
     /// The last thread to change each address with an atomic, volatile or release write (this wave).
@@ -306,8 +298,9 @@ impl State {
     pub(super) fn make_current(&self, t: usize, bdim: Dim3, gdim: Dim3) -> [u32; 6] {
         let th = &self.threads[t];
         let b = &self.blocks[th.block];
-        // In a two-device launch a thread sees its own device's grid (see `devices`).
-        let (bid, gdim) = super::devices::local(b.linear, b.idx, gdim);
+        // In a two-device launch a thread sees its own device's grid.
+        let topo = self.model.topology();
+        let (bid, gdim) = if topo.two_devices() { topo.local(b.linear) } else { (b.idx, gdim) };
         INFO.with(|i| i.set(Info { tid: th.tid, bid, bdim, gdim, lane: th.rank % 32, index: t }));
         YIELDER.with(|y| y.set(self.yielders[t]));
         [b.idx.x, b.idx.y, b.idx.z, th.tid.x, th.tid.y, th.tid.z]

@@ -5,18 +5,16 @@
 //! suspended are unwound one by one, each as the current thread (see `teardown`).
 
 use super::barrier::Bar;
-use super::clock::ThreadClock;
-use super::errors::EmuError;
-use super::findings::Findings;
 use super::host_agent;
-use super::report::Outcome;
 use super::sched::{
     CTX, EBlock, EThread, Emu, IN_KERNEL, LAST_PANIC, Rng, State, Status, TEARDOWN, YIELDER, running_kernel, schedule,
     with_state,
 };
 use super::stack::{self, Co, Guard};
-use super::{LaunchConfig, Options};
 use crate::Dim3;
+use crate::emu::config::{LaunchConfig, Options};
+use crate::emu::model::{Model, Topology};
+use crate::emu::report::{EmuError, Outcome};
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, Yielder};
 use std::cell::RefCell;
@@ -108,12 +106,24 @@ pub(crate) fn check_caller(name: &str) -> Result<(), EmuError> {
     Ok(())
 }
 
+/// The device of the running GPU thread in a two-device launch (0 otherwise).
+pub(crate) fn current_device() -> u32 {
+    with_state(|st, me| {
+        let linear = st.blocks[st.threads[me].block].linear;
+        st.model.topology().device_of(linear).unwrap_or(0)
+    })
+}
+
+/// Runs the launch `cfg` of `body` as the kernel `name`, with the host agent `agent` if any; in a
+/// two-device launch, `devices` holds the blocks of GPU 0 and of GPU 1 (the first and the next of
+/// the grid's).
 pub(crate) fn run_launch(
     name: &str,
     cfg: &LaunchConfig,
     opts: &Options,
     body: &dyn Fn(),
     agent: Option<&mut dyn FnMut()>,
+    devices: Option<[u32; 2]>,
 ) -> Result<Outcome, EmuError> {
     check_caller(name)?;
     validate(name, cfg, opts)?;
@@ -153,10 +163,13 @@ pub(crate) fn run_launch(
             pos: Vec::new(),
             grid_arrived: 0,
             grid_site: None,
-            grid_epoch: 0,
             error: None,
-            global_shadow: Default::default(),
-            findings: Findings::new(name, opts.max_race_reports),
+            model: Model::new(
+                name,
+                Topology { grid: cfg.grid, block: cfg.block, shared_bytes: cfg.shared_bytes, devices },
+                opts.detect_races,
+                opts.max_race_reports,
+            ),
             polls: 0,
             writers: HashMap::new(),
             parked: HashMap::new(),
@@ -195,12 +208,12 @@ pub(crate) fn run_launch(
     drop(host);
     stack::finish_launch();
     let st = emu.st.into_inner();
-    let (shadow_bytes, touched_addresses) = st.shadow_stats();
+    let (findings, shadow_bytes, touched_addresses) = st.model.finish();
     result.map(|()| Outcome {
-        races: st.findings.races,
-        racy_addresses: st.findings.racy_addresses,
-        uninit_reads: st.findings.uninit_reads,
-        uninit_elements: st.findings.uninit_elements,
+        races: findings.races,
+        racy_addresses: findings.racy_addresses,
+        uninit_reads: findings.uninit_reads,
+        uninit_elements: findings.uninit_elements,
         shadow_bytes,
         touched_addresses,
         steps: st.steps,
@@ -223,7 +236,7 @@ fn run_wave(
         let bdim = cfg.block;
         let n = bdim.volume() as usize;
         st.threads.clear();
-        st.retire_blocks();
+        st.blocks.clear();
         for &lin in wave {
             let idx = cfg.grid.delinear(lin);
             let first = st.threads.len();
@@ -232,12 +245,9 @@ fn run_wave(
                     block: st.blocks.len(),
                     tid: bdim.delinear(r),
                     rank: r,
-                    gid: lin * n as u32 + r,
                     status: Status::Runnable,
-                    bepoch: 0,
-                    gepoch: st.grid_epoch,
-                    clock: ThreadClock::default(),
                     result: 0,
+                    first_access: None,
                     at: None,
                     spins: 0,
                     polled: None,
@@ -252,11 +262,12 @@ fn run_wave(
                 live: n as u32,
                 exited: 0,
                 bar: Bar::default(),
-                epoch: 0,
                 warps: (0..n.div_ceil(32)).map(|_| Vec::new()).collect(),
-                shadow: Default::default(),
             });
         }
+        // The memory model's threads and blocks are the wave's, in the same order.
+        let blocks = st.blocks.iter().map(|b| (b.linear, b.shared.as_ptr() as usize)).collect::<Vec<_>>();
+        st.model.start_wave(blocks);
         let total = st.threads.len();
         st.runnable = (0..total).collect();
         st.pos = (0..total).collect();

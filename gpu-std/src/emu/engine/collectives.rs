@@ -11,9 +11,9 @@
 //! carries a warning (a kernel that never uses the value is correct). A lane outside its own mask is a
 //! trap, as on a GPU.
 
-use super::report::Warning;
 use super::sched::{State, Status};
 use crate::Site;
+use crate::emu::report::Warning;
 use crate::warp::{ShflMode, shfl_source_lane};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -167,7 +167,7 @@ impl State {
         }
         if coll.kind == CollKind::SyncWarp {
             // A warp barrier orders the accesses of the lanes that took part.
-            self.warp_barrier_clocks(first, arrived);
+            self.model.warp_barrier(first, arrived);
         }
         for l in 0..32 {
             if arrived & (1 << l) != 0 {

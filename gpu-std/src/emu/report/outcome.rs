@@ -15,7 +15,7 @@ pub struct ThreadId {
 }
 
 impl ThreadId {
-    /// The host agent of a launch (see [`launch_with_host`](super::launch_with_host)): a CPU thread
+    /// The host agent of a launch (see [`launch_with_host`](crate::emu::launch_with_host)): a CPU thread
     /// outside every block, shown as `the host thread`.
     pub const HOST: ThreadId = ThreadId { block: (u32::MAX, u32::MAX, u32::MAX), thread: (0, 0, 0) };
 
@@ -48,7 +48,7 @@ impl fmt::Display for ThreadId {
 pub struct AccessInfo {
     /// The thread that made the access.
     pub thread: ThreadId,
-    /// The GPU of the thread in a two-device launch ([`launch_two_devices`](super::launch_two_devices));
+    /// The GPU of the thread in a two-device launch ([`launch_two_devices`](crate::emu::launch_two_devices));
     /// `None` in a launch on one device.
     pub device: Option<u32>,
     /// `read`, `write`, `atomic`, `volatile read`, `volatile write`, `acquire load`, `release store`.

@@ -3,7 +3,7 @@
 //! spin on memory nobody changes), the time limit, a kernel panic, a stack overflow, and launches that
 //! are invalid before they start. Reports of stuck launches group the threads by what they do.
 
-use super::report::ThreadId;
+use super::outcome::ThreadId;
 use std::fmt;
 
 /// Threads doing one thing: waiting at one place, spinning on one value, or missing from a barrier.
@@ -111,7 +111,7 @@ pub enum EmuError {
         /// Blocks in the launch's grid.
         blocks: u64,
         /// Blocks that can be resident at once
-        /// ([`Options::max_resident_blocks`](super::Options::max_resident_blocks)).
+        /// ([`Options::max_resident_blocks`](crate::emu::Options::max_resident_blocks)).
         limit: u32,
     },
     /// The kernel's shared-memory layout (`layout::BYTES`) needs more dynamic shared memory than the
@@ -124,7 +124,7 @@ pub enum EmuError {
         /// Bytes of dynamic shared memory the layout needs.
         needed: usize,
         /// Bytes of dynamic shared memory the launch gave
-        /// ([`LaunchConfig::shared_bytes`](super::LaunchConfig::shared_bytes)).
+        /// ([`LaunchConfig::shared_bytes`](crate::emu::LaunchConfig::shared_bytes)).
         given: usize,
     },
     /// Barrier divergence, a collective whose lanes never all arrive, or no runnable thread.

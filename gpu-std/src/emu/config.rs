@@ -1,0 +1,75 @@
+//! How a launch is shaped ([`LaunchConfig`]) and how the emulator runs it ([`Options`]): plain
+//! settings, read by every layer.
+
+use crate::Dim3;
+use std::time::Duration;
+
+/// Grid, block and dynamic shared memory of a launch, as in `kernel<<<grid, block, shared>>>`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaunchConfig {
+    /// Blocks in the grid, in up to three dimensions (`gridDim`).
+    pub grid: Dim3,
+    /// Threads per block, in up to three dimensions (`blockDim`).
+    pub block: Dim3,
+    /// Bytes of dynamic shared memory per block.
+    pub shared_bytes: usize,
+    /// A cooperative launch (`cuLaunchCooperativeKernel`): all blocks resident at once, so that
+    /// `grid.sync()` is allowed.
+    pub cooperative: bool,
+}
+
+impl LaunchConfig {
+    /// A 1-D launch: `grid` blocks of `block` threads.
+    pub fn linear(grid: u32, block: u32, shared_bytes: usize) -> Self {
+        LaunchConfig { grid: Dim3::x(grid), block: Dim3::x(block), shared_bytes, cooperative: false }
+    }
+    /// The same launch, cooperative.
+    pub fn cooperative(mut self) -> Self {
+        self.cooperative = true;
+        self
+    }
+}
+
+/// Emulator settings. `Default` gives seed 1, race detection on, 16 resident blocks, 256 KiB stacks, a
+/// 60 s bound.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Seed of the scheduler: the same seed replays the same interleaving.
+    pub schedule_seed: u64,
+    /// Run the race detector (slower: every access is recorded).
+    pub detect_races: bool,
+    /// Blocks resident at once. Normal launches run in waves of this many blocks; cooperative
+    /// launches with more blocks are refused, as on a GPU.
+    pub max_resident_blocks: u32,
+    /// At a plain memory access, switch to another thread with probability `1/preempt_one_in`
+    /// (0: never). Makes lost updates of racy read-modify-writes actually happen.
+    pub preempt_one_in: u32,
+    /// Polls (volatile/acquire loads, read-modify-writes that leave memory unchanged such as a failed
+    /// compare-and-swap, sleeps) with no write anywhere, while every runnable thread polls, before the
+    /// launch is reported as a livelock.
+    pub poll_limit: u64,
+    /// Stack of each emulated thread, in bytes (at least 16 KiB). A thread that needs more ends the
+    /// launch with [`EmuError::StackOverflow`](crate::emu::EmuError::StackOverflow) when it next calls the emulator (any primitive or view
+    /// access); one that overflows in its own code, onto the guard page below its stack, aborts the
+    /// process with the same report on stderr.
+    pub stack_bytes: usize,
+    /// Wall-clock bound for one launch.
+    pub time_limit: Duration,
+    /// Distinct racy addresses reported in full (all are counted).
+    pub max_race_reports: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            schedule_seed: 1,
+            detect_races: true,
+            max_resident_blocks: 16,
+            preempt_one_in: 4,
+            poll_limit: 200_000,
+            stack_bytes: 256 * 1024,
+            time_limit: Duration::from_secs(60),
+            max_race_reports: 16,
+        }
+    }
+}
