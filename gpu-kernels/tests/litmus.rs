@@ -4,17 +4,23 @@
 //! chain through two scopes) x where the threads are (one warp, two warps of a block, other blocks)
 //! x the synchronisation (none, volatile, fences at each scope, release/acquire at each scope,
 //! atomics at each scope). Each case states the locations that must race (none for a race-free case)
-//! and the rule of the model it follows from; every case runs on 5 schedule seeds. The readings chosen
-//! where the model is subtle are written down in `docs/memory-model.md`.
+//! and the rule of the model it follows from; every case runs on 5 schedule seeds, and once more as a
+//! trace: the same operations told to the memory model directly, in one interleaving
+//! ([`gpu_std::emu::model::Trace`]), with no kernel and no scheduler, so that a rule change is tested
+//! in milliseconds. The readings chosen where the model is subtle are written down in
+//! `docs/memory-model.md`.
 
 mod common;
 
 use common::{Buf, launch, reports, seed};
+use gpu_std::atomic::ScopeKind;
 use gpu_std::block::sync_threads;
+use gpu_std::emu::model::{Location, Op, Trace, TraceBuffer, Who};
 use gpu_std::emu::{LaunchConfig, Outcome};
 use gpu_std::fence::{nanosleep, threadfence, threadfence_block, threadfence_system};
 use gpu_std::thread::{block_idx, thread_idx};
 use gpu_std::{Block, Device, GlobalMut, System};
+use std::collections::HashMap;
 
 // ---- where the threads are ---------------------------------------------------------------------
 
@@ -473,5 +479,263 @@ fn every_litmus_verdict_holds_on_five_seeds() {
         }
     }
     println!("{} litmus cases x 5 seeds", all.len());
+    assert!(wrong.is_empty(), "{} wrong verdicts:\n{}", wrong.len(), wrong.join("\n"));
+}
+
+// ---- the same cases as traces ------------------------------------------------------------------
+
+/// One litmus case told to the memory model as a trace: the kernel's operations for each role, in
+/// one interleaving in which every wait is over (a release comes before the acquire that waits for
+/// it), with the values memory holds (a compare-and-swap or exchange that changes a word is read as
+/// taking a lock, as in a launch).
+struct Litmus {
+    t: Trace,
+    placement: u32,
+    data: TraceBuffer,
+    flag: TraceBuffer,
+    x: TraceBuffer,
+    out: TraceBuffer,
+    values: HashMap<(u8, usize), u64>,
+}
+
+/// The scope of a mode's atomics and release/acquire operations.
+fn scope_of(mode: u32) -> ScopeKind {
+    match mode {
+        ATOM_CTA | RELACQ_CTA | FENCE_CTA => ScopeKind::Block,
+        ATOM_SYS | RELACQ_SYS | FENCE_SYS => ScopeKind::System,
+        _ => ScopeKind::Device,
+    }
+}
+
+#[derive(Clone, Copy)]
+enum B {
+    Data,
+    Flag,
+    X,
+    Out,
+}
+
+impl Litmus {
+    fn new(placement: u32) -> Litmus {
+        let cfg = config(placement);
+        let mut t = Trace::new(cfg.grid.x, cfg.block.x);
+        let (data, flag, x, out) = (t.buffer("data", 2), t.buffer("flag", 2), t.buffer("x", 2), t.buffer("out", 4));
+        Litmus { t, placement, data, flag, x, out, values: HashMap::new() }
+    }
+    /// The thread that plays role `r` (see [`role`]).
+    fn who(&self, r: u32) -> Who {
+        match self.placement {
+            WARP => Who::thread(0, r),
+            WARPS => Who::thread(0, 32 * r),
+            BLOCKS => Who::thread(r, 0),
+            _ => Who::thread(r / 2, (r % 2) * 32),
+        }
+    }
+    fn loc(&self, b: B, i: usize) -> Location {
+        match b {
+            B::Data => self.data.at(i),
+            B::Flag => self.flag.at(i),
+            B::X => self.x.at(i),
+            B::Out => self.out.at(i),
+        }
+    }
+    fn op(&mut self, r: u32, b: B, i: usize, op: Op) {
+        let (who, at) = (self.who(r), self.loc(b, i));
+        self.t.op(who, at, op);
+    }
+    /// A store of `v` (plain, volatile, release) that memory then holds.
+    fn set(&mut self, r: u32, b: B, i: usize, v: u64, op: Op) {
+        self.op(r, b, i, op);
+        self.values.insert((b as u8, i), v);
+    }
+    /// An exchange (or compare-and-swap that succeeds) leaving `v`, read as the kernel's atomics are.
+    fn swap(&mut self, r: u32, b: B, i: usize, v: u64, scope: ScopeKind) {
+        let old = self.values.get(&(b as u8, i)).copied().unwrap_or(0);
+        self.set(r, b, i, v, Op::Swap { scope, old, new: v });
+    }
+    fn fence_for(&mut self, r: u32, mode: u32) {
+        let who = self.who(r);
+        match mode {
+            FENCE_CTA => _ = self.t.fence(who, ScopeKind::Block),
+            FENCE_GPU | ATOM_CTA | ATOM_GPU | ATOM_SYS => _ = self.t.fence(who, ScopeKind::Device),
+            FENCE_SYS => _ = self.t.fence(who, ScopeKind::System),
+            _ => {}
+        }
+    }
+    /// [`release`]: raises `flag[i]` to 1.
+    fn release(&mut self, r: u32, i: usize, mode: u32) {
+        self.fence_for(r, mode);
+        match mode {
+            PLAIN => self.set(r, B::Flag, i, 1, Op::Write),
+            VOLATILE | FENCE_CTA | FENCE_GPU | FENCE_SYS => self.set(r, B::Flag, i, 1, Op::VolatileWrite(1)),
+            RELACQ_CTA | RELACQ_GPU | RELACQ_SYS => self.set(r, B::Flag, i, 1, Op::ReleaseStore(scope_of(mode), 1)),
+            _ => self.swap(r, B::Flag, i, 1, scope_of(mode)),
+        }
+    }
+    /// [`poll`]: one read of `flag[i]` (a read-modify-write of 0 for the atomic modes).
+    fn poll(&mut self, r: u32, b: B, i: usize, mode: u32) {
+        let op = match mode {
+            PLAIN => Op::Read,
+            VOLATILE | FENCE_CTA | FENCE_GPU | FENCE_SYS => Op::VolatileRead,
+            RELACQ_CTA | RELACQ_GPU | RELACQ_SYS => Op::AcquireLoad(scope_of(mode)),
+            _ => Op::Atomic(scope_of(mode)),
+        };
+        self.op(r, b, i, op);
+    }
+    /// [`acquire`], after the release it waits for: one poll that sees it, then the fence.
+    fn acquire(&mut self, r: u32, i: usize, mode: u32) {
+        self.poll(r, B::Flag, i, mode);
+        self.fence_for(r, mode);
+    }
+    /// [`store`].
+    fn store(&mut self, r: u32, i: usize, v: u64, mode: u32) {
+        match mode {
+            PLAIN => self.set(r, B::X, i, v, Op::Write),
+            VOLATILE => self.set(r, B::X, i, v, Op::VolatileWrite(v)),
+            RELACQ_CTA => self.set(r, B::X, i, v, Op::ReleaseStore(ScopeKind::Block, v)),
+            _ => self.swap(r, B::X, i, v, scope_of(mode)),
+        }
+    }
+    /// [`load`].
+    fn load(&mut self, r: u32, i: usize, mode: u32) {
+        let op = match mode {
+            PLAIN => Op::Read,
+            VOLATILE => Op::VolatileRead,
+            RELACQ_CTA => Op::AcquireLoad(ScopeKind::Block),
+            _ => Op::Atomic(scope_of(mode)),
+        };
+        self.op(r, B::X, i, op);
+    }
+    fn out(&mut self, r: u32) {
+        self.op(r, B::Out, r as usize, Op::Write);
+    }
+}
+
+/// The trace of case `c`: what [`litmus`] does, role by role, in one interleaving.
+fn trace(c: &Case) -> Trace {
+    let mut l = Litmus::new(c.placement);
+    let (m, m2) = (c.mode, c.mode2);
+    match c.shape {
+        MP => {
+            l.op(0, B::Data, 0, Op::Write);
+            l.release(0, 0, m);
+            l.acquire(1, 0, m);
+            l.op(1, B::Data, 0, Op::Read);
+            l.out(1);
+        }
+        CHAIN => {
+            l.op(0, B::Data, 0, Op::Write);
+            l.release(0, 0, m);
+            l.acquire(1, 0, m);
+            l.release(1, 1, m2);
+            l.acquire(2, 1, m2);
+            l.op(2, B::Data, 0, Op::Read);
+            l.out(2);
+        }
+        SB => {
+            l.store(0, 0, 1, m);
+            l.store(1, 1, 1, m);
+            l.fence_for(0, m2);
+            l.fence_for(1, m2);
+            l.load(0, 1, m);
+            l.load(1, 0, m);
+            l.out(0);
+            l.out(1);
+        }
+        LB => {
+            l.load(0, 0, m);
+            l.load(1, 1, m);
+            l.out(0);
+            l.out(1);
+            l.store(0, 1, 1, m);
+            l.store(1, 0, 1, m);
+        }
+        IRIW => {
+            l.store(0, 0, 1, m);
+            l.load(2, 0, m);
+            l.load(3, 1, m);
+            l.store(1, 1, 1, m);
+            l.load(2, 1, m);
+            l.load(3, 0, m);
+            l.out(2);
+            l.out(3);
+        }
+        TWO_TWO_W => {
+            l.store(0, 0, 1, m);
+            l.store(1, 1, 1, m);
+            l.store(0, 1, 2, m);
+            l.store(1, 0, 2, m);
+        }
+        CORR => {
+            l.load(1, 0, m);
+            l.store(0, 0, 1, m);
+            l.load(1, 0, m);
+            l.out(1);
+        }
+        RMW => {
+            for r in 0..4 {
+                l.op(r, B::X, 0, Op::Atomic(scope_of(m)));
+            }
+        }
+        REL_SEQ => {
+            l.op(0, B::Data, 0, Op::Write);
+            l.fence_for(0, ATOM_GPU);
+            l.op(0, B::Flag, 0, Op::Atomic(ScopeKind::Device));
+            l.acquire(1, 0, ATOM_RELAXED);
+            l.op(1, B::Flag, 0, Op::Atomic(ScopeKind::Device));
+            l.op(2, B::Flag, 0, Op::VolatileRead);
+            l.fence_for(2, ATOM_GPU);
+            l.op(2, B::Data, 0, Op::Read);
+            l.out(2);
+        }
+        LOCK => {
+            // Role 0 takes the lock; role 1's compare-and-swap fails while role 0 holds it (it
+            // changes nothing); role 0's section and release; then role 1 takes it.
+            let dev = ScopeKind::Device;
+            let (w0, w1, lock) = (l.who(0), l.who(1), l.flag.at(0));
+            l.t.op(w0, lock, Op::Swap { scope: dev, old: 0, new: 1 });
+            l.t.op(w1, lock, Op::Swap { scope: dev, old: 1, new: 1 });
+            for (r, who) in [(0, w0), (1, w1)] {
+                if r == 1 {
+                    l.t.op(who, lock, Op::Swap { scope: dev, old: 0, new: 1 });
+                }
+                l.fence_for(r, m);
+                l.op(r, B::Data, 0, Op::Read);
+                l.op(r, B::Data, 0, Op::Write);
+                l.fence_for(r, m2);
+                l.t.op(who, lock, Op::Swap { scope: dev, old: 1, new: 0 });
+            }
+        }
+        BARRIER => {
+            // Role 0 in block 0; roles 2 and 3 are threads 0 and 32 of block 1.
+            l.op(0, B::Data, 0, Op::Write);
+            l.release(0, 0, FENCE_GPU);
+            l.acquire(2, 0, VOLATILE);
+            l.fence_for(2, m2);
+            l.t.sync_threads(1);
+            l.op(3, B::Data, 0, Op::Read);
+            l.op(3, B::Out, 3, Op::Write);
+        }
+        _ => unreachable!("no shape {}", c.shape),
+    }
+    l.t
+}
+
+#[test]
+fn every_litmus_verdict_holds_as_a_trace() {
+    let all = cases();
+    let start = std::time::Instant::now();
+    let mut wrong = Vec::new();
+    for c in &all {
+        let t = trace(c);
+        let got = t.racy_buffers();
+        let mut want: Vec<String> = c.races.iter().map(|s| s.to_string()).collect();
+        want.sort();
+        if got != want {
+            let reports: Vec<String> = t.races().iter().map(|r| r.to_string()).collect();
+            wrong.push(format!("{}: want races on {want:?}, got {got:?} [{}]\n{}", c.name, c.rule, reports.join("\n")));
+        }
+    }
+    println!("{} litmus cases as traces in {:.1} ms", all.len(), start.elapsed().as_secs_f64() * 1e3);
     assert!(wrong.is_empty(), "{} wrong verdicts:\n{}", wrong.len(), wrong.join("\n"));
 }

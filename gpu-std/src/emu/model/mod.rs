@@ -4,9 +4,9 @@
 //! some bytes with its kind and scope, a read-modify-write that takes or releases a lock, a fence, a
 //! warp barrier of some lanes, a block barrier, a grid barrier, the host agent's accesses — in the
 //! order they happened, and the model judges each access by the PTX memory model (`docs/memory-model.md`)
-//! and keeps what it found ([`Findings`]: races, reads of uninitialised shared memory). Who acts is a
-//! value ([`Agent`]: the host agent, or a GPU thread of the current wave, whose device, block and
-//! rank the model knows from the launch's [`Topology`]); which scope includes which pair of threads is
+//! and keeps what it found (`Findings`: races, reads of uninitialised shared memory). Who acts is a
+//! value (`Agent`: the host agent, or a GPU thread of the current wave, whose device, block and
+//! rank the model knows from the launch's `Topology`); which scope includes which pair of threads is
 //! computed from those values. This layer imports nothing of the engine or the primitives.
 //!
 //! - `clock`: happens-before knowledge (sparse vector clocks, what a release publishes, scopes).

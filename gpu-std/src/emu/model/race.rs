@@ -10,7 +10,7 @@
 //! Two accesses *conflict* when at least one writes, nothing orders them, and they are not both
 //! strong (atomic, volatile, acquire, release) and *morally strong*: strong accesses conflict only when
 //! one is block-scoped (`.cta`) and the threads are in different blocks, or, between a GPU thread and
-//! the host agent (see `host_agent`), when one is not system-scoped (`.sys`).
+//! the host agent (see `topology`), when one is not system-scoped (`.sys`).
 //!
 //! The record is exact, whatever the number of accesses (FastTrack-style): the last plain write; the
 //! last plain read as one epoch while each read is ordered after the one before, widened to the last

@@ -30,6 +30,20 @@
 //! t.op(b, data.at(0), Op::Read);
 //! assert_eq!(t.racy_buffers(), ["data"]);
 //! ```
+//!
+//! Operations chain; `docs/emulator.md` shows this one:
+//!
+//! ```
+//! use gpu_std::atomic::ScopeKind::Device;
+//! use gpu_std::emu::model::{Op, Trace, Who};
+//! // Message passing between two blocks, the reader without its fence.
+//! let mut t = Trace::new(2, 32);
+//! let (data, flag) = (t.buffer("data", 1), t.buffer("flag", 1));
+//! let (a, b) = (Who::thread(0, 0), Who::thread(1, 0));
+//! t.op(a, data.at(0), Op::Write).fence(a, Device).op(a, flag.at(0), Op::VolatileWrite(1));
+//! t.op(b, flag.at(0), Op::VolatileRead).op(b, data.at(0), Op::Read);
+//! assert_eq!(t.racy_buffers(), ["data"]);
+//! ```
 
 use super::{Agent, Kind, Model, Topology};
 use crate::Dim3;

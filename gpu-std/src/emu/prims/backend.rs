@@ -1,7 +1,8 @@
 //! The emulator backend of every primitive: the same functions as the PTX layer, implemented on the
-//! engine, telling the memory model what each did. Each synchronisation point may switch threads — except while the calling thread unwinds
-//! (a panic, a stack overflow caught by the reserve check, the teardown of a failed launch): then every
-//! primitive completes at once, without suspending (see `sched::unwinding`).
+//! engine, telling the memory model what each did. Each synchronisation point may switch threads —
+//! except while the calling thread unwinds (a panic, a stack overflow caught by the reserve check, the
+//! teardown of a failed launch): then every primitive completes at once, without suspending (see
+//! `sched::unwinding`).
 
 use super::access_check;
 use crate::Dim3;
