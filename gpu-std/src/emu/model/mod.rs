@@ -205,28 +205,20 @@ impl Model {
     /// every earlier access of those bytes, then recorded; carries release/acquire knowledge through
     /// the address; in shared memory, checked for bytes no thread of the block has written. (The host
     /// agent has no shared memory.)
+    #[inline]
     pub fn access(&mut self, who: Agent, addr: usize, size: usize, space: SpaceKind, kind: Kind, site: Site) {
         if !self.detect {
             return;
         }
-        let (b, shared_base) = match who {
-            Agent::Gpu(t) => {
-                let b = self.threads[t].block;
-                (Some(b), self.blocks[b].shared_base)
-            }
-            Agent::Host => (None, 0),
-        };
-        let block = b.map_or(HOST_BLOCK, |b| self.blocks[b].linear);
         let block_threads = self.topo.block_threads();
-        let place = Place { space, addr, size, shared_base };
         let shared_bytes = self.topo.shared_bytes;
         let mut unwritten = false;
-        let (clock, bclock, pos, bar, grid);
-        let slots;
+        let (clock, bclock, pos, bar, grid, shared_base, slots);
         match who {
             Agent::Gpu(t) => {
                 let th = &mut self.threads[t];
                 let bs = &mut self.blocks[th.block];
+                shared_base = bs.shared_base;
                 // Every record the access's bytes have: one, unless accesses of different widths share them.
                 slots = match space {
                     SpaceKind::Global => self.global.slots(addr, size),
@@ -237,14 +229,17 @@ impl Model {
                     }
                 };
                 (clock, bclock) = (&mut th.clock, &bs.clock);
-                (pos, bar, grid) = (Pos { gid: th.gid, block, bepoch: th.bar }, th.bar, th.grid);
+                (pos, bar, grid) = (Pos { gid: th.gid, block: bs.linear, bepoch: th.bar }, th.bar, th.grid);
             }
             Agent::Host => {
+                shared_base = 0;
                 slots = self.global.slots(addr, size);
                 (clock, bclock) = (&mut self.host.clock, &self.host.no_block);
                 (pos, bar, grid) = (Pos { gid: HOST_GID, block: HOST_BLOCK, bepoch: 0 }, 0, 0);
             }
         }
+        let block = pos.block;
+        let place = Place { space, addr, size, shared_base };
         let x = Epoch::new(site, pos.gid, clock.rel, bar, grid, kind);
         // Inside critical sections: what every order of the locks' sections orders before this access,
         // and what the section touched (see `predict`).
