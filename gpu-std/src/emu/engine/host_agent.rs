@@ -112,12 +112,20 @@ impl HostRun {
         // GPU primitives called by the agent find no GPU thread (and say so).
         INFO.with(|i| i.set(Info { index: NOT_A_GPU_THREAD, ..Info::default() }));
         stack::running(Some((self.guard, WHO)));
+        emu.st.borrow().running.set(WHO);
         AGENT.with(|a| a.set(true));
         IN_KERNEL.with(|k| k.set(true));
         let r = catch_unwind(AssertUnwindSafe(|| co.resume(())));
         IN_KERNEL.with(|k| k.set(false));
         AGENT.with(|a| a.set(false));
         stack::running(None);
+        YIELDER.with(|c| c.set(std::ptr::null()));
+        // A panic payload is dropped before the launch state is borrowed: its destructor may call
+        // anything (see `sched::drop_payload`).
+        let r = r.map_err(|payload| match payload.downcast::<Overflow>() {
+            Ok(_) => None,
+            Err(payload) => Some(super::sched::panic_report(payload)),
+        });
         let st = &mut *emu.st.borrow_mut();
         match r {
             Ok(CoroutineResult::Yield(())) => Ok(()),
@@ -129,16 +137,15 @@ impl HostRun {
                 st.progress();
                 Ok(())
             }
-            Err(payload) if payload.is::<Overflow>() => Err(EmuError::StackOverflow {
+            Err(None) => Err(EmuError::StackOverflow {
                 kernel: st.kernel.clone(),
                 thread: ThreadId::HOST,
                 stack_bytes: st.opts.stack_bytes,
             }),
-            Err(payload) => {
+            Err(Some(message)) => {
                 if let Some(e) = st.error.take() {
                     return Err(e);
                 }
-                let message = super::sched::panic_message(payload.as_ref());
                 Err(EmuError::KernelPanic { kernel: st.kernel.clone(), thread: ThreadId::HOST, message })
             }
         }

@@ -7,8 +7,8 @@
 use super::barrier::Bar;
 use super::host_agent;
 use super::sched::{
-    CTX, EBlock, EThread, Emu, IN_KERNEL, LAST_PANIC, Rng, State, Status, TEARDOWN, YIELDER, running_kernel, schedule,
-    with_state,
+    CTX, EBlock, EThread, Emu, IN_KERNEL, INFO, Info, LAST_PANIC, Rng, State, Status, TEARDOWN, YIELDER, running_kernel,
+    schedule, with_state,
 };
 use super::stack::{self, Co, Guard};
 use crate::Dim3;
@@ -19,6 +19,7 @@ use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, Yielder};
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use std::time::Instant;
 
 /// Threads per wave of a normal launch (bounded memory for coroutine stacks).
@@ -151,6 +152,7 @@ pub(crate) fn run_launch(
     for i in (1..order.len()).rev() {
         order.swap(i, rng.below(i + 1));
     }
+    let watch = super::watchdog::Watch::start(name, opts.time_limit);
     let emu = Box::new(Emu {
         st: RefCell::new(State {
             kernel: name.to_string(),
@@ -178,6 +180,7 @@ pub(crate) fn run_launch(
             yielders: Vec::new(),
             wave_live: 0,
             host: agent.is_some().then(host_agent::HostAgent::new),
+            running: watch.running.clone(),
         }),
     });
     let start = Instant::now();
@@ -194,12 +197,15 @@ pub(crate) fn run_launch(
         },
         None => None,
     };
-    let result = (|| {
+    // A panic that leaves the scheduler (an emulator bug) is held until the launch is taken down: the
+    // host agent unwound, the OS thread's emulator state cleared. Then it goes on to the caller, and
+    // the next launch on this OS thread starts from nothing.
+    let result = catch_unwind(AssertUnwindSafe(|| {
         for wave in order.chunks(wave_blocks as usize) {
             run_wave(&emu, wave, body, &mut stacks, start, host.as_mut())?;
         }
         Ok(())
-    })();
+    }));
     if let Some(h) = host.as_mut() {
         CTX.with(|c| c.set(&*emu as *const Emu));
         h.teardown(&emu);
@@ -207,6 +213,7 @@ pub(crate) fn run_launch(
     }
     drop(host);
     stack::finish_launch();
+    let result = result.unwrap_or_else(|p| resume_unwind(p));
     let st = emu.st.into_inner();
     let (findings, shadow_bytes, touched_addresses) = st.model.finish();
     result.map(|()| Outcome {
@@ -308,7 +315,9 @@ fn run_wave(
         cos.push(Some(co));
     }
     CTX.with(|c| c.set(emu as *const Emu));
-    let outcome = schedule(emu, &mut cos, &guards, bdim, gdim, start, host);
+    let _running = Running;
+    // Suspended threads are unwound below in every case, also when a panic left the scheduler.
+    let outcome = catch_unwind(AssertUnwindSafe(|| schedule(emu, &mut cos, &guards, bdim, gdim, start, host)));
     // Completed coroutines give their stacks back; suspended ones (after an error) are unwound.
     for (t, co) in cos.into_iter().enumerate() {
         match co {
@@ -318,7 +327,23 @@ fn run_wave(
         }
     }
     CTX.with(|c| c.set(std::ptr::null()));
-    outcome
+    outcome.unwrap_or_else(|p| resume_unwind(p))
+}
+
+/// Clears this OS thread's emulator state when a wave ends, whichever way it ends (a panic too), so
+/// that nothing points into a launch that is gone: the launch, the current thread and its yielder,
+/// the teardown and in-kernel flags, the stack guard.
+struct Running;
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        CTX.with(|c| c.set(std::ptr::null()));
+        YIELDER.with(|y| y.set(std::ptr::null()));
+        INFO.with(|i| i.set(Info::default()));
+        IN_KERNEL.with(|k| k.set(false));
+        TEARDOWN.with(|t| t.set(false));
+        stack::running(None);
+    }
 }
 
 /// Unwinds thread `t`, left suspended by a failed launch, so that its destructors run.

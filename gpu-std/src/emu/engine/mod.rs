@@ -17,3 +17,4 @@ pub(crate) mod launch;
 pub(crate) mod poll;
 pub(crate) mod sched;
 pub(crate) mod stack;
+pub(crate) mod watchdog;

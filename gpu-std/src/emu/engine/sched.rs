@@ -98,6 +98,8 @@ pub(crate) struct State {
     pub steps: u64,
     pub(super) yielders: Vec<*const Yielder<(), ()>>,
     pub wave_live: u32,
+    /// The emulated thread running now, for the watchdog (see `watchdog`).
+    pub running: std::sync::Arc<super::watchdog::RunningThread>,
     /// The launch's host agent, if it has one (see `host_agent`).
     pub host: Option<super::host_agent::HostAgent>,
 }
@@ -193,6 +195,35 @@ pub(crate) fn suspend() {
     unsafe { (*y).suspend(()) }
 }
 
+/// Drops the payload of a panic that ended an emulated thread (or the host agent), and returns
+/// whether its destructor panicked. The destructor is the kernel's code, run after the thread's
+/// coroutine finished: no primitive may suspend then (the thread's yielder belongs to a coroutine that
+/// has returned), so it runs as a teardown does, every primitive completing at once (see
+/// [`unwinding`]); a panic in it is caught here and its own payload leaked, never dropped, so that no
+/// panic leaves the scheduler.
+pub(super) fn drop_payload(payload: Box<dyn std::any::Any + Send>) -> bool {
+    YIELDER.with(|y| y.set(std::ptr::null()));
+    TEARDOWN.with(|t| t.set(true));
+    let r = catch_unwind(AssertUnwindSafe(move || drop(payload)));
+    TEARDOWN.with(|t| t.set(false));
+    match r {
+        Ok(()) => false,
+        Err(second) => {
+            std::mem::forget(second);
+            true
+        }
+    }
+}
+
+/// A kernel panic's message, with a note when its payload's destructor panicked too.
+pub(super) fn panic_report(payload: Box<dyn std::any::Any + Send>) -> String {
+    let mut message = panic_message(payload.as_ref());
+    if drop_payload(payload) {
+        message.push_str(" (and the destructor of its panic payload panicked too)");
+    }
+    message
+}
+
 /// The message of a panic that ended an emulated thread: the one the panic hook recorded, else the
 /// payload's text.
 pub(super) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
@@ -255,7 +286,9 @@ pub(super) fn schedule(
                 None
             } else {
                 let t = st.runnable[k];
-                Some((t, st.make_current(t, bdim, gdim)))
+                let who = st.make_current(t, bdim, gdim);
+                st.running.set(who);
+                Some((t, who))
             }
         };
         let Some((next, who)) = pick else {
@@ -268,6 +301,8 @@ pub(super) fn schedule(
         let r = catch_unwind(AssertUnwindSafe(|| co.resume(())));
         IN_KERNEL.with(|k| k.set(false));
         stack::running(None);
+        // The yielder is valid only while its coroutine runs: nothing may suspend on it now.
+        YIELDER.with(|y| y.set(std::ptr::null()));
         let overflow = || {
             let st = emu.st.borrow();
             EmuError::StackOverflow {
@@ -281,7 +316,7 @@ pub(super) fn schedule(
             Ok(CoroutineResult::Return(())) => {}
             Err(payload) if payload.is::<stack::Overflow>() => return Err(overflow()),
             Err(payload) => {
-                let message = panic_message(payload.as_ref());
+                let message = panic_report(payload);
                 let st = emu.st.borrow();
                 if let Some(e) = st.error.clone() {
                     return Err(e);

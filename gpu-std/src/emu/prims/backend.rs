@@ -5,6 +5,7 @@
 //! `sched::unwinding`).
 
 use super::access_check;
+use super::memory;
 use crate::Dim3;
 use crate::Site;
 use crate::atomic::{AtomOp, Atomic, ScopeKind, SpaceKind};
@@ -157,15 +158,15 @@ pub unsafe fn load<T: Copy>(p: *const T, access: Access, space: SpaceKind, site:
     access_check::check(space, p as usize, size_of::<T>(), site);
     if unwinding() {
         // SAFETY: as below.
-        return unsafe { p.read_volatile() };
+        return unsafe { memory::read(p) };
     }
     match access {
         Access::Plain => maybe_preempt(),
         Access::Volatile => suspend(),
     }
     let kind = if access == Access::Volatile { Kind::VolatileRead } else { Kind::Read };
-    // SAFETY: caller's contract; one OS thread runs all emulated threads, so no concurrent access.
-    let v = unsafe { p.read_volatile() };
+    // SAFETY: caller's contract (a view over `Pod` elements); each access is atomic (see `memory`).
+    let v = unsafe { memory::read(p) };
     with_state(|st, me| {
         record_access(st, me, p as usize, size_of::<T>(), space, kind, site);
         if access == Access::Volatile {
@@ -190,11 +191,11 @@ pub unsafe fn load_vector<T: Copy, V: Copy>(p: *const T, _op: crate::vector::Cac
     assert!((p as usize).is_multiple_of(16), "a 16-byte vector load needs a 16-byte aligned address");
     if unwinding() {
         // SAFETY: as below.
-        return unsafe { (p as *const V).read_volatile() };
+        return unsafe { memory::read_vector::<T, V>(p) };
     }
     maybe_preempt();
-    // SAFETY: caller's contract; one OS thread runs all emulated threads.
-    let v = unsafe { (p as *const V).read_volatile() };
+    // SAFETY: caller's contract; each element is one atomic access (see `memory`).
+    let v = unsafe { memory::read_vector::<T, V>(p) };
     with_state(|st, me| {
         for k in 0..16 / size {
             record_access(st, me, p as usize + k * size, size, SpaceKind::Global, Kind::Read, site);
@@ -216,7 +217,7 @@ pub unsafe fn store_vector<T: Copy, V: Copy>(p: *mut T, v: V, _op: crate::vector
     assert!((p as usize).is_multiple_of(16), "a 16-byte vector store needs a 16-byte aligned address");
     if unwinding() {
         // SAFETY: as below.
-        return unsafe { (p as *mut V).write_volatile(v) };
+        return unsafe { memory::write_vector(p, v) };
     }
     maybe_preempt();
     with_state(|st, me| {
@@ -226,8 +227,8 @@ pub unsafe fn store_vector<T: Copy, V: Copy>(p: *mut T, v: V, _op: crate::vector
         // 16 bytes: every thread parked on a location among them looks again.
         st.wrote(me, site, (p as usize, 16, 0), false);
     });
-    // SAFETY: caller's contract; one OS thread runs all emulated threads.
-    unsafe { (p as *mut V).write_volatile(v) }
+    // SAFETY: caller's contract; each element is one atomic access (see `memory`).
+    unsafe { memory::write_vector(p, v) }
 }
 
 /// # Safety
@@ -237,7 +238,7 @@ pub unsafe fn store<T: Copy>(p: *mut T, v: T, access: Access, space: SpaceKind, 
     access_check::check(space, p as usize, size_of::<T>(), site);
     if unwinding() {
         // SAFETY: as below.
-        return unsafe { p.write_volatile(v) };
+        return unsafe { memory::write(p, v) };
     }
     match access {
         Access::Plain => maybe_preempt(),
@@ -252,7 +253,7 @@ pub unsafe fn store<T: Copy>(p: *mut T, v: T, access: Access, space: SpaceKind, 
         st.wrote(me, site, (p as usize, size_of::<T>(), bits_of(v)), access == Access::Volatile);
     });
     // SAFETY: as in `load`.
-    unsafe { p.write_volatile(v) }
+    unsafe { memory::write(p, v) }
 }
 
 /// The dynamic shared memory of the caller's block, and its size in bytes.
@@ -355,13 +356,11 @@ fn atom_generic<T: EmuAtomic>(op: AtomOp, space: SpaceKind, scope: ScopeKind, p:
     if !quiet {
         suspend();
     }
-    // SAFETY: the view checked the pointer; only this OS thread runs emulated threads, and no other
-    // emulated thread runs until this one suspends, so the read-modify-write is indivisible.
-    let old = unsafe { p.read() };
-    let new = T::apply(op, old, a, b);
+    // SAFETY: the view checked the pointer. The read-modify-write is one atomic operation (see
+    // `memory`): no emulated thread runs until this one suspends, and another OS thread touching the
+    // same word (a host view of mapped memory) sees it as indivisible too.
+    let (old, new) = unsafe { memory::read_modify_write(p, |old| T::apply(op, old, a, b)) };
     if quiet {
-        // SAFETY: as above.
-        unsafe { p.write(new) };
         return old;
     }
     with_state(|st, me| {
@@ -378,8 +377,6 @@ fn atom_generic<T: EmuAtomic>(op: AtomOp, space: SpaceKind, scope: ScopeKind, p:
             st.wrote(me, site, (p as usize, size_of::<T>(), bits_of(new)), true);
         }
     });
-    // SAFETY: as above.
-    unsafe { p.write(new) };
     old
 }
 
@@ -388,11 +385,11 @@ fn load_acquire_generic<T: Copy>(space: SpaceKind, scope: ScopeKind, p: *const T
     access_check::check(space, p as usize, size_of::<T>(), site);
     if unwinding() {
         // SAFETY: as in `load`.
-        return unsafe { p.read_volatile() };
+        return unsafe { memory::read(p) };
     }
     suspend();
     // SAFETY: as in `load`.
-    let v = unsafe { p.read_volatile() };
+    let v = unsafe { memory::read(p) };
     with_state(|st, me| {
         record_access(st, me, p as usize, size_of::<T>(), space, Kind::AcquireLoad(scope), site);
         st.poll(me, site, Some(Polled::of(p, space, v)));
@@ -405,7 +402,7 @@ fn store_release_generic<T: Copy>(space: SpaceKind, scope: ScopeKind, p: *mut T,
     access_check::check(space, p as usize, size_of::<T>(), site);
     if unwinding() {
         // SAFETY: as in `load`.
-        return unsafe { p.write_volatile(v) };
+        return unsafe { memory::write(p, v) };
     }
     suspend();
     with_state(|st, me| {
@@ -414,7 +411,7 @@ fn store_release_generic<T: Copy>(space: SpaceKind, scope: ScopeKind, p: *mut T,
         st.wrote(me, site, (p as usize, size_of::<T>(), bits_of(v)), true);
     });
     // SAFETY: as in `load`.
-    unsafe { p.write_volatile(v) }
+    unsafe { memory::write(p, v) }
 }
 
 macro_rules! impl_atomic {

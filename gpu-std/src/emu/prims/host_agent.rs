@@ -178,9 +178,9 @@ pub unsafe fn fetch_add<T: HostWord>(p: *mut T, v: T, order: Ordering) -> T {
         host_state(|st| st.host_fence(site));
     }
     suspend();
-    // SAFETY: the caller's contract; the read-modify-write is indivisible (no other emulated thread
-    // runs until the agent suspends).
-    let old = unsafe { T::atomic_load(p, Ordering::Relaxed) };
+    // SAFETY: the caller's contract. One atomic read-modify-write: no emulated thread runs until the
+    // agent suspends, and a real host thread touching the word sees it as indivisible too.
+    let old = unsafe { T::atomic_fetch_add(p, v, Ordering::Relaxed) };
     let new = old.wrapping_add(v);
     host_state(|st| {
         st.host_access(p as usize, size_of::<T>(), Kind::Atomic(ScopeKind::System), site);
@@ -190,8 +190,6 @@ pub unsafe fn fetch_add<T: HostWord>(p: *mut T, v: T, order: Ordering) -> T {
             st.host_wrote(site, (p as usize, size_of::<T>(), bits_of(new)));
         }
     });
-    // SAFETY: as above.
-    unsafe { T::atomic_store(p, new, Ordering::Relaxed) };
     if acquires {
         suspend();
         host_state(|st| st.host_fence(site));
