@@ -56,9 +56,15 @@
 //!   a report naming the thread. The one exception: a thread that overflows in its own code, without
 //!   calling the emulator, onto its stack's guard page cannot be unwound, and abandoning its frames
 //!   without their destructors would be unsound, so the process **aborts**, with the same report on
-//!   stderr (on Linux x86-64 and aarch64; see `stack`). A shuffle that reads a lane outside its mask, a lane that does not
-//!   exist or one that has exited gets [`POISON`] and a warning in [`Outcome::warnings`], since only
-//!   that value is undefined on a GPU.
+//!   stderr (on Linux x86-64 and aarch64; see `engine::stack`). The same for a thread that blocks its
+//!   OS thread (an OS lock another emulated thread holds across a barrier, a blocking call, a loop that
+//!   calls no primitive): past [`Options::time_limit`] and a grace, a watchdog writes what it knows to
+//!   stderr and aborts (see `engine::watchdog`). A shuffle that reads a lane outside its mask, a lane
+//!   that does not exist or one that has exited gets [`POISON`] and a warning in
+//!   [`Outcome::warnings`], since only that value is undefined on a GPU.
+//! - **Memory another OS thread touches**: every access of an emulated thread is an atomic access of
+//!   the element's width (see `prims::memory`), so mapped host memory may be used by a real host
+//!   thread during a launch without a data race, and emulated atomics are atomic against its atomics.
 //! - **Destructors run**: a thread that panics unwinds, and a launch that fails (any error) unwinds
 //!   every thread it leaves unfinished, each as itself (`thread_idx()` in a destructor is that
 //!   thread's). A primitive called while a thread unwinds completes at once: memory accesses and

@@ -30,7 +30,9 @@ impl Place {
         match self.space {
             SpaceKind::Shared => {
                 let off = self.addr - self.shared_base;
-                let holds = |f: &&SharedField| off >= f.offset && off < f.offset + f.elem * f.len;
+                // A layout's fields come from its macro, but nothing stops code from making its own:
+                // no arithmetic here may overflow.
+                let holds = |f: &&SharedField| off >= f.offset && off - f.offset < f.elem.saturating_mul(f.len);
                 let fields = || layouts.iter().flat_map(|l| l.iter());
                 let field = fields().filter(holds).find(|f| f.elem == self.size).or_else(|| fields().find(holds));
                 match field {
