@@ -218,7 +218,47 @@ fn test_steps(gpu: bool, arch: &str, kernels: &[KernelCrate]) -> Vec<Step> {
             },
             Step { name: "cargo test".into(), action: Action::Cargo(cargo_test), needs: None },
         ])
+        .chain(sanitizer_steps(&host_triple()))
         .collect()
+}
+
+/// The emulator's soundness tests again under ThreadSanitizer and AddressSanitizer, for the host
+/// `triple`: a host thread and a launch sharing mapped memory (TSan: no data race), and the attacks on
+/// the emulator's own state (ASan: no use of freed memory). Each builds `std` with the sanitizer
+/// (`-Zbuild-std`) into its own target folder.
+fn sanitizer_steps(triple: &str) -> Vec<Step> {
+    let run = |sanitizer: &str, package: &str, test: &str| Step {
+        name: format!("{sanitizer} sanitizer: {package} {test}"),
+        action: Action::Cargo(
+            [
+                "--config",
+                &format!("build.rustflags=[\"-Zsanitizer={sanitizer}\"]"),
+                "test",
+                "-Zbuild-std",
+                "--target",
+                triple,
+                "--target-dir",
+                &format!("target/sanitize-{sanitizer}"),
+                "-p",
+                package,
+                "--test",
+                test,
+            ]
+            .map(String::from)
+            .to_vec(),
+        ),
+        needs: None,
+    };
+    vec![run("thread", "gpu-host", "mapped_threads"), run("address", "gpu-std", "emu_soundness")]
+}
+
+/// The host's target triple, as rustc names it (`x86_64-unknown-linux-gnu` if rustc cannot say).
+fn host_triple() -> String {
+    let out = std::process::Command::new("rustc").arg("-vV").output().ok();
+    let text = out.map(|o| String::from_utf8_lossy(&o.stdout).into_owned()).unwrap_or_default();
+    text.lines()
+        .find_map(|l| l.strip_prefix("host: "))
+        .map_or_else(|| "x86_64-unknown-linux-gnu".to_string(), |h| h.trim().to_string())
 }
 
 /// The `doc` step of `cargo xtask test`: the libraries' docs, with every rustdoc warning an error (a
@@ -354,7 +394,8 @@ mod tests {
 
     #[test]
     fn cuda_features_only_with_a_driver() {
-        let args = |gpu| match &test_steps(gpu, DEFAULT_ARCH, &kernels()).last().expect("steps").action {
+        let steps = |gpu| test_steps(gpu, DEFAULT_ARCH, &kernels());
+        let args = |gpu| match &steps(gpu).into_iter().find(|s| s.name == "cargo test").expect("steps").action {
             Action::Cargo(args) => args.join(" "),
             _ => unreachable!(),
         };
@@ -382,10 +423,12 @@ mod tests {
                 "check-ptx user-kernels",
                 "fmt",
                 "clippy",
-                "cargo test"
+                "cargo test",
+                "thread sanitizer: gpu-host mapped_threads",
+                "address sanitizer: gpu-std emu_soundness",
             ]
         );
-        for (step, want) in steps.iter().zip(kernels().iter().chain(&kernels())) {
+        for (step, want) in steps.iter().take(4).zip(kernels().iter().chain(&kernels())) {
             match &step.action {
                 Action::BuildPtx { krate, arch } | Action::CheckPtx { krate, arch } => {
                     assert_eq!((krate, arch.as_str()), (want, "sm_80"), "{}", step.name);

@@ -7,8 +7,8 @@
 use super::barrier::Bar;
 use super::host_agent;
 use super::sched::{
-    CTX, EBlock, EThread, Emu, IN_KERNEL, INFO, Info, LAST_PANIC, Rng, State, Status, TEARDOWN, YIELDER, running_kernel,
-    schedule, with_state,
+    CTX, EBlock, EThread, Emu, IN_KERNEL, INFO, Info, LAST_PANIC, Rng, State, Status, TEARDOWN, YIELDER,
+    running_kernel, schedule, with_state,
 };
 use super::stack::{self, Co, Guard};
 use crate::Dim3;

@@ -199,20 +199,29 @@ pub(crate) fn suspend() {
 /// whether its destructor panicked. The destructor is the kernel's code, run after the thread's
 /// coroutine finished: no primitive may suspend then (the thread's yielder belongs to a coroutine that
 /// has returned), so it runs as a teardown does, every primitive completing at once (see
-/// [`unwinding`]); a panic in it is caught here and its own payload leaked, never dropped, so that no
-/// panic leaves the scheduler.
+/// [`unwinding`]); a panic in it is caught here, so that no panic leaves the scheduler.
 pub(super) fn drop_payload(payload: Box<dyn std::any::Any + Send>) -> bool {
     YIELDER.with(|y| y.set(std::ptr::null()));
     TEARDOWN.with(|t| t.set(true));
-    let r = catch_unwind(AssertUnwindSafe(move || drop(payload)));
-    TEARDOWN.with(|t| t.set(false));
-    match r {
-        Ok(()) => false,
-        Err(second) => {
-            std::mem::forget(second);
-            true
+    let mut payload = payload;
+    let mut panicked = false;
+    // The panic of a destructor has a payload of its own, dropped the same way; one whose destructors
+    // keep panicking is leaked after a few rounds.
+    for _ in 0..4 {
+        match catch_unwind(AssertUnwindSafe(move || drop(payload))) {
+            Ok(()) => {
+                TEARDOWN.with(|t| t.set(false));
+                return panicked;
+            }
+            Err(next) => {
+                panicked = true;
+                payload = next;
+            }
         }
     }
+    std::mem::forget(payload);
+    TEARDOWN.with(|t| t.set(false));
+    true
 }
 
 /// A kernel panic's message, with a note when its payload's destructor panicked too.

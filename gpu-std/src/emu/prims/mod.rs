@@ -5,5 +5,5 @@
 
 pub(crate) mod access_check;
 pub(crate) mod backend;
-pub(crate) mod memory;
 pub mod host_agent;
+pub(crate) mod memory;
