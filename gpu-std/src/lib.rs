@@ -117,6 +117,14 @@ pub use shared::SharedSlice;
 pub use thread::Dim3;
 pub use vector::{Lanes, Split, SplitMut, Vectors, VectorsMut};
 
+/// What the exported macros reach through `$crate`: the real `core`, which a kernel crate cannot
+/// replace (`extern crate self as core;` changes what `::core` means in that crate, not here). Not
+/// part of the API.
+#[doc(hidden)]
+pub mod __private {
+    pub use ::core;
+}
+
 /// Where in the kernel source a primitive was called: a `Location` on the host (the emulator names it
 /// in its reports), nothing on the GPU.
 #[cfg(not(target_arch = "nvptx64"))]
@@ -239,6 +247,26 @@ pub unsafe trait Kernel {
 /// }
 /// ```
 ///
+/// What the macro expands to names `core` and the standard macros only through `gpu_std`, so a crate
+/// that replaces `::core` or shadows `stringify!` changes nothing in it (here its `stringify!` would
+/// give every kernel the name of another):
+///
+/// ```standalone_crate
+/// extern crate self as core;
+/// pub use ::std::*;
+/// macro_rules! stringify { ($($t:tt)*) => { "saxpy" } }
+///
+/// gpu_std::kernel! {
+///     pub fn fill<'a>(x: gpu_std::GlobalMut<'a, u32>) { x.set(0, 1); }
+/// }
+///
+/// fn main() {
+///     use gpu_std::Kernel;
+///     assert_eq!(stringify!(fill), "saxpy");
+///     assert_eq!((fill::NAME, fill::PARAMS), ("fill", &["x"][..]));
+/// }
+/// ```
+///
 /// Launchers check the rest on the host, before the launch: a kernel with an [`Output`] runs 1-D, and
 /// no other view of the launch overlaps the `Output` ([`KernelArgs::check_launch`]).
 #[macro_export]
@@ -255,7 +283,7 @@ macro_rules! __kernel {
         $crate::__kernel! { [$($attrs)*] [$max, $($min)?] $($rest)* }
     };
     ([$($attrs:tt)*] [$($lb:tt)+] #[launch_bounds $($x:tt)*] $($rest:tt)*) => {
-        compile_error!("a kernel takes one #[launch_bounds(MAX_THREADS, MIN_BLOCKS)]");
+        $crate::__private::core::compile_error!("a kernel takes one #[launch_bounds(MAX_THREADS, MIN_BLOCKS)]");
     };
     ([$($attrs:tt)*] [$($lb:tt)*] #[$m:meta] $($rest:tt)*) => {
         $crate::__kernel! { [$($attrs)* #[$m]] [$($lb)*] $($rest)* }
@@ -283,15 +311,20 @@ macro_rules! __kernel {
         $($attrs)*
         #[cfg(not(target_arch = "nvptx64"))]
         #[allow(non_camel_case_types)]
-        #[derive(Clone, Copy, Debug)]
+        #[derive(
+            $crate::__private::core::clone::Clone,
+            $crate::__private::core::marker::Copy,
+            $crate::__private::core::fmt::Debug
+        )]
         pub struct $name;
 
         // SAFETY: `Args` and `run` come from the same definition as the `.entry` above.
         #[cfg(not(target_arch = "nvptx64"))]
         unsafe impl $crate::Kernel for $name {
-            const NAME: &'static str = stringify!($name);
-            const PARAMS: &'static [&'static str] = &[$(stringify!($arg)),*];
-            const MAX_THREADS_PER_BLOCK: Option<u32> = $crate::__max_threads!($($lb)*);
+            const NAME: &'static str = $crate::__private::core::stringify!($name);
+            const PARAMS: &'static [&'static str] = &[$($crate::__private::core::stringify!($arg)),*];
+            const MAX_THREADS_PER_BLOCK: $crate::__private::core::option::Option<u32> =
+                $crate::__max_threads!($($lb)*);
             type Args<$lt> = ($($ty,)*);
             #[allow(unused_parens)]
             fn run<$lt>(args: Self::Args<$lt>) {
@@ -320,10 +353,10 @@ macro_rules! __launch_bounds {
 #[macro_export]
 macro_rules! __max_threads {
     () => {
-        None
+        $crate::__private::core::option::Option::None
     };
     ($max:literal, $($min:literal)?) => {
-        Some($max)
+        $crate::__private::core::option::Option::Some($max)
     };
 }
 
