@@ -401,17 +401,20 @@ impl Device {
 
     /// `len` zeroed words of page-locked host memory mapped into this device's address space, for a
     /// kernel and a host thread to share while the kernel runs (see [`MappedBuffer`]). `name` appears in
-    /// the emulator's reports. On a GPU that cannot map host memory, an error.
+    /// the emulator's reports. On a GPU that cannot map host memory, an error; and an error naming the
+    /// buffer when `len` words cannot be allocated (their size in bytes overflows, or there is not the
+    /// memory), never a smaller allocation than [`MappedBuffer::len`] says.
     pub fn mapped<T: HostWord + Pod>(&self, name: &str, len: usize) -> Result<MappedBuffer<'_, T>> {
+        crate::buffer::byte_len::<T>("mapped buffer", name, len)?;
         match &self.inner {
             #[cfg(feature = "cuda")]
             Inner::Gpu(g) => {
                 if !self.system_attributes()?.is_some_and(|a| a.can_map_host_memory) {
                     bail!("{} cannot map host memory (CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY is 0)", g.name());
                 }
-                Ok(MappedBuffer::new(len, self.space, crate::mapped::MapInner::Gpu(g.host_alloc(len)?)))
+                Ok(MappedBuffer::new(len, self.space, crate::mapped::MapInner::Gpu(g.host_alloc(name, len)?)))
             }
-            Inner::Emu(_) => Ok(MappedBuffer::host_memory(name, len)),
+            Inner::Emu(_) => MappedBuffer::host_memory(name, len),
         }
     }
 
@@ -465,13 +468,18 @@ impl Device {
         match &self.inner {
             #[cfg(feature = "cuda")]
             Inner::Gpu(g) => Ok(Buffer::new(data.len(), self.space, crate::buffer::BufInner::Gpu(g.upload(data)?))),
-            Inner::Emu(_) => Ok(Buffer::host(name, data)),
+            Inner::Emu(_) => Buffer::host(name, data),
         }
     }
 
-    /// A buffer of `n` copies of `v`.
+    /// A buffer of `n` copies of `v`. An error, naming the buffer, when `n` elements cannot be
+    /// allocated (their size in bytes overflows, or the host has not the memory for them).
     pub fn filled<T: Pod>(&self, name: &str, n: usize, v: T) -> Result<Buffer<'_, T>> {
-        self.upload(name, &vec![v; n])
+        crate::buffer::byte_len::<T>("buffer", name, n)?;
+        let mut data = Vec::new();
+        data.try_reserve_exact(n).map_err(|e| anyhow::anyhow!("buffer `{name}`: cannot allocate {n} elements: {e}"))?;
+        data.resize(n, v);
+        self.upload(name, &data)
     }
 
     /// The checks every launch makes before it starts: the arguments live in this device's memory,

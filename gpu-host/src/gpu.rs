@@ -193,10 +193,11 @@ impl Gpu {
         cu(r, &format!("cuCtxEnablePeerAccess (GPU {} → memory of GPU {})", self.ordinal, peer.ordinal))
     }
 
-    /// `len` zeroed words of mapped page-locked host memory.
-    pub fn host_alloc<T: Pod>(&self, len: usize) -> Result<HostAlloc<T>> {
+    /// `len` zeroed words of mapped page-locked host memory, for the buffer `name`.
+    pub fn host_alloc<T: Pod>(&self, name: &str, len: usize) -> Result<HostAlloc<T>> {
         let _bound = self.ctx.bind()?;
-        let bytes = (len * size_of::<T>()).max(16);
+        // Never fewer bytes than `len` words: the buffer's length is what its host view trusts.
+        let bytes = crate::buffer::byte_len::<T>("mapped buffer", name, len)?.max(16);
         let mut host: *mut std::ffi::c_void = std::ptr::null_mut();
         // SAFETY: writes one pointer; the context is current on this thread (bound above).
         let r = unsafe { cust::sys::cuMemHostAlloc(&mut host, bytes, cust::sys::CU_MEMHOSTALLOC_DEVICEMAP) };

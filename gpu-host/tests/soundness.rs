@@ -1,6 +1,6 @@
 //! What the launch library refuses before a launch: views of another device's memory, a block larger
 //! than the kernel's launch bounds, and (on a GPU) a module whose kernel takes other parameters than
-//! the launch passes.
+//! the launch passes; and what it refuses to make: a buffer whose size in bytes overflows.
 
 use gpu_host::{Device, cover};
 use gpu_std::emu::{self, EmuError, LaunchConfig};
@@ -69,4 +69,32 @@ fn an_emulator_buffer_goes_to_the_emulator_launch_of_gpu_std_too() {
     let e = emu::buffer("e", vec![0u32]);
     dev.launch::<poke>(cover(1, 1, 1, 0), (e.view_mut(),)).unwrap();
     assert_eq!(e.to_vec(), [7]);
+}
+
+#[test]
+fn a_mapped_buffer_whose_size_in_bytes_overflows_is_an_error_not_a_short_allocation() {
+    // (2^61 + 1) * 8 bytes wrap round to 8: unchecked, that allocates 16 bytes for a buffer whose
+    // `len()` (and so its host view's bounds check) says 2^61 + 1 words.
+    let dev = Device::emulator(Default::default());
+    let len = (1usize << 61) + 1;
+    let Err(e) = dev.mapped::<u64>("flags", len) else { panic!("a mapped buffer of {len} u64 words was made") };
+    let msg = format!("{e:#}");
+    assert!(msg.contains("mapped buffer `flags`") && msg.contains("more than one allocation can hold"), "{msg}");
+    // Past isize::MAX bytes without overflowing usize: refused too.
+    assert!(dev.mapped::<u32>("flags", isize::MAX as usize / 4 + 1).is_err());
+    // A size that is possible but not available is an error as well, not an abort.
+    let Err(e) = dev.mapped::<u64>("flags", 1 << 59) else { panic!("4 EiB were allocated") };
+    assert!(format!("{e:#}").contains("cannot allocate"), "{e:#}");
+    // A small one works.
+    assert_eq!(dev.mapped::<u64>("flags", 3).unwrap().len(), 3);
+}
+
+#[test]
+fn a_filled_buffer_whose_size_in_bytes_overflows_is_an_error() {
+    let dev = Device::emulator(Default::default());
+    let Err(e) = dev.filled("big", (1usize << 61) + 1, 0u64) else { panic!("a buffer of 2^61 + 1 u64 was made") };
+    let msg = format!("{e:#}");
+    assert!(msg.contains("buffer `big`") && msg.contains("more than one allocation can hold"), "{msg}");
+    let Err(e) = dev.filled("big", 1 << 59, 0u64) else { panic!("4 EiB were allocated") };
+    assert!(format!("{e:#}").contains("buffer `big`: cannot allocate"), "{e:#}");
 }

@@ -69,13 +69,11 @@ pub trait KernelArgs: Copy {
             ));
         }
         let views = self.views();
+        for v in &views {
+            check_region(kernel, params, v)?;
+        }
         for out in views.iter().filter(|v| v.output && v.bytes > 0) {
-            let overlap = views.iter().find(|v| {
-                v.position != out.position
-                    && v.bytes > 0
-                    && v.base < out.base + out.bytes
-                    && out.base < v.base + v.bytes
-            });
+            let overlap = views.iter().find(|v| v.position != out.position && v.overlaps(out));
             if let Some(other) = overlap {
                 return Err(format!(
                     "kernel `{kernel}`: {} (an Output view of {} bytes at {:#x}) overlaps {}; an Output must be \
@@ -89,6 +87,36 @@ pub trait KernelArgs: Copy {
         }
         Ok(())
     }
+}
+
+impl ViewArg {
+    /// One past the last byte the view reaches (`base + bytes`; saturating, for a view that
+    /// [`KernelArgs::check_launch`] refuses).
+    pub fn end(&self) -> usize {
+        self.base.saturating_add(self.bytes)
+    }
+
+    /// Whether both views reach at least one common byte (an empty view overlaps nothing).
+    pub fn overlaps(&self, other: &ViewArg) -> bool {
+        self.bytes > 0 && other.bytes > 0 && self.base < other.end() && other.base < self.end()
+    }
+}
+
+/// `Err` unless the view's bytes lie within one possible allocation: at most `isize::MAX` of them, and
+/// the last one below the end of the address space. A view from its buffer always does; one made with
+/// `from_raw_parts` from a length whose size in bytes overflows does not, and must not reach a launch
+/// (the regions a launch may touch, and the overlap checks, are computed from `base + bytes`).
+fn check_region(kernel: &str, params: &[&str], v: &ViewArg) -> Result<(), String> {
+    if v.bytes > isize::MAX as usize || v.base.checked_add(v.bytes).is_none() {
+        return Err(format!(
+            "kernel `{kernel}`: {} is a view of {} bytes at {:#x}, more than one allocation can hold (its \
+             length in bytes overflows): no buffer has such a view",
+            param_name(params, v.position),
+            if v.bytes == usize::MAX { "more than usize::MAX".to_string() } else { v.bytes.to_string() },
+            v.base,
+        ));
+    }
+    Ok(())
 }
 
 /// `parameter `name`` if the name is known, else `parameter k`.
@@ -262,7 +290,40 @@ kernel_args!(PA A: 0, PB B: 1, PC C: 2, PD D: 3, PE E: 4, PF F: 5, PG G: 6, PH H
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Global;
+    use crate::{Global, GlobalMut, Output};
+
+    #[test]
+    fn a_view_whose_size_in_bytes_overflows_is_refused_by_every_launcher() {
+        let data = [0u64; 1];
+        // (2^61 + 1) * 8 wraps round to 8 bytes: unchecked, the launch's regions (what the emulator lets
+        // the kernel touch) and the overlap checks would see one element where the view has 2^61 + 1.
+        // SAFETY: never launched: only its region is read (and refused).
+        let huge = unsafe { GlobalMut::from_raw_parts(data.as_ptr() as *mut u64, (1 << 61) + 1) };
+        assert_eq!(huge.region(), Some((data.as_ptr() as usize, usize::MAX)), "saturates, never wraps");
+        let e = (1u32, huge).check_launch("k", &["n", "x"], Dim3::x(1), Dim3::x(1)).unwrap_err();
+        assert!(e.contains("kernel `k`: parameter `x`") && e.contains("more than one allocation can hold"), "{e}");
+        // A region that fits in the address space but runs past its end.
+        // SAFETY: as above.
+        let past_end = unsafe { Global::from_raw_parts((usize::MAX - 7) as *const u64, 2) };
+        assert!((past_end,).check_launch("k", &["x"], Dim3::x(1), Dim3::x(1)).is_err());
+        // SAFETY: as above.
+        let fine = unsafe { Global::from_raw_parts(data.as_ptr(), 1) };
+        assert!((fine,).check_launch("k", &["x"], Dim3::x(1), Dim3::x(1)).is_ok());
+    }
+
+    #[test]
+    fn an_output_overlapping_another_view_is_refused() {
+        let data = [0u32; 8];
+        // SAFETY: never launched.
+        let (out, x) = unsafe {
+            (Output::<u32>::from_raw_parts(data.as_ptr() as *mut u32, 4), Global::from_raw_parts(data[3..].as_ptr(), 5))
+        };
+        let e = (x, out).check_launch("k", &["x", "out"], Dim3::x(1), Dim3::x(1)).unwrap_err();
+        assert!(e.contains("parameter `out`") && e.contains("overlaps parameter `x`"), "{e}");
+        // SAFETY: as above.
+        let apart = unsafe { Global::from_raw_parts(data[4..].as_ptr(), 4) };
+        assert!((apart, out).check_launch("k", &["x", "out"], Dim3::x(1), Dim3::x(1)).is_ok());
+    }
 
     #[test]
     fn a_view_of_another_space_is_accepted_only_from_a_listed_peer() {

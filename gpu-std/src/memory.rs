@@ -116,16 +116,25 @@ pub struct GlobalMut<'a, T: Pod> {
     _launch: PhantomData<&'a [T]>,
 }
 
+/// The region of a view of `len` elements at `ptr`: `len * size_of::<T>()` bytes, saturating at
+/// `usize::MAX` (a view's contract keeps it within one allocation, of at most `isize::MAX` bytes; a view
+/// that breaks it is then refused by [`KernelArgs::check_launch`](crate::KernelArgs::check_launch), never
+/// wrapped round to a small region).
+#[inline(always)]
+fn view_region<T>(ptr: *const T, len: usize) -> Option<(usize, usize)> {
+    Some((ptr as usize, len.saturating_mul(size_of::<T>())))
+}
+
 impl<T: Pod> sealed::Sealed for Global<'_, T> {}
 impl<T: Pod> KernelParam for Global<'_, T> {
     fn region(&self) -> Option<(usize, usize)> {
-        Some((self.ptr as usize, self.len * size_of::<T>()))
+        view_region(self.ptr, self.len)
     }
 }
 impl<T: Pod> sealed::Sealed for GlobalMut<'_, T> {}
 impl<T: Pod> KernelParam for GlobalMut<'_, T> {
     fn region(&self) -> Option<(usize, usize)> {
-        Some((self.ptr as usize, self.len * size_of::<T>()))
+        view_region(self.ptr, self.len)
     }
 }
 
@@ -346,7 +355,7 @@ impl<T: Pod, O: Owner> Copy for Output<'_, T, O> {}
 impl<T: Pod, O: Owner> sealed::Sealed for Output<'_, T, O> {}
 impl<T: Pod, O: Owner> KernelParam for Output<'_, T, O> {
     fn region(&self) -> Option<(usize, usize)> {
-        Some((self.ptr as usize, self.len * size_of::<T>()))
+        view_region(self.ptr, self.len)
     }
     fn needs_1d_launch(&self) -> bool {
         true
