@@ -330,7 +330,9 @@ impl Device {
     /// for even when the first failed while running, and the first even when the second could not be
     /// queued), so the call returns only when neither kernel runs. Each argument tuple is checked as
     /// [`Device::launch`] checks it: views of the device's own memory, or of a peer's it enabled
-    /// access to ([`Device::enable_peer_access`]). Kernels that wait for each other must bound their
+    /// access to ([`Device::enable_peer_access`]); and the two against each other: an
+    /// [`Output`](gpu_std::Output) of one may overlap no view of the other
+    /// ([`gpu_std::check_concurrent_views`]). Kernels that wait for each other must bound their
     /// waits: the two grids start at different times, and one may fail to start.
     ///
     /// On two emulators it is one emulated launch of both grids under one scheduler
@@ -346,6 +348,10 @@ impl Device {
     ) -> Result<(Option<f64>, Option<f64>)> {
         let p0 = d0.checked_args::<K0>(&cfg0, args0)?;
         let p1 = d1.checked_args::<K1>(&cfg1, args1)?;
+        // `Arg` is `Copy`: one `output()` can be given to both tuples, which each launch's own check
+        // cannot see.
+        gpu_std::check_concurrent_views(K0::NAME, K0::PARAMS, &p0.views(), K1::NAME, K1::PARAMS, &p1.views())
+            .map_err(anyhow::Error::msg)?;
         match (&d0.inner, &d1.inner) {
             #[cfg(feature = "cuda")]
             (Inner::Gpu(g0), Inner::Gpu(g1)) => {

@@ -4,7 +4,7 @@
 
 use gpu_host::{Device, cover};
 use gpu_std::emu::{self, EmuError, LaunchConfig};
-use gpu_std::{Arg, GlobalMut, MemorySpace, kernel};
+use gpu_std::{Arg, GlobalMut, MemorySpace, Output, kernel};
 
 kernel! {
     /// Thread 0 writes 7 to `x[0]`.
@@ -23,6 +23,37 @@ kernel! {
             x.set(0, 7);
         }
     }
+}
+
+kernel! {
+    /// Each thread writes `v` to the element it owns.
+    pub fn fill_out<'a>(out: Output<'a, u32>, v: u32) {
+        if let Some(o) = out.mine() {
+            o.set(v);
+        }
+    }
+}
+
+#[test]
+fn one_output_given_to_both_launches_of_a_pair_is_refused() {
+    // `Arg` is `Copy`, so one `output()` fits in both tuples: each launch alone is fine, together they
+    // are two writers per element.
+    let (d0, d1) = (Device::emulator(Default::default()), Device::emulator(Default::default()));
+    let mut b = d0.filled("b", 32, 0u32).unwrap();
+    let out = b.output();
+    let cfg = cover(32, 32, 1, 0);
+    let e = Device::launch_pair::<fill_out, fill_out>(&d0, cfg, (out, 1u32), &d1, cfg, (out, 2u32)).unwrap_err();
+    let msg = format!("{e:#}");
+    assert!(
+        msg.contains("parameter `out` of the first launch (kernel `fill_out`)")
+            && msg.contains("overlaps parameter `out` of the second launch"),
+        "{msg}"
+    );
+    assert_eq!(b.read().unwrap(), [0; 32], "nothing ran");
+    // Two buffers: both launches run.
+    let mut c = d0.filled("c", 32, 0u32).unwrap();
+    Device::launch_pair::<fill_out, fill_out>(&d0, cfg, (b.output(), 1u32), &d1, cfg, (c.output(), 2u32)).unwrap();
+    assert_eq!((b.read().unwrap(), c.read().unwrap()), (vec![1; 32], vec![2; 32]));
 }
 
 #[test]

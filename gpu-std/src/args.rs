@@ -102,6 +102,51 @@ impl ViewArg {
     }
 }
 
+/// `Err` naming both parameters when an [`Output`](crate::Output) view of one of two launches that run
+/// at the same time overlaps any view of the other: the `Output`'s rule (one writer per element, no
+/// other view of its elements) holds within each launch ([`KernelArgs::check_launch`]), and must hold
+/// across the pair too, or a thread of each grid could write one element. `kernel0`, `params0` and
+/// `views0` describe the first launch (its [`Kernel::NAME`](crate::Kernel::NAME),
+/// [`Kernel::PARAMS`](crate::Kernel::PARAMS) and [`KernelArgs::views`]), the others the second.
+/// [`GlobalMut`](crate::GlobalMut) and [`Global`](crate::Global) views may overlap across the pair as
+/// they may within one launch (flags and atomics that both grids use; races there are racy values).
+/// Every launcher of two grids at once calls it, after checking each launch alone.
+pub fn check_concurrent_views(
+    kernel0: &str,
+    params0: &[&str],
+    views0: &[ViewArg],
+    kernel1: &str,
+    params1: &[&str],
+    views1: &[ViewArg],
+) -> Result<(), String> {
+    let launch = |first: bool, kernel: &str, params: &[&str], v: &ViewArg| {
+        format!(
+            "{} of the {} launch (kernel `{kernel}`)",
+            param_name(params, v.position),
+            if first { "first" } else { "second" }
+        )
+    };
+    for a in views0 {
+        for b in views1 {
+            if (a.output || b.output) && a.overlaps(b) {
+                let (out, other) = if a.output {
+                    (launch(true, kernel0, params0, a), launch(false, kernel1, params1, b))
+                } else {
+                    (launch(false, kernel1, params1, b), launch(true, kernel0, params0, a))
+                };
+                let o = if a.output { a } else { b };
+                return Err(format!(
+                    "kernels `{kernel0}` and `{kernel1}` run at the same time, and {out} (an Output view of {} bytes \
+                     at {:#x}) overlaps {other}; an Output must be the only view of its elements, or two threads \
+                     could write one element",
+                    o.bytes, o.base
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// `Err` unless the view's bytes lie within one possible allocation: at most `isize::MAX` of them, and
 /// the last one below the end of the address space. A view from its buffer always does; one made with
 /// `from_raw_parts` from a length whose size in bytes overflows does not, and must not reach a launch
@@ -309,6 +354,37 @@ mod tests {
         // SAFETY: as above.
         let fine = unsafe { Global::from_raw_parts(data.as_ptr(), 1) };
         assert!((fine,).check_launch("k", &["x"], Dim3::x(1), Dim3::x(1)).is_ok());
+    }
+
+    #[test]
+    fn an_output_of_one_launch_overlapping_a_view_of_another_running_with_it_is_refused() {
+        let data = [0u32; 8];
+        // SAFETY: never launched.
+        let (out, flags, x) = unsafe {
+            (
+                Output::<u32>::from_raw_parts(data.as_ptr() as *mut u32, 4),
+                GlobalMut::from_raw_parts(data[4..].as_ptr() as *mut u32, 4),
+                Global::from_raw_parts(data[2..].as_ptr(), 1),
+            )
+        };
+        let (first, second) = ((out, flags).views(), (flags, x).views());
+        // `flags` in both launches is allowed; `x` of the second overlaps `out` of the first.
+        let e = check_concurrent_views("a", &["out", "flags"], &first, "b", &["flags", "x"], &second).unwrap_err();
+        assert!(
+            e.contains("parameter `out` of the first launch (kernel `a`)")
+                && e.contains("overlaps parameter `x` of the second launch (kernel `b`)"),
+            "{e}"
+        );
+        // The other way round: the Output is named first either way.
+        let e = check_concurrent_views("b", &["flags", "x"], &second, "a", &["out", "flags"], &first).unwrap_err();
+        assert!(e.contains("parameter `out` of the second launch (kernel `a`)"), "{e}");
+        // One Output given to both launches.
+        let e = check_concurrent_views("a", &["out"], &(out,).views(), "a", &["out"], &(out,).views()).unwrap_err();
+        assert!(e.contains("of the first launch") && e.contains("of the second launch"), "{e}");
+        // Shared GlobalMut views, and views apart from the Output, are fine.
+        assert!(check_concurrent_views("a", &[], &(flags,).views(), "b", &[], &(flags, flags).views()).is_ok());
+        let apart = (flags,).views();
+        assert!(check_concurrent_views("a", &[], &(out,).views(), "b", &[], &apart).is_ok());
     }
 
     #[test]

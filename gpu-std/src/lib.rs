@@ -55,8 +55,9 @@
 //! - **Host views borrow their buffers** (`buf.view()`, `buf.view_mut()`, `buf.output()`, for
 //!   `gpu-host`'s device buffers and the emulator's `emu::Buffer` alike), so a launch cannot be given
 //!   a freed buffer, nor an `Output` together with another view of its buffer (`compile_fail` tests).
-//!   Launchers also refuse raw views that overlap an `Output`. On the emulator every access is also
-//!   checked against the launch's views and the block's shared memory.
+//!   Launchers also refuse raw views that overlap an `Output`, within one launch and across two
+//!   launches that run at the same time ([`check_concurrent_views`]). On the emulator every access is
+//!   also checked against the launch's views and the block's shared memory.
 //! - **Views carry the launch's lifetime** (`fn k<'a>(x: Global<'a, f32>)`), so a kernel cannot keep
 //!   one past its launch.
 //! - **16-byte loads**: `view.split_vectors()` splits a `Global<T>` like `slice::align_to` into a head
@@ -94,7 +95,7 @@ mod args;
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod emu;
 #[cfg(not(target_arch = "nvptx64"))]
-pub use args::{Arg, IntoArgs, IntoParam, KernelArgs, MemorySpace, ViewArg};
+pub use args::{Arg, IntoArgs, IntoParam, KernelArgs, MemorySpace, ViewArg, check_concurrent_views};
 #[cfg(not(target_arch = "nvptx64"))]
 use emu::backend;
 
