@@ -361,9 +361,9 @@ impl Device {
                 // SAFETY: the views in `p0` and `p1` point into memory each device may access (checked
                 // above: its own, or a peer's with access enabled) and borrow their buffers until this
                 // call returns; each started kernel is finished below before it does.
-                unsafe { g0.start(K0::NAME, cfg0, p0)? };
+                unsafe { g0.start::<K0>(cfg0, p0)? };
                 // SAFETY: as above.
-                let started1 = unsafe { g1.start(K1::NAME, cfg1, p1) };
+                let started1 = unsafe { g1.start::<K1>(cfg1, p1) };
                 let t0 = g0.finish(K0::NAME);
                 let t1 = match started1 {
                     Ok(()) => g1.finish(K1::NAME),
@@ -444,7 +444,7 @@ impl Device {
             Inner::Gpu(g) => std::thread::scope(|s| {
                 let host = s.spawn(agent);
                 // SAFETY: as in `launch`.
-                let launched = unsafe { g.launch(K::NAME, cfg, params) }.map(|_| ());
+                let launched = unsafe { g.launch::<K>(cfg, params) }.map(|_| ());
                 let joined = host.join();
                 launched?;
                 joined.map_err(|p| {
@@ -514,7 +514,7 @@ impl Device {
             #[cfg(feature = "cuda")]
             // SAFETY: the views in `params` point into memory this GPU may access (checked above) and
             // borrow their buffers for the whole call; the launch is waited for before it returns.
-            Inner::Gpu(g) => unsafe { g.launch(K::NAME, cfg, params) }.map(|_| ()),
+            Inner::Gpu(g) => unsafe { g.launch::<K>(cfg, params) }.map(|_| ()),
             Inner::Emu(opts) => {
                 // SAFETY: the views in `params` come from `Arg`s in host memory (checked above) whose
                 // buffers outlive this call; the launch completes before it returns.
@@ -558,7 +558,7 @@ impl Device {
                 let params = self.checked_args::<K>(&cfg, args)?;
                 // SAFETY: as in `launch`; a kernel still running at the limit ends the process below,
                 // before anything it uses is freed.
-                match unsafe { g.launch_within(K::NAME, cfg, params, limit) }? {
+                match unsafe { g.launch_within::<K>(cfg, params, limit) }? {
                     Some(ms) => Ok(Some(ms)),
                     None => {
                         eprintln!(
@@ -595,7 +595,7 @@ impl Device {
                 for k in 0..reps.max(1) + 3 {
                     reset()?;
                     // SAFETY: as in `launch`.
-                    let ms = unsafe { g.launch(K::NAME, cfg, params)? };
+                    let ms = unsafe { g.launch::<K>(cfg, params)? };
                     if k >= 3 {
                         times.push(ms);
                     }
@@ -630,7 +630,8 @@ mod tests {
 
     #[test]
     fn only_a_missing_gpu_is_no_gpu() {
-        let missing = Ptx::file("/nonexistent/user_kernels.ptx");
+        // SAFETY: the file does not exist: nothing is loaded.
+        let missing = unsafe { Ptx::file("/nonexistent/user_kernels.ptx") };
         let Err(err) = Device::open(DeviceChoice::Gpu, &missing, Default::default()) else {
             panic!("a module that does not exist cannot be loaded");
         };

@@ -46,7 +46,7 @@ pub struct ViewArg {
 
 /// A kernel's parameter tuple: every element a [`KernelParam`]. The emulator reads the device memory
 /// regions the views give access to, and checks each access of the launch against them.
-pub trait KernelArgs: Copy {
+pub trait KernelArgs: Copy + crate::signature::ParamList {
     /// Every view among the arguments, in parameter order.
     fn views(&self) -> Vec<ViewArg>;
     /// A pointer to each parameter, in order: the argument array of `cuLaunchKernel`.

@@ -58,6 +58,15 @@
 //!   Launchers also refuse raw views that overlap an `Output`, within one launch and across two
 //!   launches that run at the same time ([`check_concurrent_views`]). On the emulator every access is
 //!   also checked against the launch's views and the block's shared memory.
+//! - **A kernel's signature travels with its `.entry`**: [`kernel!`] writes the definition's module
+//!   path, name and parameter types, as each target resolves them, into the PTX module next to the
+//!   entry ([`signature`]), and the host's [`Kernel`] type has the same ones. `gpu-host` refuses to
+//!   launch an entry whose signature is not the host type's: a stale module, a kernel of the same
+//!   name from another crate or module, a parameter type that differs between the targets (a
+//!   `#[cfg]`'d alias), whose parameters may have the same sizes. Only doc comments, lint attributes
+//!   and `#[launch_bounds]` reach a kernel's two definitions, and the macros reach `core` and the
+//!   standard macros through `gpu_std` itself, so a crate that shadows `stringify!` or replaces
+//!   `::core` changes neither a kernel's name nor a shared layout's size.
 //! - **Views carry the launch's lifetime** (`fn k<'a>(x: Global<'a, f32>)`), so a kernel cannot keep
 //!   one past its launch.
 //! - **16-byte loads**: `view.split_vectors()` splits a `Global<T>` like `slice::align_to` into a head
@@ -107,6 +116,7 @@ pub mod launch_bounds;
 pub mod memory;
 pub mod pod;
 pub mod shared;
+pub mod signature;
 pub mod thread;
 pub mod vector;
 pub mod warp;
@@ -153,14 +163,18 @@ fn panic(_: &core::panic::PanicInfo) -> ! {
     unsafe { core::arch::nvptx::trap() }
 }
 
-/// A kernel as the host sees it: its PTX entry name and a function the emulator can call.
-/// Implemented by [`kernel!`] on the host target only.
+/// A kernel as the host sees it: its PTX entry name, the signature of its definition, and a function
+/// the emulator can call. Implemented by [`kernel!`] on the host target only.
 ///
 /// # Safety
-/// `Args` must be the parameter list of the `.entry` called `NAME` that the kernel crate's PTX module
-/// declares, and `run` its body: launchers pass an `Args` tuple to that entry. Write kernels with
-/// [`kernel!`], which guarantees both; a GPU launcher also checks the count and sizes of the
-/// parameters against the module before each launch.
+/// `Args` must be the parameter list of the `.entry` called `NAME` in every PTX module whose
+/// signature global for `NAME` ([`signature`]) holds this kernel's signature
+/// ([`signature::of::<Self>()`](signature::of)), and `run` its body: a GPU launcher passes an `Args`
+/// tuple to that entry once it has checked the signature (and the count and sizes of the
+/// parameters) against the module. [`kernel!`] guarantees this: it writes the signature into the
+/// module from the same definition, with the same module path, name and parameter types (as each
+/// target resolves them), so two definitions that differ in any of them cannot be taken for each
+/// other.
 ///
 /// A hand-written implementation must say `unsafe impl`:
 ///
@@ -168,6 +182,7 @@ fn panic(_: &core::panic::PanicInfo) -> ! {
 /// struct Fake;
 /// impl gpu_std::Kernel for Fake { // error: the trait requires an `unsafe impl` declaration
 ///     const NAME: &'static str = "saxpy";
+///     const MODULE_PATH: &'static str = "fake";
 ///     type Args<'a> = (u32,);
 ///     fn run<'a>(_: (u32,)) {}
 /// }
@@ -176,6 +191,9 @@ fn panic(_: &core::panic::PanicInfo) -> ! {
 pub unsafe trait Kernel {
     /// The `.entry` name in the PTX module.
     const NAME: &'static str;
+    /// The module path of the definition (`module_path!()` where [`kernel!`] was invoked): with
+    /// `NAME` and the types of `Args`, the kernel's [`signature`].
+    const MODULE_PATH: &'static str;
     /// The parameter names, in declaration order (for reports: a view's parameter names its memory).
     const PARAMS: &'static [&'static str] = &[];
     /// The parameters, as a tuple of [`KernelParam`]s, in declaration order, with views valid for the
@@ -208,12 +226,37 @@ pub unsafe trait Kernel {
 /// to each view. A kernel without views needs none.
 ///
 /// Among the attributes, `#[launch_bounds(MAX_THREADS, MIN_BLOCKS)]` (`MIN_BLOCKS` optional) gives the
-/// kernel CUDA's launch bounds: see [`launch_bounds`].
+/// kernel CUDA's launch bounds: see [`launch_bounds`]. The others may be doc comments and lint
+/// attributes (`allow`, `warn`, `deny`, `forbid`, `expect`) only: any other attribute would reach one
+/// of the kernel's two definitions (the `.entry` or the host type) and not the other, such as a
+/// `#[cfg]` that keeps the host type of a kernel whose `.entry` is gone, or an `export_name`. (A macro
+/// that passes attributes on to `kernel!` passes them as tokens, `#[$($a:tt)*]`: a `$a:meta` fragment
+/// cannot be looked into, and is refused.)
 ///
-/// On nvptx it becomes `#[no_mangle] pub extern "gpu-kernel" fn name(...)`, a PTX `.entry`. On the
-/// host it becomes a unit struct implementing [`Kernel`], whose `run` is the same body, for the
-/// emulator. Parameters must be [`KernelParam`]s ([`Pod`] scalars and global-memory views): anything
-/// else is a compile error on both targets.
+/// ```compile_fail
+/// gpu_std::kernel! {
+///     #[cfg(not(target_arch = "nvptx64"))] // error: only doc comments, lint attributes and #[launch_bounds]
+///     pub fn fill<'a>(x: gpu_std::GlobalMut<'a, u8>) { x.set(0, 1); }
+/// }
+/// ```
+/// ```
+/// gpu_std::kernel! {
+///     /// Documented, with lints and launch bounds.
+///     #[allow(unused_variables)]
+///     #[launch_bounds(64)]
+///     #[deny(unsafe_code)]
+///     pub fn fill<'a>(x: gpu_std::GlobalMut<'a, u8>) { let unused = 0; x.set(0, 1); }
+/// }
+/// ```
+///
+/// On nvptx it becomes `#[no_mangle] pub extern "gpu-kernel" fn name(...)`, a PTX `.entry`, and a
+/// global `__gpu_std_signature_name` that holds the definition's [`signature`] (its module path,
+/// name and parameter types). On the host it becomes a unit struct implementing [`Kernel`], whose
+/// `run` is the same body, for the emulator, and whose signature is computed from the same module
+/// path, name and types: a GPU launch refuses a module whose signature for the kernel differs (a
+/// stale module, a kernel of the same name defined elsewhere, a definition whose types differ between
+/// the targets). Parameters must be [`KernelParam`]s ([`Pod`] scalars and global-memory views):
+/// anything else is a compile error on both targets.
 ///
 /// The body is safe code on both targets (it is the body of a safe function): an unsafe operation in
 /// it needs an `unsafe` block, as anywhere else.
@@ -275,8 +318,9 @@ macro_rules! kernel {
     ($($input:tt)*) => { $crate::__kernel! { [] [] $($input)* } };
 }
 
-/// The body of [`kernel!`]: collects the attributes (taking out `#[launch_bounds(..)]`), then emits
-/// the `.entry` and the host type.
+/// The body of [`kernel!`]: collects the attributes (taking out `#[launch_bounds(..)]`, refusing any
+/// but doc comments and lint attributes), then emits the `.entry` with its signature, and the host
+/// type.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __kernel {
@@ -286,8 +330,33 @@ macro_rules! __kernel {
     ([$($attrs:tt)*] [$($lb:tt)+] #[launch_bounds $($x:tt)*] $($rest:tt)*) => {
         $crate::__private::core::compile_error!("a kernel takes one #[launch_bounds(MAX_THREADS, MIN_BLOCKS)]");
     };
-    ([$($attrs:tt)*] [$($lb:tt)*] #[$m:meta] $($rest:tt)*) => {
-        $crate::__kernel! { [$($attrs)* #[$m]] [$($lb)*] $($rest)* }
+    ([$($attrs:tt)*] [$($lb:tt)*] #[doc $($a:tt)*] $($rest:tt)*) => {
+        $crate::__kernel! { [$($attrs)* #[doc $($a)*]] [$($lb)*] $($rest)* }
+    };
+    ([$($attrs:tt)*] [$($lb:tt)*] #[allow $($a:tt)*] $($rest:tt)*) => {
+        $crate::__kernel! { [$($attrs)* #[allow $($a)*]] [$($lb)*] $($rest)* }
+    };
+    ([$($attrs:tt)*] [$($lb:tt)*] #[warn $($a:tt)*] $($rest:tt)*) => {
+        $crate::__kernel! { [$($attrs)* #[warn $($a)*]] [$($lb)*] $($rest)* }
+    };
+    ([$($attrs:tt)*] [$($lb:tt)*] #[deny $($a:tt)*] $($rest:tt)*) => {
+        $crate::__kernel! { [$($attrs)* #[deny $($a)*]] [$($lb)*] $($rest)* }
+    };
+    ([$($attrs:tt)*] [$($lb:tt)*] #[forbid $($a:tt)*] $($rest:tt)*) => {
+        $crate::__kernel! { [$($attrs)* #[forbid $($a)*]] [$($lb)*] $($rest)* }
+    };
+    ([$($attrs:tt)*] [$($lb:tt)*] #[expect $($a:tt)*] $($rest:tt)*) => {
+        $crate::__kernel! { [$($attrs)* #[expect $($a)*]] [$($lb)*] $($rest)* }
+    };
+    ([$($attrs:tt)*] [$($lb:tt)*] #[$($other:tt)*] $($rest:tt)*) => {
+        $crate::__private::core::compile_error!($crate::__private::core::concat!(
+            "kernel!: only doc comments, lint attributes (allow, warn, deny, forbid, expect) and #[launch_bounds] \
+             may be given to a kernel, not #[",
+            $crate::__private::core::stringify!($($other)*),
+            "]: it would apply to one of the kernel's two definitions (the .entry, or the host type) and not the \
+             other (a macro that passes attributes on to kernel! must pass them as tokens, #[$($a:tt)*], not as \
+             $a:meta fragments, which kernel! cannot look into)"
+        ));
     };
     ([$($attrs:tt)*] [$($lb:tt)*] pub fn $name:ident($($arg:ident : $ty:ty),* $(,)?) $body:block) => {
         $crate::__kernel! { [$($attrs)*] [$($lb)*] pub fn $name<'__launch>($($arg: $ty),*) $body }
@@ -309,6 +378,29 @@ macro_rules! __kernel {
             __gpu_std_kernel_body($($arg),*)
         }
 
+        // The definition's signature, next to its `.entry` in the PTX module, where a GPU launch reads
+        // it: the module path, name and parameter types as this target resolves them.
+        #[cfg(target_arch = "nvptx64")]
+        const _: () = {
+            type __GpuStdKernelArgs<$lt> = ($($ty,)*);
+            const __GPU_STD_SIGNATURE_LEN: $crate::__private::core::primitive::usize = $crate::signature::len(
+                $crate::__private::core::module_path!(),
+                $crate::__private::core::stringify!($name),
+                <__GpuStdKernelArgs<'static> as $crate::signature::ParamList>::TYPES,
+            );
+            // SAFETY: the name is this kernel's alone (a second kernel of the same name in the crate
+            // would clash at its `.entry` too): `__gpu_std_signature_<name>`, never read by Rust code.
+            #[unsafe(export_name = $crate::__private::core::concat!(
+                "__gpu_std_signature_",
+                $crate::__private::core::stringify!($name)
+            ))]
+            static __GPU_STD_SIGNATURE: [$crate::__private::core::primitive::u8; __GPU_STD_SIGNATURE_LEN] = $crate::signature::bytes(
+                $crate::__private::core::module_path!(),
+                $crate::__private::core::stringify!($name),
+                <__GpuStdKernelArgs<'static> as $crate::signature::ParamList>::TYPES,
+            );
+        };
+
         $($attrs)*
         #[cfg(not(target_arch = "nvptx64"))]
         #[allow(non_camel_case_types)]
@@ -319,10 +411,14 @@ macro_rules! __kernel {
         )]
         pub struct $name;
 
-        // SAFETY: `Args` and `run` come from the same definition as the `.entry` above.
+        // SAFETY: `Args` and `run` come from the same definition as the `.entry` above, and the
+        // signature the `.entry`'s module holds for it is made from the same module path, name and
+        // types (`Kernel`'s contract). Only doc comments and lint attributes reach the two definitions,
+        // so neither can exist without the other.
         #[cfg(not(target_arch = "nvptx64"))]
         unsafe impl $crate::Kernel for $name {
             const NAME: &'static str = $crate::__private::core::stringify!($name);
+            const MODULE_PATH: &'static str = $crate::__private::core::module_path!();
             const PARAMS: &'static [&'static str] = &[$($crate::__private::core::stringify!($arg)),*];
             const MAX_THREADS_PER_BLOCK: $crate::__private::core::option::Option<u32> =
                 $crate::__max_threads!($($lb)*);

@@ -37,6 +37,9 @@ mod sealed {
 /// Sealed: `usize`/`isize` (whose width the host and device could disagree on), references, `bool`
 /// and structs with padding cannot be kernel parameters.
 pub trait KernelParam: Copy + sealed::Sealed {
+    /// The parameter's type as a kernel signature names it ([`crate::signature`]).
+    #[doc(hidden)]
+    const TYPE: crate::signature::ParamType;
     /// The device memory the parameter gives access to, as `(address, bytes)` (none for scalars). The
     /// emulator checks every access of a launch against these regions.
     #[doc(hidden)]
@@ -58,6 +61,8 @@ macro_rules! scalar_params {
     ($($t:ty),*) => {$(
         impl sealed::Sealed for $t {}
         impl KernelParam for $t {
+            const TYPE: crate::signature::ParamType =
+                crate::signature::ParamType { view: "", elem: stringify!($t), owner: "" };
             fn region(&self) -> Option<(usize, usize)> {
                 None
             }
@@ -127,12 +132,15 @@ fn view_region<T>(ptr: *const T, len: usize) -> Option<(usize, usize)> {
 
 impl<T: Pod> sealed::Sealed for Global<'_, T> {}
 impl<T: Pod> KernelParam for Global<'_, T> {
+    const TYPE: crate::signature::ParamType = crate::signature::ParamType { view: "Global", elem: T::NAME, owner: "" };
     fn region(&self) -> Option<(usize, usize)> {
         view_region(self.ptr, self.len)
     }
 }
 impl<T: Pod> sealed::Sealed for GlobalMut<'_, T> {}
 impl<T: Pod> KernelParam for GlobalMut<'_, T> {
+    const TYPE: crate::signature::ParamType =
+        crate::signature::ParamType { view: "GlobalMut", elem: T::NAME, owner: "" };
     fn region(&self) -> Option<(usize, usize)> {
         view_region(self.ptr, self.len)
     }
@@ -293,6 +301,9 @@ impl<'a, T: Pod> GlobalMut<'a, T> {
 /// block `y = z = 1`); the launchers check it ([`KernelParam::needs_1d_launch`]) and refuse any other
 /// shape, so no two threads can ever own one element.
 pub trait Owner: Copy + sealed::Sealed {
+    /// The owner's name (`PerWarp`), for kernel signatures ([`crate::signature`]).
+    #[doc(hidden)]
+    const NAME: &'static str;
     /// Whether the calling thread owns an element, and which (before the bounds check), for a 1-D
     /// launch. Computed without branches.
     #[doc(hidden)]
@@ -316,12 +327,14 @@ impl sealed::Sealed for PerWarp {}
 impl sealed::Sealed for PerBlock {}
 
 impl Owner for PerThread {
+    const NAME: &'static str = "PerThread";
     #[inline(always)]
     fn owned_index() -> (bool, usize) {
         (true, global_index_x())
     }
 }
 impl Owner for PerWarp {
+    const NAME: &'static str = "PerWarp";
     #[inline(always)]
     fn owned_index() -> (bool, usize) {
         let g = global_index_x();
@@ -329,6 +342,7 @@ impl Owner for PerWarp {
     }
 }
 impl Owner for PerBlock {
+    const NAME: &'static str = "PerBlock";
     #[inline(always)]
     fn owned_index() -> (bool, usize) {
         (thread_idx().x == 0, block_idx().x as usize)
@@ -354,6 +368,8 @@ impl<T: Pod, O: Owner> Clone for Output<'_, T, O> {
 impl<T: Pod, O: Owner> Copy for Output<'_, T, O> {}
 impl<T: Pod, O: Owner> sealed::Sealed for Output<'_, T, O> {}
 impl<T: Pod, O: Owner> KernelParam for Output<'_, T, O> {
+    const TYPE: crate::signature::ParamType =
+        crate::signature::ParamType { view: "Output", elem: T::NAME, owner: O::NAME };
     fn region(&self) -> Option<(usize, usize)> {
         view_region(self.ptr, self.len)
     }
