@@ -68,7 +68,12 @@
 //!   standard macros through `gpu_std` itself, so a crate that shadows `stringify!` or replaces
 //!   `::core` changes neither a kernel's name nor a shared layout's size.
 //! - **Views carry the launch's lifetime** (`fn k<'a>(x: Global<'a, f32>)`), so a kernel cannot keep
-//!   one past its launch.
+//!   one past its launch, nor an element for atomics made from one (`AtomicRef<'a, ..>`; one of shared
+//!   memory lives as long as the borrow of its [`SharedSlice`]). A `SharedSlice` itself carries no
+//!   lifetime: it is neither `Send` nor `Sync`, so only a host `thread_local!` can keep it past its
+//!   launch, and the emulator refuses its accesses to memory that the running launch was not given
+//!   (which stops a freed block's memory from being touched, not an address that another view of
+//!   the new launch now covers).
 //! - **16-byte loads**: `view.split_vectors()` splits a `Global<T>` like `slice::align_to` into a head
 //!   of single elements, a body of 16-byte vectors (`body.get(i)` is one `ld.global.v4.b32`, or
 //!   `ld.global.v2.b64` for 8-byte elements; `body.get_nc(i)` reads through the read-only data cache,

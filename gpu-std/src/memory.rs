@@ -193,9 +193,10 @@ macro_rules! view_read_methods {
 }
 
 /// `set`, `set_volatile`, `atomic` (at scope `$scope`) and `atomic_scoped` for a writable view in
-/// state space `$space` (type `$space_ty`).
+/// state space `$space` (type `$space_ty`), whose elements for atomics are valid for `$lt` (the
+/// launch's lifetime of a global view, `'_` for the borrow of a shared one).
 macro_rules! view_write_methods {
-    ($space:expr, $space_ty:ty, $scope:ty) => {
+    ($lt:lifetime, $space:expr, $space_ty:ty, $scope:ty) => {
         /// Writes element `i` with a plain store of the element's width.
         /// PTX: `st.global.b8`, `st.global.b16`, `st.global.b32`, `st.global.b64`, `st.shared.b32`.
         ///
@@ -222,7 +223,7 @@ macro_rules! view_write_methods {
         /// memory, CUDA's default; block scope for shared memory); `.scope::<S>()` changes it.
         #[inline(always)]
         #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-        pub fn atomic(&self, i: usize) -> $crate::atomic::AtomicRef<T, $scope, $space_ty>
+        pub fn atomic(&self, i: usize) -> $crate::atomic::AtomicRef<$lt, T, $scope, $space_ty>
         where
             T: $crate::atomic::Atomic,
         {
@@ -233,7 +234,10 @@ macro_rules! view_write_methods {
         /// Element `i` for atomic operations at scope `S`.
         #[inline(always)]
         #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-        pub fn atomic_scoped<S: $crate::atomic::Scope>(&self, i: usize) -> $crate::atomic::AtomicRef<T, S, $space_ty>
+        pub fn atomic_scoped<S: $crate::atomic::Scope>(
+            &self,
+            i: usize,
+        ) -> $crate::atomic::AtomicRef<$lt, T, S, $space_ty>
         where
             T: $crate::atomic::Atomic,
         {
@@ -283,7 +287,7 @@ impl<'a, T: Pod> GlobalMut<'a, T> {
         GlobalMut { ptr, len, _launch: PhantomData }
     }
     view_read_methods!(SpaceKind::Global);
-    view_write_methods!(SpaceKind::Global, GlobalSpace, Device);
+    view_write_methods!('a, SpaceKind::Global, GlobalSpace, Device);
     /// The same memory, read-only.
     #[inline(always)]
     pub fn as_global(&self) -> Global<'a, T> {

@@ -226,5 +226,5 @@ impl<T: Pod> SharedSlice<T> {
         SharedSlice { ptr, len }
     }
     crate::memory::view_read_methods!(SpaceKind::Shared);
-    crate::memory::view_write_methods!(SpaceKind::Shared, SharedSpace, Block);
+    crate::memory::view_write_methods!('_, SpaceKind::Shared, SharedSpace, Block);
 }
