@@ -60,6 +60,11 @@ fn host_kernel_types_match_the_entries_they_launch() {
     check::<gpu_kernels::system_scope::sys_atomics>(&chapter).unwrap();
     let mismatch = module("mismatch_kernels");
     check::<mismatch_kernels::wide::fill_wide>(&mismatch).unwrap();
+    check::<mismatch_kernels::scalars::scalars_only>(&mismatch).unwrap();
+    assert_eq!(
+        signature::of::<mismatch_kernels::scalars::scalars_only>(),
+        "gpu-std kernel 1: mismatch_kernels::scalars::scalars_only(u32, f64)"
+    );
     // A kernel of one crate is not in another's module, even where a kernel of the same name is.
     let e = check::<user_kernels::saxpy>(&chapter).unwrap_err();
     assert!(e.contains("kernel `saxpy` is not in the module"), "{e}");

@@ -5,7 +5,8 @@
 //! `len`. The signature `kernel!` writes next to every `.entry` names the definition's module path,
 //! name and parameter types, and a GPU launch refuses a module whose signature for the kernel is not
 //! the host type's (`tests/tests/signatures.rs` checks that over the built module;
-//! `tests/tests/gpu_open.rs` launches them on a GPU).
+//! `tests/tests/gpu_open.rs` launches them on a GPU). [`scalars`] is, for comparison, a kernel whose
+//! two definitions agree.
 //!
 //! `cargo xtask build-ptx -p mismatch-kernels` builds this crate to `target/ptx/mismatch_kernels.ptx`.
 #![cfg_attr(target_arch = "nvptx64", no_std, feature(abi_gpu_kernel))]
@@ -83,6 +84,18 @@ pub mod shadowed {
             if i < x.len() {
                 x.set(i, 1);
             }
+        }
+    }
+}
+
+/// For comparison, a kernel of scalars only (no views, no lifetime), whose definitions agree.
+pub mod scalars {
+    use super::*;
+
+    kernel! {
+        /// Does nothing with its two scalars.
+        pub fn scalars_only(n: u32, scale: f64) {
+            let _ = (n, scale);
         }
     }
 }
