@@ -14,8 +14,10 @@
 //!    (`lib.rmeta` and other metadata members are skipped);
 //! 2. `llvm-link` all of it into one module. Everything is linked, not `--only-needed`: that flag
 //!    works file by file in order, so a member needed only by a later member would be left out;
-//! 3. `opt -passes=internalize,globaldce,default<On>` with the exported kernels as the only public
-//!    API, so everything unreachable from a kernel is dropped before optimisation;
+//! 3. `opt -passes=internalize,globaldce,default<On>` with the exported symbols as the only public
+//!    API — the kernels, and the globals that `gpu-std`'s `kernel!` exports next to each of them
+//!    (`__gpu_std_signature_<kernel>`, the definition's signature, which `gpu-host` checks before a
+//!    launch) — so everything unreachable from them is dropped before optimisation;
 //! 4. `llc -mtriple=nvptx64-nvidia-cuda -mcpu=<target-cpu> [-mattr=<features>]` writes the PTX to the
 //!    `-o` path, which is then checked to declare every exported symbol.
 //!

@@ -2,7 +2,7 @@
 //! the kernel arguments that borrow it.
 
 use crate::device::Device;
-use anyhow::{Result, bail};
+use anyhow::{Result, anyhow, bail};
 use gpu_std::emu;
 use gpu_std::memory::Owner;
 use gpu_std::{Arg, Global, GlobalMut, MemorySpace, Output, Pod};
@@ -33,10 +33,15 @@ impl<'dev, T: Pod> Buffer<'dev, T> {
     }
 
     /// Host memory for an emulator device, named `name` in reports.
-    pub(crate) fn host(name: &str, data: &[T]) -> Self {
-        let data: Box<[UnsafeCell<T>]> = data.iter().map(|v| UnsafeCell::new(*v)).collect();
+    pub(crate) fn host(name: &str, data: &[T]) -> Result<Self> {
+        let mut cells = Vec::new();
+        cells
+            .try_reserve_exact(data.len())
+            .map_err(|e| anyhow!("buffer `{name}`: cannot allocate {} elements: {e}", data.len()))?;
+        cells.extend(data.iter().map(|v| UnsafeCell::new(*v)));
+        let data: Box<[UnsafeCell<T>]> = cells.into_boxed_slice();
         let reg = emu::register_buffer(name, elements(&data), data.len());
-        Buffer::new(data.len(), MemorySpace::HOST, BufInner::Emu { data, _name: reg })
+        Ok(Buffer::new(data.len(), MemorySpace::HOST, BufInner::Emu { data, _name: reg }))
     }
 
     /// Elements in the buffer.
@@ -109,6 +114,20 @@ impl<'dev, T: Pod> Buffer<'dev, T> {
     }
 }
 
+/// Bytes of `len` elements of `T` for the buffer `name` (a `what`: "buffer", "mapped buffer"), or an
+/// error naming it when they overflow or exceed the largest allocation (`isize::MAX` bytes): the
+/// buffer's length and its allocation must never disagree.
+pub(crate) fn byte_len<T>(what: &str, name: &str, len: usize) -> Result<usize> {
+    match len.checked_mul(size_of::<T>()) {
+        Some(bytes) if bytes <= isize::MAX as usize => Ok(bytes),
+        _ => bail!(
+            "{what} `{name}`: {len} elements of {} bytes are more than one allocation can hold ({} bytes at most)",
+            size_of::<T>(),
+            isize::MAX
+        ),
+    }
+}
+
 /// A pointer to the first element that may address every element: derived from the whole slice, not
 /// from a reference to its first element (whose provenance covers that element only).
 fn elements<T>(data: &[UnsafeCell<T>]) -> *mut T {
@@ -121,14 +140,14 @@ mod tests {
 
     #[test]
     fn an_empty_buffer_has_a_dangling_aligned_pointer() {
-        let b = Buffer::<u64>::host("empty", &[]);
+        let b = Buffer::<u64>::host("empty", &[]).unwrap();
         assert!(b.is_empty());
         assert_eq!(b.ptr() as usize % align_of::<u64>(), 0);
     }
 
     #[test]
     fn every_element_is_reached_from_the_base_pointer() {
-        let b = Buffer::<u32>::host("b", &[1, 2, 3, 4]);
+        let b = Buffer::<u32>::host("b", &[1, 2, 3, 4]).unwrap();
         // Under Stacked Borrows this read of element 3 through the base pointer is defined only when the
         // pointer was derived from the whole slice.
         // SAFETY: 4 elements, no launch running.

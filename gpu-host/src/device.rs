@@ -330,7 +330,9 @@ impl Device {
     /// for even when the first failed while running, and the first even when the second could not be
     /// queued), so the call returns only when neither kernel runs. Each argument tuple is checked as
     /// [`Device::launch`] checks it: views of the device's own memory, or of a peer's it enabled
-    /// access to ([`Device::enable_peer_access`]). Kernels that wait for each other must bound their
+    /// access to ([`Device::enable_peer_access`]); and the two against each other: an
+    /// [`Output`](gpu_std::Output) of one may overlap no view of the other
+    /// ([`gpu_std::check_concurrent_views`]). Kernels that wait for each other must bound their
     /// waits: the two grids start at different times, and one may fail to start.
     ///
     /// On two emulators it is one emulated launch of both grids under one scheduler
@@ -346,6 +348,10 @@ impl Device {
     ) -> Result<(Option<f64>, Option<f64>)> {
         let p0 = d0.checked_args::<K0>(&cfg0, args0)?;
         let p1 = d1.checked_args::<K1>(&cfg1, args1)?;
+        // `Arg` is `Copy`: one `output()` can be given to both tuples, which each launch's own check
+        // cannot see.
+        gpu_std::check_concurrent_views(K0::NAME, K0::PARAMS, &p0.views(), K1::NAME, K1::PARAMS, &p1.views())
+            .map_err(anyhow::Error::msg)?;
         match (&d0.inner, &d1.inner) {
             #[cfg(feature = "cuda")]
             (Inner::Gpu(g0), Inner::Gpu(g1)) => {
@@ -355,9 +361,9 @@ impl Device {
                 // SAFETY: the views in `p0` and `p1` point into memory each device may access (checked
                 // above: its own, or a peer's with access enabled) and borrow their buffers until this
                 // call returns; each started kernel is finished below before it does.
-                unsafe { g0.start(K0::NAME, cfg0, p0)? };
+                unsafe { g0.start::<K0>(cfg0, p0)? };
                 // SAFETY: as above.
-                let started1 = unsafe { g1.start(K1::NAME, cfg1, p1) };
+                let started1 = unsafe { g1.start::<K1>(cfg1, p1) };
                 let t0 = g0.finish(K0::NAME);
                 let t1 = match started1 {
                     Ok(()) => g1.finish(K1::NAME),
@@ -401,17 +407,20 @@ impl Device {
 
     /// `len` zeroed words of page-locked host memory mapped into this device's address space, for a
     /// kernel and a host thread to share while the kernel runs (see [`MappedBuffer`]). `name` appears in
-    /// the emulator's reports. On a GPU that cannot map host memory, an error.
+    /// the emulator's reports. On a GPU that cannot map host memory, an error; and an error naming the
+    /// buffer when `len` words cannot be allocated (their size in bytes overflows, or there is not the
+    /// memory), never a smaller allocation than [`MappedBuffer::len`] says.
     pub fn mapped<T: HostWord + Pod>(&self, name: &str, len: usize) -> Result<MappedBuffer<'_, T>> {
+        crate::buffer::byte_len::<T>("mapped buffer", name, len)?;
         match &self.inner {
             #[cfg(feature = "cuda")]
             Inner::Gpu(g) => {
                 if !self.system_attributes()?.is_some_and(|a| a.can_map_host_memory) {
                     bail!("{} cannot map host memory (CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY is 0)", g.name());
                 }
-                Ok(MappedBuffer::new(len, self.space, crate::mapped::MapInner::Gpu(g.host_alloc(len)?)))
+                Ok(MappedBuffer::new(len, self.space, crate::mapped::MapInner::Gpu(g.host_alloc(name, len)?)))
             }
-            Inner::Emu(_) => Ok(MappedBuffer::host_memory(name, len)),
+            Inner::Emu(_) => MappedBuffer::host_memory(name, len),
         }
     }
 
@@ -435,7 +444,7 @@ impl Device {
             Inner::Gpu(g) => std::thread::scope(|s| {
                 let host = s.spawn(agent);
                 // SAFETY: as in `launch`.
-                let launched = unsafe { g.launch(K::NAME, cfg, params) }.map(|_| ());
+                let launched = unsafe { g.launch::<K>(cfg, params) }.map(|_| ());
                 let joined = host.join();
                 launched?;
                 joined.map_err(|p| {
@@ -465,13 +474,18 @@ impl Device {
         match &self.inner {
             #[cfg(feature = "cuda")]
             Inner::Gpu(g) => Ok(Buffer::new(data.len(), self.space, crate::buffer::BufInner::Gpu(g.upload(data)?))),
-            Inner::Emu(_) => Ok(Buffer::host(name, data)),
+            Inner::Emu(_) => Buffer::host(name, data),
         }
     }
 
-    /// A buffer of `n` copies of `v`.
+    /// A buffer of `n` copies of `v`. An error, naming the buffer, when `n` elements cannot be
+    /// allocated (their size in bytes overflows, or the host has not the memory for them).
     pub fn filled<T: Pod>(&self, name: &str, n: usize, v: T) -> Result<Buffer<'_, T>> {
-        self.upload(name, &vec![v; n])
+        crate::buffer::byte_len::<T>("buffer", name, n)?;
+        let mut data = Vec::new();
+        data.try_reserve_exact(n).map_err(|e| anyhow::anyhow!("buffer `{name}`: cannot allocate {n} elements: {e}"))?;
+        data.resize(n, v);
+        self.upload(name, &data)
     }
 
     /// The checks every launch makes before it starts: the arguments live in this device's memory,
@@ -500,7 +514,7 @@ impl Device {
             #[cfg(feature = "cuda")]
             // SAFETY: the views in `params` point into memory this GPU may access (checked above) and
             // borrow their buffers for the whole call; the launch is waited for before it returns.
-            Inner::Gpu(g) => unsafe { g.launch(K::NAME, cfg, params) }.map(|_| ()),
+            Inner::Gpu(g) => unsafe { g.launch::<K>(cfg, params) }.map(|_| ()),
             Inner::Emu(opts) => {
                 // SAFETY: the views in `params` come from `Arg`s in host memory (checked above) whose
                 // buffers outlive this call; the launch completes before it returns.
@@ -544,7 +558,7 @@ impl Device {
                 let params = self.checked_args::<K>(&cfg, args)?;
                 // SAFETY: as in `launch`; a kernel still running at the limit ends the process below,
                 // before anything it uses is freed.
-                match unsafe { g.launch_within(K::NAME, cfg, params, limit) }? {
+                match unsafe { g.launch_within::<K>(cfg, params, limit) }? {
                     Some(ms) => Ok(Some(ms)),
                     None => {
                         eprintln!(
@@ -581,7 +595,7 @@ impl Device {
                 for k in 0..reps.max(1) + 3 {
                     reset()?;
                     // SAFETY: as in `launch`.
-                    let ms = unsafe { g.launch(K::NAME, cfg, params)? };
+                    let ms = unsafe { g.launch::<K>(cfg, params)? };
                     if k >= 3 {
                         times.push(ms);
                     }
@@ -616,7 +630,8 @@ mod tests {
 
     #[test]
     fn only_a_missing_gpu_is_no_gpu() {
-        let missing = Ptx::file("/nonexistent/user_kernels.ptx");
+        // SAFETY: the file does not exist: nothing is loaded.
+        let missing = unsafe { Ptx::file("/nonexistent/user_kernels.ptx") };
         let Err(err) = Device::open(DeviceChoice::Gpu, &missing, Default::default()) else {
             panic!("a module that does not exist cannot be loaded");
         };

@@ -1,11 +1,11 @@
 //! The CUDA backend (feature `cuda`): loads a PTX module, launches with `cuLaunchKernel` /
-//! `cuLaunchCooperativeKernel` after checking the arguments against the kernel's parameters in the
-//! module, times with events. Every call is checked, and runs with the device's own context current
+//! `cuLaunchCooperativeKernel` after checking the kernel's parameters and signature in the module
+//! against the host's kernel type, times with events. Every call is checked, and runs with the device's own context current
 //! (pushed and popped around it), so that two GPUs can be open in one process.
 
 use crate::device::NoGpu;
 use crate::launch::Launch;
-use crate::ptx::{Ptx, PtxParams};
+use crate::ptx::{Ptx, PtxEntries};
 use anyhow::{Context as _, Result, bail};
 use cust::context::Context;
 use cust::device::Device as CuDevice;
@@ -13,17 +13,15 @@ use cust::event::{Event, EventFlags};
 use cust::memory::{CopyDestination, DeviceBuffer};
 use cust::module::Module;
 use cust::stream::{Stream, StreamFlags};
-use gpu_std::Dim3;
-use gpu_std::KernelArgs;
-use gpu_std::Pod;
+use gpu_std::{Dim3, Kernel, KernelArgs, Pod};
 
 pub struct Gpu {
     /// Everything made in the context, destroyed with the context current (see `Drop`).
     res: std::mem::ManuallyDrop<Resources>,
     /// The module, for messages.
     ptx: String,
-    /// Every kernel's parameter sizes, as the module declares them.
-    params: PtxParams,
+    /// Every kernel's parameter sizes and signature, as the module declares them.
+    entries: PtxEntries,
     name: String,
     sms: u32,
     ordinal: u32,
@@ -123,16 +121,18 @@ impl Gpu {
         let sms = dev.get_attribute(cust::device::DeviceAttribute::MultiprocessorCount)? as u32;
         let name = format!("{} (sm_{major}{minor}, {sms} SMs)", dev.name()?);
         let text = ptx.load().with_context(|| format!("cannot read {}", ptx.describe()))?;
+        // Read before the driver sees it: a text this reader refuses (a NUL byte, preprocessor lines)
+        // is never loaded.
+        let entries = PtxEntries::parse(&text).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", ptx.describe()))?;
         let module = Module::from_ptx(&text, &[])
             .with_context(|| format!("the driver rejected {} (cuModuleLoadData)", ptx.describe()))?;
         let stream = Stream::new(StreamFlags::NON_BLOCKING, None).context("cuStreamCreate")?;
-        let params = PtxParams::parse(&text);
         let events = (
             Event::new(EventFlags::DEFAULT).context("cuEventCreate")?,
             Event::new(EventFlags::DEFAULT).context("cuEventCreate")?,
         );
         let res = std::mem::ManuallyDrop::new(Resources { events, stream, module });
-        Ok(Gpu { res, ptx: ptx.describe(), params, name, sms, ordinal, dev, ctx: raw, _ctx: ctx })
+        Ok(Gpu { res, ptx: ptx.describe(), entries, name, sms, ordinal, dev, ctx: raw, _ctx: ctx })
     }
 
     pub fn name(&self) -> String {
@@ -193,10 +193,11 @@ impl Gpu {
         cu(r, &format!("cuCtxEnablePeerAccess (GPU {} → memory of GPU {})", self.ordinal, peer.ordinal))
     }
 
-    /// `len` zeroed words of mapped page-locked host memory.
-    pub fn host_alloc<T: Pod>(&self, len: usize) -> Result<HostAlloc<T>> {
+    /// `len` zeroed words of mapped page-locked host memory, for the buffer `name`.
+    pub fn host_alloc<T: Pod>(&self, name: &str, len: usize) -> Result<HostAlloc<T>> {
         let _bound = self.ctx.bind()?;
-        let bytes = (len * size_of::<T>()).max(16);
+        // Never fewer bytes than `len` words: the buffer's length is what its host view trusts.
+        let bytes = crate::buffer::byte_len::<T>("mapped buffer", name, len)?.max(16);
         let mut host: *mut std::ffi::c_void = std::ptr::null_mut();
         // SAFETY: writes one pointer; the context is current on this thread (bound above).
         let r = unsafe { cust::sys::cuMemHostAlloc(&mut host, bytes, cust::sys::CU_MEMHOSTALLOC_DEVICEMAP) };
@@ -241,14 +242,14 @@ impl Gpu {
         Ok(per_sm * self.sms)
     }
 
-    /// Launches and waits; returns the kernel time in ms (events around the launch).
+    /// Launches `K` and waits; returns the kernel time in ms (events around the launch).
     ///
     /// # Safety
     /// As [`Gpu::start`].
-    pub unsafe fn launch<A: KernelArgs>(&self, name: &str, cfg: Launch, args: A) -> Result<f64> {
+    pub unsafe fn launch<K: Kernel>(&self, cfg: Launch, args: K::Args<'_>) -> Result<f64> {
         // SAFETY: the caller's contract; the kernel is waited for right here.
-        unsafe { self.start(name, cfg, args)? };
-        self.finish(name)
+        unsafe { self.start::<K>(cfg, args)? };
+        self.finish(K::NAME)
     }
 
     /// Launches without waiting for the kernel: the caller must call [`Gpu::finish`] before anything
@@ -259,10 +260,14 @@ impl Gpu {
     /// Every view in `args` must point to live device memory this context may access (its own, or a
     /// peer's with peer access enabled) that stays alive until [`Gpu::finish`] returns; and the
     /// caller must call [`Gpu::finish`] after an `Ok` before that memory is freed.
-    pub unsafe fn start<A: KernelArgs>(&self, name: &str, cfg: Launch, mut args: A) -> Result<()> {
+    pub unsafe fn start<K: Kernel>(&self, cfg: Launch, mut args: K::Args<'_>) -> Result<()> {
+        let name = K::NAME;
         let _bound = self.ctx.bind()?;
-        // A module built from another version of the kernel would read the argument array out of bounds.
-        self.params.check(name, &A::sizes(), &self.ptx).map_err(anyhow::Error::msg)?;
+        // A module built from another definition of the kernel would run code compiled for other
+        // parameters (another element type of the same size, or another count of them: the argument
+        // array read out of bounds). `Ptx`'s contract makes the module gpu-builder's, whose entries are
+        // what their signatures say.
+        self.entries.check_kernel::<K>(&self.ptx).map_err(anyhow::Error::msg)?;
         let f = self.function(name)?;
         let (g, b) = (cfg.grid, cfg.block);
         if cfg.cooperative {
@@ -281,8 +286,9 @@ impl Gpu {
         let (start, stop) = (&self.res.events.0, &self.res.events.1);
         let stream = &self.res.stream;
         start.record(stream).context("cuEventRecord")?;
-        // SAFETY: the argument tuple has the count and sizes of the parameters the module declares for
-        // this kernel (checked above), every view points to a live device buffer of its length that this
+        // SAFETY: the module's entry is the code of a definition with this kernel's module path, name and
+        // parameter types (its signature, checked above; `Ptx`'s contract), so the argument tuple has the
+        // count, sizes and types of its parameters; every view points to a live device buffer of its length that this
         // context may access (the caller's contract: views borrow their buffers, and `Device` checked
         // their memory space), and the launch shape was checked against the arguments. The driver copies
         // the parameter values at the call.
@@ -334,15 +340,15 @@ impl Gpu {
     /// # Safety
     /// As [`Gpu::start`]; on `Ok(None)` the kernel still runs, so nothing it uses may be freed: the
     /// caller ends the process without returning.
-    pub unsafe fn launch_within<A: KernelArgs>(
+    pub unsafe fn launch_within<K: Kernel>(
         &self,
-        name: &str,
         cfg: Launch,
-        args: A,
+        args: K::Args<'_>,
         limit: std::time::Duration,
     ) -> Result<Option<f64>> {
+        let name = K::NAME;
         // SAFETY: the caller's contract.
-        unsafe { self.start(name, cfg, args)? };
+        unsafe { self.start::<K>(cfg, args)? };
         let started = std::time::Instant::now();
         loop {
             let r = {

@@ -20,13 +20,16 @@
 //!
 //! On a GPU the kernels come from a PTX module ([`Ptx`]): a file, or text embedded in the program with
 //! `include_str!` (the `gpu-builder` crate builds a kernel crate to PTX from a `build.rs` and sets the
-//! variable that names the file):
+//! variable that names the file). Making one is `unsafe`: a module is code, and its text cannot prove
+//! what it was built from (see [`Ptx::text`]).
 //!
 //! ```no_run
 //! use gpu_host::{Device, DeviceChoice, Ptx};
 //! static KERNELS: &str = "// include_str!(env!(\"MY_KERNELS_PTX\")) in a real program";
+//! // SAFETY: the module the build script built with gpu-builder from the kernel crate.
+//! let ptx = unsafe { Ptx::text("my_kernels", KERNELS) };
 //! // The GPU when there is one, else the emulator, with a note saying why.
-//! let (dev, note) = Device::open(DeviceChoice::Auto, &Ptx::text("my_kernels", KERNELS), Default::default()).unwrap();
+//! let (dev, note) = Device::open(DeviceChoice::Auto, &ptx, Default::default()).unwrap();
 //! if let Some(note) = note { eprintln!("{note}"); }
 //! println!("running on {}", dev.name());
 //! ```
@@ -47,7 +50,13 @@
 //! Views borrow their buffers ([`Buffer::view`], [`Buffer::view_mut`], [`Buffer::output`]), so a launch
 //! can never be given freed memory, an `Output` never shares its elements with another argument, and a
 //! buffer cannot outlive its [`Device`] nor be passed to another device's launch. Before a GPU launch,
-//! the kernel's parameters in the PTX module are checked against the argument tuple.
+//! the kernel's `.entry` in the PTX module is checked against the kernel's host type: the count and
+//! sizes of its parameters, and the signature `kernel!` wrote next to it (module path, name and
+//! parameter types of the definition), so that a module built from another definition — stale, of
+//! another crate, or with types that differ on the GPU — is an error, not a launch of code compiled for
+//! other parameters ([`PtxEntries::check`]). What the module's text is cannot be checked: making a
+//! [`Ptx`] is `unsafe`, with the contract that its kernels are what `gpu-builder` compiled from
+//! `kernel!` definitions.
 #![warn(missing_docs)]
 
 mod buffer;
@@ -66,7 +75,7 @@ pub use gpu_std::emu::Options as EmuOptions;
 pub use gpu_std::{Arg, IntoArgs};
 pub use launch::{Launch, Timing, cover};
 pub use mapped::{HostView, MappedBuffer};
-pub use ptx::{Ptx, PtxParams};
+pub use ptx::{Ptx, PtxEntries};
 
 /// The README's examples, run as doctests.
 #[cfg(doctest)]

@@ -59,11 +59,18 @@ impl<'dev, T: HostWord + Pod> MappedBuffer<'dev, T> {
         MappedBuffer { len, space, inner, _device: PhantomData }
     }
 
-    /// Zeroed host memory for an emulator device, named `name` in reports.
-    pub(crate) fn host_memory(name: &str, len: usize) -> Self {
-        let data: Box<[UnsafeCell<T>]> = (0..len).map(|_| UnsafeCell::new(T::default())).collect();
+    /// Zeroed host memory for an emulator device, named `name` in reports. An error when `len` words
+    /// cannot be allocated.
+    pub(crate) fn host_memory(name: &str, len: usize) -> anyhow::Result<Self> {
+        crate::buffer::byte_len::<T>("mapped buffer", name, len)?;
+        let mut cells = Vec::new();
+        cells
+            .try_reserve_exact(len)
+            .map_err(|e| anyhow::anyhow!("mapped buffer `{name}`: cannot allocate {len} words: {e}"))?;
+        cells.extend((0..len).map(|_| UnsafeCell::new(T::default())));
+        let data: Box<[UnsafeCell<T>]> = cells.into_boxed_slice();
         let reg = gpu_std::emu::register_buffer(name, elements(&data), len);
-        MappedBuffer::new(len, MemorySpace::HOST, MapInner::Emu { data, _name: reg })
+        Ok(MappedBuffer::new(len, MemorySpace::HOST, MapInner::Emu { data, _name: reg }))
     }
 
     /// Words in the buffer.

@@ -1,10 +1,10 @@
 //! What the launch library refuses before a launch: views of another device's memory, a block larger
 //! than the kernel's launch bounds, and (on a GPU) a module whose kernel takes other parameters than
-//! the launch passes.
+//! the launch passes; and what it refuses to make: a buffer whose size in bytes overflows.
 
 use gpu_host::{Device, cover};
 use gpu_std::emu::{self, EmuError, LaunchConfig};
-use gpu_std::{Arg, GlobalMut, MemorySpace, kernel};
+use gpu_std::{Arg, GlobalMut, MemorySpace, Output, kernel};
 
 kernel! {
     /// Thread 0 writes 7 to `x[0]`.
@@ -23,6 +23,37 @@ kernel! {
             x.set(0, 7);
         }
     }
+}
+
+kernel! {
+    /// Each thread writes `v` to the element it owns.
+    pub fn fill_out<'a>(out: Output<'a, u32>, v: u32) {
+        if let Some(o) = out.mine() {
+            o.set(v);
+        }
+    }
+}
+
+#[test]
+fn one_output_given_to_both_launches_of_a_pair_is_refused() {
+    // `Arg` is `Copy`, so one `output()` fits in both tuples: each launch alone is fine, together they
+    // are two writers per element.
+    let (d0, d1) = (Device::emulator(Default::default()), Device::emulator(Default::default()));
+    let mut b = d0.filled("b", 32, 0u32).unwrap();
+    let out = b.output();
+    let cfg = cover(32, 32, 1, 0);
+    let e = Device::launch_pair::<fill_out, fill_out>(&d0, cfg, (out, 1u32), &d1, cfg, (out, 2u32)).unwrap_err();
+    let msg = format!("{e:#}");
+    assert!(
+        msg.contains("parameter `out` of the first launch (kernel `fill_out`)")
+            && msg.contains("overlaps parameter `out` of the second launch"),
+        "{msg}"
+    );
+    assert_eq!(b.read().unwrap(), [0; 32], "nothing ran");
+    // Two buffers: both launches run.
+    let mut c = d0.filled("c", 32, 0u32).unwrap();
+    Device::launch_pair::<fill_out, fill_out>(&d0, cfg, (b.output(), 1u32), &d1, cfg, (c.output(), 2u32)).unwrap();
+    assert_eq!((b.read().unwrap(), c.read().unwrap()), (vec![1; 32], vec![2; 32]));
 }
 
 #[test]
@@ -69,4 +100,32 @@ fn an_emulator_buffer_goes_to_the_emulator_launch_of_gpu_std_too() {
     let e = emu::buffer("e", vec![0u32]);
     dev.launch::<poke>(cover(1, 1, 1, 0), (e.view_mut(),)).unwrap();
     assert_eq!(e.to_vec(), [7]);
+}
+
+#[test]
+fn a_mapped_buffer_whose_size_in_bytes_overflows_is_an_error_not_a_short_allocation() {
+    // (2^61 + 1) * 8 bytes wrap round to 8: unchecked, that allocates 16 bytes for a buffer whose
+    // `len()` (and so its host view's bounds check) says 2^61 + 1 words.
+    let dev = Device::emulator(Default::default());
+    let len = (1usize << 61) + 1;
+    let Err(e) = dev.mapped::<u64>("flags", len) else { panic!("a mapped buffer of {len} u64 words was made") };
+    let msg = format!("{e:#}");
+    assert!(msg.contains("mapped buffer `flags`") && msg.contains("more than one allocation can hold"), "{msg}");
+    // Past isize::MAX bytes without overflowing usize: refused too.
+    assert!(dev.mapped::<u32>("flags", isize::MAX as usize / 4 + 1).is_err());
+    // A size that is possible but not available is an error as well, not an abort.
+    let Err(e) = dev.mapped::<u64>("flags", 1 << 59) else { panic!("4 EiB were allocated") };
+    assert!(format!("{e:#}").contains("cannot allocate"), "{e:#}");
+    // A small one works.
+    assert_eq!(dev.mapped::<u64>("flags", 3).unwrap().len(), 3);
+}
+
+#[test]
+fn a_filled_buffer_whose_size_in_bytes_overflows_is_an_error() {
+    let dev = Device::emulator(Default::default());
+    let Err(e) = dev.filled("big", (1usize << 61) + 1, 0u64) else { panic!("a buffer of 2^61 + 1 u64 was made") };
+    let msg = format!("{e:#}");
+    assert!(msg.contains("buffer `big`") && msg.contains("more than one allocation can hold"), "{msg}");
+    let Err(e) = dev.filled("big", 1 << 59, 0u64) else { panic!("4 EiB were allocated") };
+    assert!(format!("{e:#}").contains("buffer `big`: cannot allocate"), "{e:#}");
 }

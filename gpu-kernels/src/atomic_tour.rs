@@ -71,9 +71,9 @@ pub const F_CAS_ADD: usize = 3;
 pub const FLOAT_OPS: usize = 4;
 
 macro_rules! int_tour {
-    ($(#[$m:meta])* $name:ident, $t:ty, |$cells:ident, $put:ident| $extra:block) => {
+    ($(#[$($m:tt)*])* $name:ident, $t:ty, |$cells:ident, $put:ident| $extra:block) => {
         kernel! {
-            $(#[$m])*
+            $(#[$($m)*])*
             pub fn $name<'a>(small: Global<'a, $t>, bits: Global<'a, $t>, cells: GlobalMut<'a, $t>, olds: Output<'a, $t>) {
                 let i = global_index_x();
                 if i < small.len() {
@@ -155,9 +155,9 @@ fn add_f64_by_cas(cells: GlobalMut<f64>, k: usize, v: f64) -> f64 {
 }
 
 macro_rules! float_tour {
-    ($(#[$m:meta])* $name:ident, $t:ty, $cas_add:ident) => {
+    ($(#[$($m:tt)*])* $name:ident, $t:ty, $cas_add:ident) => {
         kernel! {
-            $(#[$m])*
+            $(#[$($m)*])*
             pub fn $name<'a>(small: Global<'a, $t>, bits: Global<'a, $t>, cells: GlobalMut<'a, $t>, olds: Output<'a, $t>) {
                 let i = global_index_x();
                 if i < small.len() {

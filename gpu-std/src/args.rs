@@ -46,7 +46,7 @@ pub struct ViewArg {
 
 /// A kernel's parameter tuple: every element a [`KernelParam`]. The emulator reads the device memory
 /// regions the views give access to, and checks each access of the launch against them.
-pub trait KernelArgs: Copy {
+pub trait KernelArgs: Copy + crate::signature::ParamList {
     /// Every view among the arguments, in parameter order.
     fn views(&self) -> Vec<ViewArg>;
     /// A pointer to each parameter, in order: the argument array of `cuLaunchKernel`.
@@ -69,13 +69,11 @@ pub trait KernelArgs: Copy {
             ));
         }
         let views = self.views();
+        for v in &views {
+            check_region(kernel, params, v)?;
+        }
         for out in views.iter().filter(|v| v.output && v.bytes > 0) {
-            let overlap = views.iter().find(|v| {
-                v.position != out.position
-                    && v.bytes > 0
-                    && v.base < out.base + out.bytes
-                    && out.base < v.base + v.bytes
-            });
+            let overlap = views.iter().find(|v| v.position != out.position && v.overlaps(out));
             if let Some(other) = overlap {
                 return Err(format!(
                     "kernel `{kernel}`: {} (an Output view of {} bytes at {:#x}) overlaps {}; an Output must be \
@@ -89,6 +87,81 @@ pub trait KernelArgs: Copy {
         }
         Ok(())
     }
+}
+
+impl ViewArg {
+    /// One past the last byte the view reaches (`base + bytes`; saturating, for a view that
+    /// [`KernelArgs::check_launch`] refuses).
+    pub fn end(&self) -> usize {
+        self.base.saturating_add(self.bytes)
+    }
+
+    /// Whether both views reach at least one common byte (an empty view overlaps nothing).
+    pub fn overlaps(&self, other: &ViewArg) -> bool {
+        self.bytes > 0 && other.bytes > 0 && self.base < other.end() && other.base < self.end()
+    }
+}
+
+/// `Err` naming both parameters when an [`Output`](crate::Output) view of one of two launches that run
+/// at the same time overlaps any view of the other: the `Output`'s rule (one writer per element, no
+/// other view of its elements) holds within each launch ([`KernelArgs::check_launch`]), and must hold
+/// across the pair too, or a thread of each grid could write one element. `kernel0`, `params0` and
+/// `views0` describe the first launch (its [`Kernel::NAME`](crate::Kernel::NAME),
+/// [`Kernel::PARAMS`](crate::Kernel::PARAMS) and [`KernelArgs::views`]), the others the second.
+/// [`GlobalMut`](crate::GlobalMut) and [`Global`](crate::Global) views may overlap across the pair as
+/// they may within one launch (flags and atomics that both grids use; races there are racy values).
+/// Every launcher of two grids at once calls it, after checking each launch alone.
+pub fn check_concurrent_views(
+    kernel0: &str,
+    params0: &[&str],
+    views0: &[ViewArg],
+    kernel1: &str,
+    params1: &[&str],
+    views1: &[ViewArg],
+) -> Result<(), String> {
+    let launch = |first: bool, kernel: &str, params: &[&str], v: &ViewArg| {
+        format!(
+            "{} of the {} launch (kernel `{kernel}`)",
+            param_name(params, v.position),
+            if first { "first" } else { "second" }
+        )
+    };
+    for a in views0 {
+        for b in views1 {
+            if (a.output || b.output) && a.overlaps(b) {
+                let (out, other) = if a.output {
+                    (launch(true, kernel0, params0, a), launch(false, kernel1, params1, b))
+                } else {
+                    (launch(false, kernel1, params1, b), launch(true, kernel0, params0, a))
+                };
+                let o = if a.output { a } else { b };
+                return Err(format!(
+                    "kernels `{kernel0}` and `{kernel1}` run at the same time, and {out} (an Output view of {} bytes \
+                     at {:#x}) overlaps {other}; an Output must be the only view of its elements, or two threads \
+                     could write one element",
+                    o.bytes, o.base
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `Err` unless the view's bytes lie within one possible allocation: at most `isize::MAX` of them, and
+/// the last one below the end of the address space. A view from its buffer always does; one made with
+/// `from_raw_parts` from a length whose size in bytes overflows does not, and must not reach a launch
+/// (the regions a launch may touch, and the overlap checks, are computed from `base + bytes`).
+fn check_region(kernel: &str, params: &[&str], v: &ViewArg) -> Result<(), String> {
+    if v.bytes > isize::MAX as usize || v.base.checked_add(v.bytes).is_none() {
+        return Err(format!(
+            "kernel `{kernel}`: {} is a view of {} bytes at {:#x}, more than one allocation can hold (its \
+             length in bytes overflows): no buffer has such a view",
+            param_name(params, v.position),
+            if v.bytes == usize::MAX { "more than usize::MAX".to_string() } else { v.bytes.to_string() },
+            v.base,
+        ));
+    }
+    Ok(())
 }
 
 /// `parameter `name`` if the name is known, else `parameter k`.
@@ -262,7 +335,71 @@ kernel_args!(PA A: 0, PB B: 1, PC C: 2, PD D: 3, PE E: 4, PF F: 5, PG G: 6, PH H
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Global;
+    use crate::{Global, GlobalMut, Output};
+
+    #[test]
+    fn a_view_whose_size_in_bytes_overflows_is_refused_by_every_launcher() {
+        let data = [0u64; 1];
+        // (2^61 + 1) * 8 wraps round to 8 bytes: unchecked, the launch's regions (what the emulator lets
+        // the kernel touch) and the overlap checks would see one element where the view has 2^61 + 1.
+        // SAFETY: never launched: only its region is read (and refused).
+        let huge = unsafe { GlobalMut::from_raw_parts(data.as_ptr() as *mut u64, (1 << 61) + 1) };
+        assert_eq!(huge.region(), Some((data.as_ptr() as usize, usize::MAX)), "saturates, never wraps");
+        let e = (1u32, huge).check_launch("k", &["n", "x"], Dim3::x(1), Dim3::x(1)).unwrap_err();
+        assert!(e.contains("kernel `k`: parameter `x`") && e.contains("more than one allocation can hold"), "{e}");
+        // A region that fits in the address space but runs past its end.
+        // SAFETY: as above.
+        let past_end = unsafe { Global::from_raw_parts((usize::MAX - 7) as *const u64, 2) };
+        assert!((past_end,).check_launch("k", &["x"], Dim3::x(1), Dim3::x(1)).is_err());
+        // SAFETY: as above.
+        let fine = unsafe { Global::from_raw_parts(data.as_ptr(), 1) };
+        assert!((fine,).check_launch("k", &["x"], Dim3::x(1), Dim3::x(1)).is_ok());
+    }
+
+    #[test]
+    fn an_output_of_one_launch_overlapping_a_view_of_another_running_with_it_is_refused() {
+        let data = [0u32; 8];
+        // SAFETY: never launched.
+        let (out, flags, x) = unsafe {
+            (
+                Output::<u32>::from_raw_parts(data.as_ptr() as *mut u32, 4),
+                GlobalMut::from_raw_parts(data[4..].as_ptr() as *mut u32, 4),
+                Global::from_raw_parts(data[2..].as_ptr(), 1),
+            )
+        };
+        let (first, second) = ((out, flags).views(), (flags, x).views());
+        // `flags` in both launches is allowed; `x` of the second overlaps `out` of the first.
+        let e = check_concurrent_views("a", &["out", "flags"], &first, "b", &["flags", "x"], &second).unwrap_err();
+        assert!(
+            e.contains("parameter `out` of the first launch (kernel `a`)")
+                && e.contains("overlaps parameter `x` of the second launch (kernel `b`)"),
+            "{e}"
+        );
+        // The other way round: the Output is named first either way.
+        let e = check_concurrent_views("b", &["flags", "x"], &second, "a", &["out", "flags"], &first).unwrap_err();
+        assert!(e.contains("parameter `out` of the second launch (kernel `a`)"), "{e}");
+        // One Output given to both launches.
+        let e = check_concurrent_views("a", &["out"], &(out,).views(), "a", &["out"], &(out,).views()).unwrap_err();
+        assert!(e.contains("of the first launch") && e.contains("of the second launch"), "{e}");
+        // Shared GlobalMut views, and views apart from the Output, are fine.
+        assert!(check_concurrent_views("a", &[], &(flags,).views(), "b", &[], &(flags, flags).views()).is_ok());
+        let apart = (flags,).views();
+        assert!(check_concurrent_views("a", &[], &(out,).views(), "b", &[], &apart).is_ok());
+    }
+
+    #[test]
+    fn an_output_overlapping_another_view_is_refused() {
+        let data = [0u32; 8];
+        // SAFETY: never launched.
+        let (out, x) = unsafe {
+            (Output::<u32>::from_raw_parts(data.as_ptr() as *mut u32, 4), Global::from_raw_parts(data[3..].as_ptr(), 5))
+        };
+        let e = (x, out).check_launch("k", &["x", "out"], Dim3::x(1), Dim3::x(1)).unwrap_err();
+        assert!(e.contains("parameter `out`") && e.contains("overlaps parameter `x`"), "{e}");
+        // SAFETY: as above.
+        let apart = unsafe { Global::from_raw_parts(data[4..].as_ptr(), 4) };
+        assert!((apart, out).check_launch("k", &["x", "out"], Dim3::x(1), Dim3::x(1)).is_ok());
+    }
 
     #[test]
     fn a_view_of_another_space_is_accepted_only_from_a_listed_peer() {

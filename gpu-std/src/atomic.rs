@@ -173,29 +173,70 @@ impl Space for SharedSpace {
     const KIND: SpaceKind = SpaceKind::Shared;
 }
 
-/// One element of a view, for atomic operations at scope `S`. Made by `.atomic(i)` on a view.
+/// One element of a view, for atomic operations at scope `S`. Made by `.atomic(i)` on a view, and
+/// valid for `'a`: the launch, for an element of a global-memory view (it can no more be kept past the
+/// launch than the view itself); the borrow of the [`SharedSlice`](crate::SharedSlice) it was made
+/// from, for shared memory.
+///
+/// ```compile_fail,E0521
+/// std::thread_local! {
+///     static KEPT: std::cell::Cell<Option<gpu_std::atomic::AtomicRef<'static, u32, gpu_std::Device, gpu_std::atomic::GlobalSpace>>> =
+///         const { std::cell::Cell::new(None) };
+/// }
+/// gpu_std::kernel! {
+///     pub fn keep<'a>(x: gpu_std::GlobalMut<'a, u32>) {
+///         KEPT.with(|k| k.set(Some(x.atomic(0)))); // error: borrowed data escapes outside of function
+///     }
+/// }
+/// ```
+///
+/// An element of shared memory lives as long as the borrow of its slice:
+///
+/// ```compile_fail,E0515
+/// gpu_std::shared_layout! { pub struct Lock { pub word: [u32; 1] } }
+/// fn lock_word() -> gpu_std::atomic::AtomicRef<'static, u32, gpu_std::Block, gpu_std::atomic::SharedSpace> {
+///     let s = Lock::view().word;
+///     s.atomic(0) // error: cannot return value referencing local variable `s`
+/// }
+/// ```
+/// ```
+/// // Within the launch (and the slice's scope), an element for atomics is an ordinary value.
+/// gpu_std::shared_layout! { pub struct Lock { pub word: [u32; 1] } }
+/// gpu_std::kernel! {
+///     pub fn count<'a>(x: gpu_std::GlobalMut<'a, u32>) {
+///         let counter = x.atomic(0);
+///         let block_counter = counter.scope::<gpu_std::Block>();
+///         counter.fetch_add(1);
+///         let _ = block_counter;
+///         let word = Lock::view().word;
+///         let lock = word.atomic(0);
+///         while lock.compare_and_swap(0, 1) != 0 {}
+///         lock.swap(0);
+///     }
+/// }
+/// ```
 #[derive(Debug)]
-pub struct AtomicRef<T, S, Sp> {
+pub struct AtomicRef<'a, T, S, Sp> {
     ptr: *mut T,
-    _m: PhantomData<(S, Sp)>,
+    _m: PhantomData<(&'a (), S, Sp)>,
 }
-impl<T, S, Sp> Clone for AtomicRef<T, S, Sp> {
+impl<T, S, Sp> Clone for AtomicRef<'_, T, S, Sp> {
     fn clone(&self) -> Self {
         *self
     }
 }
-impl<T, S, Sp> Copy for AtomicRef<T, S, Sp> {}
+impl<T, S, Sp> Copy for AtomicRef<'_, T, S, Sp> {}
 
-impl<T: Atomic, S: Scope, Sp: Space> AtomicRef<T, S, Sp> {
+impl<'a, T: Atomic, S: Scope, Sp: Space> AtomicRef<'a, T, S, Sp> {
     /// # Safety
-    /// `ptr` must point to a live, aligned `T` in space `Sp` for as long as the reference is used.
+    /// `ptr` must point to a live, aligned `T` in space `Sp` for `'a`.
     #[inline(always)]
     pub(crate) unsafe fn new(ptr: *mut T) -> Self {
         AtomicRef { ptr, _m: PhantomData }
     }
     /// The same element at another scope.
     #[inline(always)]
-    pub fn scope<S2: Scope>(self) -> AtomicRef<T, S2, Sp> {
+    pub fn scope<S2: Scope>(self) -> AtomicRef<'a, T, S2, Sp> {
         AtomicRef { ptr: self.ptr, _m: PhantomData }
     }
     #[inline(always)]
@@ -248,7 +289,7 @@ impl<T: Atomic, S: Scope, Sp: Space> AtomicRef<T, S, Sp> {
     }
 }
 
-impl<T: AtomicInt, S: Scope, Sp: Space> AtomicRef<T, S, Sp> {
+impl<T: AtomicInt, S: Scope, Sp: Space> AtomicRef<'_, T, S, Sp> {
     /// `atomicAdd`. PTX: `atom.relaxed.gpu.global.add.u32`, `atom.relaxed.gpu.global.add.s32`,
     /// `atom.relaxed.gpu.global.add.u64`, `atom.relaxed.cta.shared.add.u32`, `atom.relaxed.sys.global.add.u32`.
     #[inline(always)]
@@ -297,7 +338,7 @@ impl<T: AtomicInt, S: Scope, Sp: Space> AtomicRef<T, S, Sp> {
     }
 }
 
-impl<S: Scope, Sp: Space> AtomicRef<u32, S, Sp> {
+impl<S: Scope, Sp: Space> AtomicRef<'_, u32, S, Sp> {
     /// `atomicInc(p, limit)`: `old >= limit ? 0 : old + 1`. PTX: `atom.relaxed.gpu.global.inc.u32`.
     #[inline(always)]
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
@@ -313,7 +354,7 @@ impl<S: Scope, Sp: Space> AtomicRef<u32, S, Sp> {
     }
 }
 
-impl<T: AtomicFloat, S: Scope, Sp: Space> AtomicRef<T, S, Sp> {
+impl<T: AtomicFloat, S: Scope, Sp: Space> AtomicRef<'_, T, S, Sp> {
     /// `atomicAdd` on `f32`/`f64` (native since sm_60 for f64). PTX: `atom.relaxed.gpu.global.add.f32`,
     /// `atom.relaxed.gpu.global.add.f64`, `atom.relaxed.cta.shared.add.f32`.
     #[inline(always)]
@@ -323,7 +364,7 @@ impl<T: AtomicFloat, S: Scope, Sp: Space> AtomicRef<T, S, Sp> {
     }
 }
 
-impl<S: Scope, Sp: Space> AtomicRef<f64, S, Sp> {
+impl<S: Scope, Sp: Space> AtomicRef<'_, f64, S, Sp> {
     /// The classic `atomicAddDouble`: an f64 add built from a compare-and-swap loop on the 64-bit
     /// pattern, as GPUs before sm_60 needed. Returns the old value. Each failed CAS means another thread
     /// updated the value in between; the loop retries with the value it observed.

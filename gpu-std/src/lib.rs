@@ -55,10 +55,25 @@
 //! - **Host views borrow their buffers** (`buf.view()`, `buf.view_mut()`, `buf.output()`, for
 //!   `gpu-host`'s device buffers and the emulator's `emu::Buffer` alike), so a launch cannot be given
 //!   a freed buffer, nor an `Output` together with another view of its buffer (`compile_fail` tests).
-//!   Launchers also refuse raw views that overlap an `Output`. On the emulator every access is also
-//!   checked against the launch's views and the block's shared memory.
+//!   Launchers also refuse raw views that overlap an `Output`, within one launch and across two
+//!   launches that run at the same time ([`check_concurrent_views`]). On the emulator every access is
+//!   also checked against the launch's views and the block's shared memory.
+//! - **A kernel's signature travels with its `.entry`**: [`kernel!`] writes the definition's module
+//!   path, name and parameter types, as each target resolves them, into the PTX module next to the
+//!   entry ([`signature`]), and the host's [`Kernel`] type has the same ones. `gpu-host` refuses to
+//!   launch an entry whose signature is not the host type's: a stale module, a kernel of the same
+//!   name from another crate or module, a parameter type that differs between the targets (a
+//!   `#[cfg]`'d alias), whose parameters may have the same sizes. Only doc comments, lint attributes
+//!   and `#[launch_bounds]` reach a kernel's two definitions, and the macros reach `core` and the
+//!   standard macros through `gpu_std` itself, so a crate that shadows `stringify!` or replaces
+//!   `::core` changes neither a kernel's name nor a shared layout's size.
 //! - **Views carry the launch's lifetime** (`fn k<'a>(x: Global<'a, f32>)`), so a kernel cannot keep
-//!   one past its launch.
+//!   one past its launch, nor an element for atomics made from one (`AtomicRef<'a, ..>`; one of shared
+//!   memory lives as long as the borrow of its [`SharedSlice`]). A `SharedSlice` itself carries no
+//!   lifetime: it is neither `Send` nor `Sync`, so only a host `thread_local!` can keep it past its
+//!   launch, and the emulator refuses its accesses to memory that the running launch was not given
+//!   (which stops a freed block's memory from being touched, not an address that another view of
+//!   the new launch now covers).
 //! - **16-byte loads**: `view.split_vectors()` splits a `Global<T>` like `slice::align_to` into a head
 //!   of single elements, a body of 16-byte vectors (`body.get(i)` is one `ld.global.v4.b32`, or
 //!   `ld.global.v2.b64` for 8-byte elements; `body.get_nc(i)` reads through the read-only data cache,
@@ -94,7 +109,7 @@ mod args;
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod emu;
 #[cfg(not(target_arch = "nvptx64"))]
-pub use args::{Arg, IntoArgs, IntoParam, KernelArgs, MemorySpace, ViewArg};
+pub use args::{Arg, IntoArgs, IntoParam, KernelArgs, MemorySpace, ViewArg, check_concurrent_views};
 #[cfg(not(target_arch = "nvptx64"))]
 use emu::backend;
 
@@ -106,6 +121,7 @@ pub mod launch_bounds;
 pub mod memory;
 pub mod pod;
 pub mod shared;
+pub mod signature;
 pub mod thread;
 pub mod vector;
 pub mod warp;
@@ -116,6 +132,14 @@ pub use pod::Pod;
 pub use shared::SharedSlice;
 pub use thread::Dim3;
 pub use vector::{Lanes, Split, SplitMut, Vectors, VectorsMut};
+
+/// What the exported macros reach through `$crate`: the real `core`, which a kernel crate cannot
+/// replace (`extern crate self as core;` changes what `::core` means in that crate, not here). Not
+/// part of the API.
+#[doc(hidden)]
+pub mod __private {
+    pub use ::core;
+}
 
 /// Where in the kernel source a primitive was called: a `Location` on the host (the emulator names it
 /// in its reports), nothing on the GPU.
@@ -144,14 +168,18 @@ fn panic(_: &core::panic::PanicInfo) -> ! {
     unsafe { core::arch::nvptx::trap() }
 }
 
-/// A kernel as the host sees it: its PTX entry name and a function the emulator can call.
-/// Implemented by [`kernel!`] on the host target only.
+/// A kernel as the host sees it: its PTX entry name, the signature of its definition, and a function
+/// the emulator can call. Implemented by [`kernel!`] on the host target only.
 ///
 /// # Safety
-/// `Args` must be the parameter list of the `.entry` called `NAME` that the kernel crate's PTX module
-/// declares, and `run` its body: launchers pass an `Args` tuple to that entry. Write kernels with
-/// [`kernel!`], which guarantees both; a GPU launcher also checks the count and sizes of the
-/// parameters against the module before each launch.
+/// `Args` must be the parameter list of the `.entry` called `NAME` in every PTX module whose
+/// signature global for `NAME` ([`signature`]) holds this kernel's signature
+/// ([`signature::of::<Self>()`](signature::of)), and `run` its body: a GPU launcher passes an `Args`
+/// tuple to that entry once it has checked the signature (and the count and sizes of the
+/// parameters) against the module. [`kernel!`] guarantees this: it writes the signature into the
+/// module from the same definition, with the same module path, name and parameter types (as each
+/// target resolves them), so two definitions that differ in any of them cannot be taken for each
+/// other.
 ///
 /// A hand-written implementation must say `unsafe impl`:
 ///
@@ -159,6 +187,7 @@ fn panic(_: &core::panic::PanicInfo) -> ! {
 /// struct Fake;
 /// impl gpu_std::Kernel for Fake { // error: the trait requires an `unsafe impl` declaration
 ///     const NAME: &'static str = "saxpy";
+///     const MODULE_PATH: &'static str = "fake";
 ///     type Args<'a> = (u32,);
 ///     fn run<'a>(_: (u32,)) {}
 /// }
@@ -167,6 +196,9 @@ fn panic(_: &core::panic::PanicInfo) -> ! {
 pub unsafe trait Kernel {
     /// The `.entry` name in the PTX module.
     const NAME: &'static str;
+    /// The module path of the definition (`module_path!()` where [`kernel!`] was invoked): with
+    /// `NAME` and the types of `Args`, the kernel's [`signature`].
+    const MODULE_PATH: &'static str;
     /// The parameter names, in declaration order (for reports: a view's parameter names its memory).
     const PARAMS: &'static [&'static str] = &[];
     /// The parameters, as a tuple of [`KernelParam`]s, in declaration order, with views valid for the
@@ -199,12 +231,37 @@ pub unsafe trait Kernel {
 /// to each view. A kernel without views needs none.
 ///
 /// Among the attributes, `#[launch_bounds(MAX_THREADS, MIN_BLOCKS)]` (`MIN_BLOCKS` optional) gives the
-/// kernel CUDA's launch bounds: see [`launch_bounds`].
+/// kernel CUDA's launch bounds: see [`launch_bounds`]. The others may be doc comments and lint
+/// attributes (`allow`, `warn`, `deny`, `forbid`, `expect`) only: any other attribute would reach one
+/// of the kernel's two definitions (the `.entry` or the host type) and not the other, such as a
+/// `#[cfg]` that keeps the host type of a kernel whose `.entry` is gone, or an `export_name`. (A macro
+/// that passes attributes on to `kernel!` passes them as tokens, `#[$($a:tt)*]`: a `$a:meta` fragment
+/// cannot be looked into, and is refused.)
 ///
-/// On nvptx it becomes `#[no_mangle] pub extern "gpu-kernel" fn name(...)`, a PTX `.entry`. On the
-/// host it becomes a unit struct implementing [`Kernel`], whose `run` is the same body, for the
-/// emulator. Parameters must be [`KernelParam`]s ([`Pod`] scalars and global-memory views): anything
-/// else is a compile error on both targets.
+/// ```compile_fail
+/// gpu_std::kernel! {
+///     #[cfg(not(target_arch = "nvptx64"))] // error: only doc comments, lint attributes and #[launch_bounds]
+///     pub fn fill<'a>(x: gpu_std::GlobalMut<'a, u8>) { x.set(0, 1); }
+/// }
+/// ```
+/// ```
+/// gpu_std::kernel! {
+///     /// Documented, with lints and launch bounds.
+///     #[allow(unused_variables)]
+///     #[launch_bounds(64)]
+///     #[deny(unsafe_code)]
+///     pub fn fill<'a>(x: gpu_std::GlobalMut<'a, u8>) { let unused = 0; x.set(0, 1); }
+/// }
+/// ```
+///
+/// On nvptx it becomes `#[no_mangle] pub extern "gpu-kernel" fn name(...)`, a PTX `.entry`, and a
+/// global `__gpu_std_signature_name` that holds the definition's [`signature`] (its module path,
+/// name and parameter types). On the host it becomes a unit struct implementing [`Kernel`], whose
+/// `run` is the same body, for the emulator, and whose signature is computed from the same module
+/// path, name and types: a GPU launch refuses a module whose signature for the kernel differs (a
+/// stale module, a kernel of the same name defined elsewhere, a definition whose types differ between
+/// the targets). Parameters must be [`KernelParam`]s ([`Pod`] scalars and global-memory views):
+/// anything else is a compile error on both targets.
 ///
 /// The body is safe code on both targets (it is the body of a safe function): an unsafe operation in
 /// it needs an `unsafe` block, as anywhere else.
@@ -239,6 +296,26 @@ pub unsafe trait Kernel {
 /// }
 /// ```
 ///
+/// What the macro expands to names `core` and the standard macros only through `gpu_std`, so a crate
+/// that replaces `::core` or shadows `stringify!` changes nothing in it (here its `stringify!` would
+/// give every kernel the name of another):
+///
+/// ```standalone_crate
+/// extern crate self as core;
+/// pub use ::std::*;
+/// macro_rules! stringify { ($($t:tt)*) => { "saxpy" } }
+///
+/// gpu_std::kernel! {
+///     pub fn fill<'a>(x: gpu_std::GlobalMut<'a, u32>) { x.set(0, 1); }
+/// }
+///
+/// fn main() {
+///     use gpu_std::Kernel;
+///     assert_eq!(stringify!(fill), "saxpy");
+///     assert_eq!((fill::NAME, fill::PARAMS), ("fill", &["x"][..]));
+/// }
+/// ```
+///
 /// Launchers check the rest on the host, before the launch: a kernel with an [`Output`] runs 1-D, and
 /// no other view of the launch overlaps the `Output` ([`KernelArgs::check_launch`]).
 #[macro_export]
@@ -246,8 +323,9 @@ macro_rules! kernel {
     ($($input:tt)*) => { $crate::__kernel! { [] [] $($input)* } };
 }
 
-/// The body of [`kernel!`]: collects the attributes (taking out `#[launch_bounds(..)]`), then emits
-/// the `.entry` and the host type.
+/// The body of [`kernel!`]: collects the attributes (taking out `#[launch_bounds(..)]`, refusing any
+/// but doc comments and lint attributes), then emits the `.entry` with its signature, and the host
+/// type.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __kernel {
@@ -255,10 +333,35 @@ macro_rules! __kernel {
         $crate::__kernel! { [$($attrs)*] [$max, $($min)?] $($rest)* }
     };
     ([$($attrs:tt)*] [$($lb:tt)+] #[launch_bounds $($x:tt)*] $($rest:tt)*) => {
-        compile_error!("a kernel takes one #[launch_bounds(MAX_THREADS, MIN_BLOCKS)]");
+        $crate::__private::core::compile_error!("a kernel takes one #[launch_bounds(MAX_THREADS, MIN_BLOCKS)]");
     };
-    ([$($attrs:tt)*] [$($lb:tt)*] #[$m:meta] $($rest:tt)*) => {
-        $crate::__kernel! { [$($attrs)* #[$m]] [$($lb)*] $($rest)* }
+    ([$($attrs:tt)*] [$($lb:tt)*] #[doc $($a:tt)*] $($rest:tt)*) => {
+        $crate::__kernel! { [$($attrs)* #[doc $($a)*]] [$($lb)*] $($rest)* }
+    };
+    ([$($attrs:tt)*] [$($lb:tt)*] #[allow $($a:tt)*] $($rest:tt)*) => {
+        $crate::__kernel! { [$($attrs)* #[allow $($a)*]] [$($lb)*] $($rest)* }
+    };
+    ([$($attrs:tt)*] [$($lb:tt)*] #[warn $($a:tt)*] $($rest:tt)*) => {
+        $crate::__kernel! { [$($attrs)* #[warn $($a)*]] [$($lb)*] $($rest)* }
+    };
+    ([$($attrs:tt)*] [$($lb:tt)*] #[deny $($a:tt)*] $($rest:tt)*) => {
+        $crate::__kernel! { [$($attrs)* #[deny $($a)*]] [$($lb)*] $($rest)* }
+    };
+    ([$($attrs:tt)*] [$($lb:tt)*] #[forbid $($a:tt)*] $($rest:tt)*) => {
+        $crate::__kernel! { [$($attrs)* #[forbid $($a)*]] [$($lb)*] $($rest)* }
+    };
+    ([$($attrs:tt)*] [$($lb:tt)*] #[expect $($a:tt)*] $($rest:tt)*) => {
+        $crate::__kernel! { [$($attrs)* #[expect $($a)*]] [$($lb)*] $($rest)* }
+    };
+    ([$($attrs:tt)*] [$($lb:tt)*] #[$($other:tt)*] $($rest:tt)*) => {
+        $crate::__private::core::compile_error!($crate::__private::core::concat!(
+            "kernel!: only doc comments, lint attributes (allow, warn, deny, forbid, expect) and #[launch_bounds] \
+             may be given to a kernel, not #[",
+            $crate::__private::core::stringify!($($other)*),
+            "]: it would apply to one of the kernel's two definitions (the .entry, or the host type) and not the \
+             other (a macro that passes attributes on to kernel! must pass them as tokens, #[$($a:tt)*], not as \
+             $a:meta fragments, which kernel! cannot look into)"
+        ));
     };
     ([$($attrs:tt)*] [$($lb:tt)*] pub fn $name:ident($($arg:ident : $ty:ty),* $(,)?) $body:block) => {
         $crate::__kernel! { [$($attrs)*] [$($lb)*] pub fn $name<'__launch>($($arg: $ty),*) $body }
@@ -280,18 +383,50 @@ macro_rules! __kernel {
             __gpu_std_kernel_body($($arg),*)
         }
 
+        // The definition's signature, next to its `.entry` in the PTX module, where a GPU launch reads
+        // it: the module path, name and parameter types as this target resolves them.
+        #[cfg(target_arch = "nvptx64")]
+        const _: () = {
+            type __GpuStdKernelArgs<$lt> = ($($ty,)*);
+            const __GPU_STD_SIGNATURE_LEN: $crate::__private::core::primitive::usize = $crate::signature::len(
+                $crate::__private::core::module_path!(),
+                $crate::__private::core::stringify!($name),
+                <__GpuStdKernelArgs<'static> as $crate::signature::ParamList>::TYPES,
+            );
+            // SAFETY: the name is this kernel's alone (a second kernel of the same name in the crate
+            // would clash at its `.entry` too): `__gpu_std_signature_<name>`, never read by Rust code.
+            #[unsafe(export_name = $crate::__private::core::concat!(
+                "__gpu_std_signature_",
+                $crate::__private::core::stringify!($name)
+            ))]
+            static __GPU_STD_SIGNATURE: [$crate::__private::core::primitive::u8; __GPU_STD_SIGNATURE_LEN] = $crate::signature::bytes(
+                $crate::__private::core::module_path!(),
+                $crate::__private::core::stringify!($name),
+                <__GpuStdKernelArgs<'static> as $crate::signature::ParamList>::TYPES,
+            );
+        };
+
         $($attrs)*
         #[cfg(not(target_arch = "nvptx64"))]
         #[allow(non_camel_case_types)]
-        #[derive(Clone, Copy, Debug)]
+        #[derive(
+            $crate::__private::core::clone::Clone,
+            $crate::__private::core::marker::Copy,
+            $crate::__private::core::fmt::Debug
+        )]
         pub struct $name;
 
-        // SAFETY: `Args` and `run` come from the same definition as the `.entry` above.
+        // SAFETY: `Args` and `run` come from the same definition as the `.entry` above, and the
+        // signature the `.entry`'s module holds for it is made from the same module path, name and
+        // types (`Kernel`'s contract). Only doc comments and lint attributes reach the two definitions,
+        // so neither can exist without the other.
         #[cfg(not(target_arch = "nvptx64"))]
         unsafe impl $crate::Kernel for $name {
-            const NAME: &'static str = stringify!($name);
-            const PARAMS: &'static [&'static str] = &[$(stringify!($arg)),*];
-            const MAX_THREADS_PER_BLOCK: Option<u32> = $crate::__max_threads!($($lb)*);
+            const NAME: &'static str = $crate::__private::core::stringify!($name);
+            const MODULE_PATH: &'static str = $crate::__private::core::module_path!();
+            const PARAMS: &'static [&'static str] = &[$($crate::__private::core::stringify!($arg)),*];
+            const MAX_THREADS_PER_BLOCK: $crate::__private::core::option::Option<u32> =
+                $crate::__max_threads!($($lb)*);
             type Args<$lt> = ($($ty,)*);
             #[allow(unused_parens)]
             fn run<$lt>(args: Self::Args<$lt>) {
@@ -320,10 +455,10 @@ macro_rules! __launch_bounds {
 #[macro_export]
 macro_rules! __max_threads {
     () => {
-        None
+        $crate::__private::core::option::Option::None
     };
     ($max:literal, $($min:literal)?) => {
-        Some($max)
+        $crate::__private::core::option::Option::Some($max)
     };
 }
 

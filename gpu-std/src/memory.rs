@@ -37,6 +37,9 @@ mod sealed {
 /// Sealed: `usize`/`isize` (whose width the host and device could disagree on), references, `bool`
 /// and structs with padding cannot be kernel parameters.
 pub trait KernelParam: Copy + sealed::Sealed {
+    /// The parameter's type as a kernel signature names it ([`crate::signature`]).
+    #[doc(hidden)]
+    const TYPE: crate::signature::ParamType;
     /// The device memory the parameter gives access to, as `(address, bytes)` (none for scalars). The
     /// emulator checks every access of a launch against these regions.
     #[doc(hidden)]
@@ -58,6 +61,8 @@ macro_rules! scalar_params {
     ($($t:ty),*) => {$(
         impl sealed::Sealed for $t {}
         impl KernelParam for $t {
+            const TYPE: crate::signature::ParamType =
+                crate::signature::ParamType { view: "", elem: stringify!($t), owner: "" };
             fn region(&self) -> Option<(usize, usize)> {
                 None
             }
@@ -116,16 +121,28 @@ pub struct GlobalMut<'a, T: Pod> {
     _launch: PhantomData<&'a [T]>,
 }
 
+/// The region of a view of `len` elements at `ptr`: `len * size_of::<T>()` bytes, saturating at
+/// `usize::MAX` (a view's contract keeps it within one allocation, of at most `isize::MAX` bytes; a view
+/// that breaks it is then refused by [`KernelArgs::check_launch`](crate::KernelArgs::check_launch), never
+/// wrapped round to a small region).
+#[inline(always)]
+fn view_region<T>(ptr: *const T, len: usize) -> Option<(usize, usize)> {
+    Some((ptr as usize, len.saturating_mul(size_of::<T>())))
+}
+
 impl<T: Pod> sealed::Sealed for Global<'_, T> {}
 impl<T: Pod> KernelParam for Global<'_, T> {
+    const TYPE: crate::signature::ParamType = crate::signature::ParamType { view: "Global", elem: T::NAME, owner: "" };
     fn region(&self) -> Option<(usize, usize)> {
-        Some((self.ptr as usize, self.len * size_of::<T>()))
+        view_region(self.ptr, self.len)
     }
 }
 impl<T: Pod> sealed::Sealed for GlobalMut<'_, T> {}
 impl<T: Pod> KernelParam for GlobalMut<'_, T> {
+    const TYPE: crate::signature::ParamType =
+        crate::signature::ParamType { view: "GlobalMut", elem: T::NAME, owner: "" };
     fn region(&self) -> Option<(usize, usize)> {
-        Some((self.ptr as usize, self.len * size_of::<T>()))
+        view_region(self.ptr, self.len)
     }
 }
 
@@ -176,9 +193,10 @@ macro_rules! view_read_methods {
 }
 
 /// `set`, `set_volatile`, `atomic` (at scope `$scope`) and `atomic_scoped` for a writable view in
-/// state space `$space` (type `$space_ty`).
+/// state space `$space` (type `$space_ty`), whose elements for atomics are valid for `$lt` (the
+/// launch's lifetime of a global view, `'_` for the borrow of a shared one).
 macro_rules! view_write_methods {
-    ($space:expr, $space_ty:ty, $scope:ty) => {
+    ($lt:lifetime, $space:expr, $space_ty:ty, $scope:ty) => {
         /// Writes element `i` with a plain store of the element's width.
         /// PTX: `st.global.b8`, `st.global.b16`, `st.global.b32`, `st.global.b64`, `st.shared.b32`.
         ///
@@ -205,7 +223,7 @@ macro_rules! view_write_methods {
         /// memory, CUDA's default; block scope for shared memory); `.scope::<S>()` changes it.
         #[inline(always)]
         #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-        pub fn atomic(&self, i: usize) -> $crate::atomic::AtomicRef<T, $scope, $space_ty>
+        pub fn atomic(&self, i: usize) -> $crate::atomic::AtomicRef<$lt, T, $scope, $space_ty>
         where
             T: $crate::atomic::Atomic,
         {
@@ -216,7 +234,10 @@ macro_rules! view_write_methods {
         /// Element `i` for atomic operations at scope `S`.
         #[inline(always)]
         #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-        pub fn atomic_scoped<S: $crate::atomic::Scope>(&self, i: usize) -> $crate::atomic::AtomicRef<T, S, $space_ty>
+        pub fn atomic_scoped<S: $crate::atomic::Scope>(
+            &self,
+            i: usize,
+        ) -> $crate::atomic::AtomicRef<$lt, T, S, $space_ty>
         where
             T: $crate::atomic::Atomic,
         {
@@ -266,7 +287,7 @@ impl<'a, T: Pod> GlobalMut<'a, T> {
         GlobalMut { ptr, len, _launch: PhantomData }
     }
     view_read_methods!(SpaceKind::Global);
-    view_write_methods!(SpaceKind::Global, GlobalSpace, Device);
+    view_write_methods!('a, SpaceKind::Global, GlobalSpace, Device);
     /// The same memory, read-only.
     #[inline(always)]
     pub fn as_global(&self) -> Global<'a, T> {
@@ -284,6 +305,9 @@ impl<'a, T: Pod> GlobalMut<'a, T> {
 /// block `y = z = 1`); the launchers check it ([`KernelParam::needs_1d_launch`]) and refuse any other
 /// shape, so no two threads can ever own one element.
 pub trait Owner: Copy + sealed::Sealed {
+    /// The owner's name (`PerWarp`), for kernel signatures ([`crate::signature`]).
+    #[doc(hidden)]
+    const NAME: &'static str;
     /// Whether the calling thread owns an element, and which (before the bounds check), for a 1-D
     /// launch. Computed without branches.
     #[doc(hidden)]
@@ -307,12 +331,14 @@ impl sealed::Sealed for PerWarp {}
 impl sealed::Sealed for PerBlock {}
 
 impl Owner for PerThread {
+    const NAME: &'static str = "PerThread";
     #[inline(always)]
     fn owned_index() -> (bool, usize) {
         (true, global_index_x())
     }
 }
 impl Owner for PerWarp {
+    const NAME: &'static str = "PerWarp";
     #[inline(always)]
     fn owned_index() -> (bool, usize) {
         let g = global_index_x();
@@ -320,6 +346,7 @@ impl Owner for PerWarp {
     }
 }
 impl Owner for PerBlock {
+    const NAME: &'static str = "PerBlock";
     #[inline(always)]
     fn owned_index() -> (bool, usize) {
         (thread_idx().x == 0, block_idx().x as usize)
@@ -345,8 +372,10 @@ impl<T: Pod, O: Owner> Clone for Output<'_, T, O> {
 impl<T: Pod, O: Owner> Copy for Output<'_, T, O> {}
 impl<T: Pod, O: Owner> sealed::Sealed for Output<'_, T, O> {}
 impl<T: Pod, O: Owner> KernelParam for Output<'_, T, O> {
+    const TYPE: crate::signature::ParamType =
+        crate::signature::ParamType { view: "Output", elem: T::NAME, owner: O::NAME };
     fn region(&self) -> Option<(usize, usize)> {
-        Some((self.ptr as usize, self.len * size_of::<T>()))
+        view_region(self.ptr, self.len)
     }
     fn needs_1d_launch(&self) -> bool {
         true

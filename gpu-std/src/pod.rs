@@ -23,12 +23,18 @@ mod sealed {
 /// A scalar that any bit pattern of its size is a valid value of: `u8`, `i8`, `u16`, `i16`, `u32`,
 /// `i32`, `u64`, `i64`, `f32`, `f64`. Sealed: the set is fixed, so every access of a view can be
 /// emitted as one PTX load or store of the element's width.
-pub trait Pod: Copy + Default + PartialEq + core::fmt::Debug + sealed::Sealed + 'static {}
+pub trait Pod: Copy + Default + PartialEq + core::fmt::Debug + sealed::Sealed + 'static {
+    /// The type's name (`u32`), for kernel signatures ([`crate::signature`]).
+    #[doc(hidden)]
+    const NAME: &'static str;
+}
 
 macro_rules! pod {
     ($($t:ty),*) => {$(
         impl sealed::Sealed for $t {}
-        impl Pod for $t {}
+        impl Pod for $t {
+            const NAME: &'static str = stringify!($t);
+        }
     )*};
 }
 pod!(u8, i8, u16, i16, u32, i32, u64, i64, f32, f64);

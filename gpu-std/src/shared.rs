@@ -28,6 +28,33 @@
 //! }
 //! ```
 //!
+//! The size and the offsets are Rust's own even in a crate that has replaced `::core` or shadowed a
+//! standard macro: the macro reaches `core` through `gpu_std`, never through names the crate using it
+//! can change. Here a crate's own `core` claims every struct is empty and every field 1 MiB in:
+//!
+//! ```standalone_crate
+//! extern crate self as core;
+//! // Everything of the real library, but `mem`:
+//! pub use ::std::*;
+//! pub mod mem {
+//!     pub use ::std::mem::*;
+//!     pub const fn size_of<T>() -> usize { 0 }
+//!     macro_rules! offset_of { ($t:ty, $f:ident) => { 1 << 20 } }
+//!     pub(crate) use offset_of;
+//! }
+//! macro_rules! stringify { ($($t:tt)*) => { "Other" } }
+//!
+//! gpu_std::shared_layout! {
+//!     pub struct Bins { pub bins: [u32; 256], pub total: [u64; 1] }
+//! }
+//!
+//! fn main() {
+//!     // What the fake `core` says, and what the layout says.
+//!     assert_eq!((::core::mem::size_of::<[u32; 256]>(), ::core::mem::offset_of!(Bins, bins)), (0, 1 << 20));
+//!     assert_eq!(Bins::BYTES, 1032);
+//! }
+//! ```
+//!
 //! **One layout per kernel.** Every layout's `view()`, and [`dynamic`], starts at the first byte of
 //! the block's dynamic shared memory (there is one such region per block, and nothing allocates from
 //! it): two layouts used in one kernel, or a layout and `dynamic`, overlap — an array of one aliases an
@@ -57,19 +84,26 @@ pub const SHARED_BASE_ALIGN: usize = 16;
 #[macro_export]
 macro_rules! shared_layout {
     ($(#[$m:meta])* $vis:vis struct $name:ident { $($(#[$fm:meta])* $fvis:vis $field:ident : [$ty:ty; $len:expr]),+ $(,)? }) => {
+        // Every path to `core` goes through `$crate`: the kernel crate may have replaced `::core`
+        // (`extern crate self as core;`) or shadowed a macro (`macro_rules! stringify`), and the size
+        // check and the offsets below must be Rust's own.
         $(#[$m])*
-        #[derive(Clone, Copy, Debug)]
+        #[derive(
+            $crate::__private::core::clone::Clone,
+            $crate::__private::core::marker::Copy,
+            $crate::__private::core::fmt::Debug
+        )]
         $vis struct $name {
             $($(#[$fm])* $fvis $field: $crate::shared::SharedSlice<$ty>,)+
         }
 
         impl $name {
             /// Bytes of dynamic shared memory per block that a launch must give.
-            pub const BYTES: usize = {
+            pub const BYTES: $crate::__private::core::primitive::usize = {
                 #[repr(C)]
                 #[allow(dead_code)]
                 struct Layout { $($field: [$ty; $len],)+ }
-                ::core::mem::size_of::<Layout>()
+                $crate::__private::core::mem::size_of::<Layout>()
             };
 
             /// The arrays in the calling thread's block. Traps (GPU) or reports (emulator) if the launch
@@ -80,21 +114,33 @@ macro_rules! shared_layout {
                 #[repr(C)]
                 #[allow(dead_code)]
                 struct Layout { $($field: [$ty; $len],)+ }
-                const { assert!(::core::mem::align_of::<Layout>() <= $crate::shared::SHARED_BASE_ALIGN) };
+                const {
+                    $crate::__private::core::assert!(
+                        $crate::__private::core::mem::align_of::<Layout>() <= $crate::shared::SHARED_BASE_ALIGN
+                    )
+                };
                 const FIELDS: &[$crate::shared::SharedField] = &[$($crate::shared::SharedField {
-                    name: concat!(stringify!($name), ".", stringify!($field)),
-                    offset: ::core::mem::offset_of!(Layout, $field),
-                    elem: ::core::mem::size_of::<$ty>(),
+                    name: $crate::__private::core::concat!(
+                        $crate::__private::core::stringify!($name),
+                        ".",
+                        $crate::__private::core::stringify!($field)
+                    ),
+                    offset: $crate::__private::core::mem::offset_of!(Layout, $field),
+                    elem: $crate::__private::core::mem::size_of::<$ty>(),
                     len: $len,
                 },)+];
-                let base = $crate::shared::dynamic_base(::core::mem::size_of::<Layout>(), stringify!($name), FIELDS);
+                let base = $crate::shared::dynamic_base(
+                    $crate::__private::core::mem::size_of::<Layout>(),
+                    $crate::__private::core::stringify!($name),
+                    FIELDS,
+                );
                 $name {
                     // SAFETY: `Layout` fits in the block's dynamic shared memory (checked by
                     // `dynamic_base`), whose base is aligned for it; each field is its own array there.
                     $($field: unsafe {
                         $crate::shared::SharedSlice::from_raw_parts(
-                            base.wrapping_add(::core::mem::offset_of!(Layout, $field)) as *mut $ty,
-                            $len,
+                            base.wrapping_add($crate::__private::core::mem::offset_of!(Layout, $field)) as *mut $ty,
+                            const { $len },
                         )
                     },)+
                 }
@@ -180,5 +226,5 @@ impl<T: Pod> SharedSlice<T> {
         SharedSlice { ptr, len }
     }
     crate::memory::view_read_methods!(SpaceKind::Shared);
-    crate::memory::view_write_methods!(SpaceKind::Shared, SharedSpace, Block);
+    crate::memory::view_write_methods!('_, SpaceKind::Shared, SharedSpace, Block);
 }

@@ -32,19 +32,55 @@ pub fn ptx_env(crate_name: &str) -> String {
     format!("{}_PTX", crate_name.replace('-', "_").to_ascii_uppercase())
 }
 
+/// The PTX module of the workspace's kernel crate `crate_name`, at [`ptx_path`]: what `cargo xtask
+/// build-ptx` (or the bundle) put there, or the module `$<CRATE_NAME>_PTX` names.
+///
+/// Loading a module runs its code, so this trusts those files to be modules that `gpu-builder` built
+/// from gpu-std kernel crates, as a program trusts its own installed files (see [`Ptx::file`]). What
+/// it need not trust is that the file is up to date, or this crate's: every launch checks the
+/// module's signature for the kernel against the kernel's host type, and refuses a module built from
+/// another definition.
+pub fn crate_ptx(crate_name: &str) -> Ptx {
+    // SAFETY: `ptx_path` names the module the build wrote for a kernel crate of this workspace
+    // (`target/ptx/`, or `ptx/` next to the executable in a bundle), or the one the person running the
+    // program named in `$<CRATE_NAME>_PTX` (which safe code cannot set); all are gpu-builder's output.
+    // Which crate or version it was built from is checked at each launch, not assumed.
+    unsafe { Ptx::file(ptx_path(crate_name)) }
+}
+
 /// Opens the requested device with the chapter's kernels (the PTX module at
 /// `ptx_path("gpu_kernels")` on a GPU); see [`Device::open`].
 pub fn open(choice: DeviceChoice, emu_opts: emu::Options) -> anyhow::Result<(Device, Option<String>)> {
-    open_with_ptx(choice, emu_opts, &ptx_path(DEFAULT_KERNEL_CRATE))
+    open_crate(choice, emu_opts, DEFAULT_KERNEL_CRATE)
+}
+
+/// Opens the requested device with the PTX module of the workspace's kernel crate `crate_name`
+/// ([`crate_ptx`]).
+pub fn open_crate(
+    choice: DeviceChoice,
+    emu_opts: emu::Options,
+    crate_name: &str,
+) -> anyhow::Result<(Device, Option<String>)> {
+    with_hint(Device::open(choice, &crate_ptx(crate_name), emu_opts), &ptx_path(crate_name))
 }
 
 /// Opens the requested device with the PTX module at `ptx` (another kernel crate's).
-pub fn open_with_ptx(
+///
+/// # Safety
+/// As [`Ptx::file`]: the file at `ptx` must be a module that `gpu-builder` built from gpu-std kernel
+/// crates (or one the driver refuses to load).
+pub unsafe fn open_with_ptx(
     choice: DeviceChoice,
     emu_opts: emu::Options,
     ptx: &Path,
 ) -> anyhow::Result<(Device, Option<String>)> {
-    Device::open(choice, &Ptx::file(ptx), emu_opts).map_err(|e| {
+    // SAFETY: the caller's contract.
+    with_hint(Device::open(choice, &unsafe { Ptx::file(ptx) }, emu_opts), ptx)
+}
+
+/// Adds what to do to an error about a module that does not exist.
+fn with_hint(r: anyhow::Result<(Device, Option<String>)>, ptx: &Path) -> anyhow::Result<(Device, Option<String>)> {
+    r.map_err(|e| {
         if !ptx.exists() && e.downcast_ref::<NoGpu>().is_none() {
             e.context("build the module first: `cargo xtask build-ptx` (`-p CRATE` for a kernel crate other than gpu-kernels)")
         } else {

@@ -1,5 +1,5 @@
 //! Shared helpers of the integration tests.
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// The workspace root.
 pub fn root() -> PathBuf {
@@ -18,14 +18,15 @@ pub fn ptx_text() -> String {
 /// Opens the GPU with the chapter's kernels, or prints `skipped: no CUDA device (...)` and returns
 /// `None`.
 pub fn gpu_or_skip(test: &str) -> Option<host::device::Device> {
-    gpu_with_ptx_or_skip(test, &host::device::ptx_path(host::device::DEFAULT_KERNEL_CRATE))
+    gpu_with_crate_or_skip(test, host::device::DEFAULT_KERNEL_CRATE)
 }
 
-/// Opens the GPU with the PTX module at `ptx`, or, when there is no GPU, prints
-/// `skipped: no CUDA device (...)` and returns `None`. Any other failure to open it (e.g. a PTX module
-/// that is missing or that the driver rejects) fails the test.
-pub fn gpu_with_ptx_or_skip(test: &str, ptx: &Path) -> Option<host::device::Device> {
-    match host::device::open_with_ptx(host::device::DeviceChoice::Gpu, Default::default(), ptx) {
+/// Opens the GPU with the PTX module of the workspace's kernel crate `crate_name`
+/// (`host::device::crate_ptx`), or, when there is no GPU, prints `skipped: no CUDA device (...)` and
+/// returns `None`. Any other failure to open it (e.g. a PTX module that is missing or that the driver
+/// rejects) fails the test.
+pub fn gpu_with_crate_or_skip(test: &str, crate_name: &str) -> Option<host::device::Device> {
+    match host::device::open_crate(host::device::DeviceChoice::Gpu, Default::default(), crate_name) {
         Ok((d, _)) => Some(d),
         Err(e) if e.downcast_ref::<host::device::NoGpu>().is_none() => panic!("{test}: cannot open the GPU: {e:#}"),
         Err(e) => {

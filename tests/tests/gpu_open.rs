@@ -3,7 +3,7 @@
 
 use host::device::{DeviceChoice, NoGpu, ptx_path};
 use std::path::{Path, PathBuf};
-use tests::gpu_or_skip;
+use tests::{gpu_or_skip, gpu_with_crate_or_skip};
 
 /// Writes `text` to a file of its own and returns the path.
 fn module_file(name: &str, text: &str) -> PathBuf {
@@ -17,7 +17,9 @@ fn module_file(name: &str, text: &str) -> PathBuf {
 /// Opening `path` on the GPU, explicitly and with `auto`, must fail with a message that names it.
 fn must_fail(path: &Path) {
     for choice in [DeviceChoice::Gpu, DeviceChoice::Auto] {
-        let e = match host::device::open_with_ptx(choice, Default::default(), path) {
+        // SAFETY: every module given here is missing, or one the driver refuses to load (what this
+        // test checks): nothing of it runs.
+        let e = match unsafe { host::device::open_with_ptx(choice, Default::default(), path) } {
             Ok((dev, note)) => panic!("{choice:?} opened {} with {} ({note:?})", path.display(), dev.name()),
             Err(e) => e,
         };
@@ -66,7 +68,10 @@ fn a_stale_module_whose_kernel_takes_other_parameters_is_refused_before_the_laun
     }
     // The driver loads the module: only the parameter check stands between the launch and an argument
     // array read out of bounds.
-    let dev = gpu_host::Device::gpu(&gpu_host::Ptx::text("stale", STALE_SAXPY)).expect("the stale module loads");
+    // SAFETY: the module's one kernel carries no signature, so no launch can reach it (the refusal of
+    // such a launch is what this test checks).
+    let stale = unsafe { gpu_host::Ptx::text("stale", STALE_SAXPY) };
+    let dev = gpu_host::Device::gpu(&stale).expect("the stale module loads");
     let x = dev.upload("x", &[1.0f32; 32]).unwrap();
     let y = dev.filled("y", 32, 2.0f32).unwrap();
     let e =
@@ -97,4 +102,78 @@ fn a_gpu_buffer_is_refused_by_the_emulator() {
         .launch::<user_kernels::saxpy>(gpu_host::cover(32, 32, 1, 0), (3.0f32, host_x.view(), gpu_y.view_mut()))
         .unwrap_err();
     assert!(format!("{e:#}").contains("another device's memory"), "{e:#}");
+}
+
+/// `saxpy` with the parameter sizes of `user_kernels::saxpy` but no signature: a module not built by
+/// gpu-builder from a `kernel!` definition (hand-written, or by another compiler).
+const UNSIGNED_SAXPY: &str = ".version 7.8\n.target sm_90\n.address_size 64\n\
+    .visible .entry saxpy(\n\t.param .f32 saxpy_param_0,\n\t.param .align 8 .b8 saxpy_param_1[16],\n\
+    \t.param .align 8 .b8 saxpy_param_2[16]\n)\n{\n\tret;\n}\n";
+
+#[test]
+fn a_kernel_without_a_signature_is_refused_before_the_launch() {
+    if gpu_or_skip("a_kernel_without_a_signature_is_refused_before_the_launch").is_none() {
+        return;
+    }
+    // SAFETY: the module's one kernel carries no signature, so no launch can reach it (what this test
+    // checks).
+    let unsigned = unsafe { gpu_host::Ptx::text("unsigned", UNSIGNED_SAXPY) };
+    let dev = gpu_host::Device::gpu(&unsigned).expect("the module loads");
+    let x = dev.upload("x", &[1.0f32; 32]).unwrap();
+    let y = dev.filled("y", 32, 2.0f32).unwrap();
+    let e =
+        dev.launch::<user_kernels::saxpy>(gpu_host::cover(32, 32, 1, 0), (3.0f32, x.view(), y.view_mut())).unwrap_err();
+    let msg = format!("{e:#}");
+    println!("{msg}");
+    assert!(msg.contains("kernel `saxpy`") && msg.contains("has no signature"), "{msg}");
+    assert_eq!(y.read().unwrap(), [2.0; 32], "nothing ran");
+}
+
+#[test]
+fn a_kernel_compiled_from_another_definition_is_refused_on_the_gpu() {
+    let Some(dev) =
+        gpu_with_crate_or_skip("a_kernel_compiled_from_another_definition_is_refused_on_the_gpu", "mismatch_kernels")
+    else {
+        return;
+    };
+    let cfg = gpu_host::cover(32, 32, 1, 0);
+    // `fill` takes a `GlobalMut<u64>` on the GPU and a `GlobalMut<u8>` on the host: launched, it would
+    // write 8 × 32 bytes into this 32-byte buffer.
+    let bytes = dev.filled("bytes", 32, 0u8).unwrap();
+    let e = dev.launch::<mismatch_kernels::fill>(cfg, (bytes.view_mut(),)).unwrap_err();
+    let msg = format!("{e:#}");
+    println!("{msg}");
+    assert!(msg.contains("compiled from another definition") && msg.contains("fill(GlobalMut<u64>)"), "{msg}");
+    // `narrow::fill_wide` (host only, `u8`) has the name of `wide::fill_wide`'s `.entry` (`u64`).
+    let e = dev.launch::<mismatch_kernels::narrow::fill_wide>(cfg, (bytes.view_mut(),)).unwrap_err();
+    assert!(format!("{e:#}").contains("mismatch_kernels::wide::fill_wide(GlobalMut<u64>)"), "{e:#}");
+    assert_eq!(bytes.read().unwrap(), [0; 32], "nothing ran");
+    // The definitions the module was built from run.
+    let words = dev.filled("words", 32, 0u64).unwrap();
+    dev.launch::<mismatch_kernels::wide::fill_wide>(cfg, (words.view_mut(),)).unwrap();
+    assert_eq!(words.read().unwrap(), [1; 32]);
+    dev.launch::<mismatch_kernels::shadowed::fill_shadowed>(cfg, (bytes.view_mut(),)).unwrap();
+    assert_eq!(bytes.read().unwrap(), [1; 32]);
+}
+
+#[test]
+fn declarations_in_comments_do_not_change_which_kernel_is_launched() {
+    let Some(_) = gpu_or_skip("declarations_in_comments_do_not_change_which_kernel_is_launched") else { return };
+    // The user crate's module with a one-`u32` `saxpy`, and a signature for it, in comments above the
+    // real ones: the launch reads (as the driver does) the three-parameter entry.
+    let real = std::fs::read_to_string(ptx_path("user_kernels")).expect("the built module");
+    let at = real.find(".visible .entry").expect("an entry");
+    let text = format!(
+        "{}// .visible .entry saxpy(.param .u32 saxpy_param_0)\n/* .visible .global .align 1 .b8 \
+         __gpu_std_signature_saxpy[1] = {{0}};\n.visible .entry saxpy(.param .u32 p) {{ ret; }} */\n{}",
+        &real[..at],
+        &real[at..]
+    );
+    // SAFETY: the module gpu-builder built from `user-kernels`, with comments added.
+    let ptx = unsafe { gpu_host::Ptx::text("commented", text) };
+    let dev = gpu_host::Device::gpu(&ptx).expect("the module loads");
+    let x = dev.upload("x", &[1.0f32; 32]).unwrap();
+    let y = dev.filled("y", 32, 2.0f32).unwrap();
+    dev.launch::<user_kernels::saxpy>(gpu_host::cover(32, 32, 1, 0), (3.0f32, x.view(), y.view_mut())).unwrap();
+    assert_eq!(y.read().unwrap(), [5.0; 32]);
 }

@@ -157,7 +157,7 @@ fn two_gpus() {
         );
         return;
     }
-    let ptx = host::device::Ptx::file(host::device::ptx_path(host::device::DEFAULT_KERNEL_CRATE));
+    let ptx = host::device::crate_ptx(host::device::DEFAULT_KERNEL_CRATE);
     let d1 = Device::gpu_ordinal(&ptx, 1).unwrap();
     for (a, b) in [(&d0, &d1), (&d1, &d0)] {
         let p = a.peer_attributes(b).unwrap().expect("two GPUs");

@@ -1,8 +1,8 @@
 //! The user crate's kernels (`tests/user-kernels`) launched through the host library: on the emulator
 //! always, on the GPU (the PTX module `target/ptx/user_kernels.ptx`) when one is present.
 
-use host::device::{Device, cover, ptx_path};
-use tests::gpu_with_ptx_or_skip;
+use host::device::{Device, cover};
+use tests::gpu_with_crate_or_skip;
 use user_kernels::{BLOCK, SHARED_BYTES, block_sum, saxpy};
 
 /// Sizes that leave a partial last block, and one of over a million elements on the GPU.
@@ -51,7 +51,7 @@ fn on_emulator() {
 
 #[test]
 fn on_gpu() {
-    let Some(dev) = gpu_with_ptx_or_skip("user kernels on GPU", &ptx_path("user_kernels")) else { return };
+    let Some(dev) = gpu_with_crate_or_skip("user kernels on GPU", "user_kernels") else { return };
     for n in GPU_SIZES {
         run_both(&dev, n);
     }

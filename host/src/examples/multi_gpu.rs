@@ -16,7 +16,7 @@
 //!    `__threadfence()` is reported as a race naming both GPUs.
 
 use super::{RunParams, Skip, check_n, finish, flagged, mismatch};
-use crate::device::{Device, Launch, Ptx, cover};
+use crate::device::{Device, Launch, cover};
 use crate::models::chain_ok;
 use crate::report::ExampleResult;
 use anyhow::Result;
@@ -48,7 +48,7 @@ pub fn open_peer(dev: &Device) -> Result<(Device, Vec<String>, bool)> {
     if found < 2 {
         return Err(Skip(format!("needs 2 GPUs with peer access; found {found} ({})", dev.name())).into());
     }
-    let ptx = Ptx::file(crate::device::ptx_path(crate::device::DEFAULT_KERNEL_CRATE));
+    let ptx = crate::device::crate_ptx(crate::device::DEFAULT_KERNEL_CRATE);
     let d1 = Device::gpu_ordinal(&ptx, 1)?;
     let mut lines = vec![format!("GPU 0: {}", dev.name()), format!("GPU 1: {}", d1.name())];
     let mut native = true;

@@ -18,7 +18,10 @@ fn main() -> Result<(), Error> {
     };
     let choice: DeviceChoice = args.next().as_deref().unwrap_or("auto").parse()?;
 
-    let (dev, note) = Device::open(choice, &Ptx::text("kernels", KERNELS_PTX), Default::default())?;
+    // SAFETY: `KERNELS_PTX` is the module `build.rs` built with gpu-builder from the `kernels` crate
+    // (every launch also checks each kernel's signature in it against the kernel's host type).
+    let ptx = unsafe { Ptx::text("kernels", KERNELS_PTX) };
+    let (dev, note) = Device::open(choice, &ptx, Default::default())?;
     if let Some(note) = note {
         println!("{note}");
     }
