@@ -48,8 +48,10 @@ pub(crate) enum MapInner<T> {
 }
 
 // SAFETY: the elements are touched only through atomics on the host (`HostView`) and by kernels
-// through views, whose launches the borrow rules serialise with `&mut` uses; sharing the buffer between
-// host threads is what it is for.
+// through views: on a GPU by the device, on the emulator by its threads, whose every access is an
+// atomic of the element's width and whose read-modify-writes are atomic (see gpu-std's
+// `emu::prims::memory`), so a host thread using the buffer during an emulated launch is no data race.
+// Sharing the buffer between host threads is what it is for.
 unsafe impl<T: HostWord + Pod> Sync for MappedBuffer<'_, T> {}
 // SAFETY: as above; the allocation is not tied to the thread that made it.
 unsafe impl<T: HostWord + Pod> Send for MappedBuffer<'_, T> {}

@@ -160,3 +160,31 @@ fn an_os_lock_held_across_a_barrier_ends_the_process_with_a_report_instead_of_ha
     // The limit and the watchdog's grace (2 s), not a hang.
     assert!(start.elapsed() < Duration::from_secs(20), "{:?}", start.elapsed());
 }
+
+kernel! {
+    /// Each thread writes its global index to its own element.
+    pub fn write_own<'a>(out: gpu_std::Output<'a, u32>) {
+        if let Some(o) = out.mine() {
+            o.set(o.index() as u32);
+        }
+    }
+}
+
+#[test]
+fn one_output_given_to_both_devices_of_a_two_device_launch_is_refused() {
+    let mut b = emu::buffer("out", vec![0u32; 32]);
+    let out = b.output();
+    let cfg = LaunchConfig::linear(1, 32, 0);
+    // `Arg` is `Copy`: the same output in both tuples would give every element two writers.
+    let e =
+        emu::launch_two_devices::<write_own, write_own>(&cfg, (out,), &cfg, (out,), &Options::default()).unwrap_err();
+    let EmuError::InvalidLaunch(msg) = &e else { panic!("expected an invalid launch, got {e}") };
+    assert!(msg.contains("parameter `out`") && msg.contains("overlaps"), "{msg}");
+    assert_eq!(b.to_vec(), vec![0; 32], "nothing ran");
+    // Two buffers: both grids run.
+    let (mut b0, mut b1) = (emu::buffer("out0", vec![0u32; 32]), emu::buffer("out1", vec![0u32; 32]));
+    emu::launch_two_devices::<write_own, write_own>(&cfg, (b0.output(),), &cfg, (b1.output(),), &Options::default())
+        .unwrap();
+    assert_eq!(b0.to_vec(), (0..32).collect::<Vec<u32>>());
+    assert_eq!(b1.to_vec(), (0..32).collect::<Vec<u32>>());
+}

@@ -233,6 +233,9 @@ pub unsafe fn launch_params_two_devices<'a, 'b, K0: Kernel, K1: Kernel>(
     launch::check_caller(&name)?;
     params0.check_launch(K0::NAME, K0::PARAMS, cfg0.grid, cfg0.block).map_err(EmuError::InvalidLaunch)?;
     params1.check_launch(K1::NAME, K1::PARAMS, cfg1.grid, cfg1.block).map_err(EmuError::InvalidLaunch)?;
+    // Two grids at once: an `Output` of one may not share memory with any view of the other.
+    crate::check_concurrent_views(K0::NAME, K0::PARAMS, &params0.views(), K1::NAME, K1::PARAMS, &params1.views())
+        .map_err(EmuError::InvalidLaunch)?;
     let bad = |m: String| Err(EmuError::InvalidLaunch(format!("two-device launch `{name}`: {m}")));
     let one_d = |d: Dim3| d.y == 1 && d.z == 1;
     if !one_d(cfg0.grid) || !one_d(cfg1.grid) {
