@@ -44,9 +44,10 @@
 //!
 //! Decision procedure (§5.7): partial sums cross blocks, so each is published with a device-scope fence
 //! before the ticket's atomic add (release), and the thread that draws the last ticket fences right
-//! after its add (acquire) — a fence placed after the barrier instead would follow no load that
-//! observed the other blocks, and the emulator reports the reads of the partials as races. A block
-//! barrier then passes what that thread acquired to its block. Within a block, warp sums cross warps
+//! after its add (acquire). A block barrier then passes what that thread acquired to its block. (A
+//! device-scope fence in every thread after the barrier is correct too, through Fence-SC order: each
+//! writer's fence precedes it, and the earlier synchronizes with the later; this kernel fences once,
+//! in one thread.) Within a block, warp sums cross warps
 //! through shared memory between two barriers.
 use gpu_std::block::{sync_threads, sync_threads_or};
 use gpu_std::fence::threadfence;

@@ -18,7 +18,7 @@ use gpu_std::block::sync_threads;
 use gpu_std::emu::model::{Location, Op, Trace, TraceBuffer, Who};
 use gpu_std::emu::{LaunchConfig, Outcome};
 use gpu_std::fence::{nanosleep, threadfence, threadfence_block, threadfence_system};
-use gpu_std::thread::{block_idx, thread_idx};
+use gpu_std::thread::{block_idx, grid_dim, thread_idx};
 use gpu_std::{Block, Device, GlobalMut, System};
 use std::collections::HashMap;
 
@@ -324,6 +324,10 @@ const NO_ACQUIRE: &str = "a strong read without an acquire pattern (no fence aft
 const CAUSALITY: &str = "causality order is transitive: base causality through each morally strong synchronize edge";
 const RMW_SEQ: &str = "a release pattern's write is observed through later atomic read-modify-writes of the location \
                        (release sequence), so the acquire synchronizes with the release";
+const FENCE_SC: &str = "morally strong fence.sc operations are related by Fence-SC order, and the earlier synchronizes \
+                        with the later (the order the threads ran them in, which cannot contradict causality)";
+const FENCE_SC_NOT_MORALLY_STRONG: &str = "Fence-SC order relates only morally strong fences: a .cta fence does not \
+                                           include a thread of another block (nor a .gpu fence the host)";
 const BARRIER_CTA: &str = "bar.sync orders memory like a .cta fence among the block's threads: it does not acquire a \
                            release of another block that a relaxed read observed";
 
@@ -368,7 +372,9 @@ fn cases() -> Vec<Case> {
                 PLAIN => (&["flag", "data"], DATA_RACE),
                 VOLATILE => (&["data"], NO_ACQUIRE),
                 FENCE_CTA if across => (&["data"], REL_ACQ_CUT),
-                RELACQ_CTA | ATOM_CTA if across => (&["flag", "data"], NOT_MORALLY_STRONG),
+                RELACQ_CTA if across => (&["flag", "data"], NOT_MORALLY_STRONG),
+                // The flag's .cta atomics race, but both sides fence with fence.sc.gpu.
+                ATOM_CTA if across => (&["flag"], FENCE_SC),
                 _ => (&[], REL_ACQ),
             };
             v.push(case(format!("MP {} {}", name_of(m), place_of(p)), MP, m, 0, p, races, rule));
@@ -737,5 +743,187 @@ fn every_litmus_verdict_holds_as_a_trace() {
         }
     }
     println!("{} litmus cases as traces in {:.1} ms", all.len(), start.elapsed().as_secs_f64() * 1e3);
+    assert!(wrong.is_empty(), "{} wrong verdicts:\n{}", wrong.len(), wrong.join("\n"));
+}
+
+// ---- Fence-SC order ----------------------------------------------------------------------------
+
+gpu_std::kernel! {
+    /// Test-only: CUDA's last-block reduction (the threadFenceReduction shape). Thread 0 of each block
+    /// writes its block's partial, `__threadfence()`, and takes a ticket with `atomicInc`; it records
+    /// whether it drew the last one, and after `__syncthreads()` every thread of the last block
+    /// fences (`reader_fence`: 0 none, 1 `__threadfence_block()`, 2 `__threadfence()`) and reads one
+    /// partial. With `reset` 1 thread 0 of the last block then resets the ticket with a plain store;
+    /// with `reset` 2 thread 1 does (it did not take part in the ticket's chain).
+    pub fn last_block<'a>(
+        partial: GlobalMut<'a, u32>,
+        ticket: GlobalMut<'a, u32>,
+        last: GlobalMut<'a, u32>,
+        out: GlobalMut<'a, u32>,
+        reader_fence: u32,
+        reset: u32,
+    ) {
+        let (b, t, blocks) = (block_idx().x as usize, thread_idx().x, grid_dim().x);
+        if t == 0 {
+            partial.set(b, b as u32 + 1);
+            threadfence();
+            let drew = ticket.atomic(0).fetch_inc(blocks);
+            last.set(b, (drew == blocks - 1) as u32);
+        }
+        sync_threads();
+        if last.get(b) == 1 {
+            match reader_fence {
+                1 => threadfence_block(),
+                2 => threadfence(),
+                _ => {}
+            }
+            if t < blocks {
+                out.set(t as usize, partial.get(t as usize));
+            }
+            if reset == 1 && t == 0 || reset == 2 && t == 1 {
+                ticket.set(0, 0);
+            }
+        }
+    }
+}
+
+/// Runs [`last_block`] on 4 blocks of 32 threads; checks the sum and returns the outcome.
+fn run_last_block(reader_fence: u32, reset: u32, s: u64) -> Outcome {
+    let mut partial = Buf::new("partial", vec![0u32; 4]);
+    let mut ticket = Buf::new("ticket", vec![0u32]);
+    let mut last = Buf::new("last", vec![0u32; 4]);
+    let mut out = Buf::new("out", vec![0u32; 4]);
+    let args = (partial.view_mut(), ticket.view_mut(), last.view_mut(), out.view_mut(), reader_fence, reset);
+    let o = launch::<last_block>(LaunchConfig::linear(4, 32, 0), &seed(s), args);
+    assert_eq!(out.data, [1, 2, 3, 4], "the last block reads every partial");
+    o
+}
+
+fn racy(o: &Outcome) -> Vec<&str> {
+    let mut got: Vec<&str> = o.races.iter().map(|r| r.buffer.as_str()).collect();
+    got.sort();
+    got.dedup();
+    got
+}
+
+#[test]
+fn the_last_block_reduction_is_decided_by_fence_sc_order() {
+    for s in 1..=5 {
+        // Every reader fences at device scope: each writer's fence precedes it in Fence-SC order (the
+        // last ticket is drawn after every writer's fence), so it synchronizes with each reader's.
+        let o = run_last_block(2, 0, s);
+        assert!(racy(&o).is_empty(), "seed {s} [{FENCE_SC}]:\n{}", reports(&o));
+    }
+    // Readers that fence at block scope, or not at all, are not ordered after another block's
+    // partial — unless that block's fence came before the last block's own writer fence (thread 0 of
+    // the last block writes a partial too, fenced at device scope, and the barrier hands on what
+    // that fence acquired). So it races in some executions, not all: on some of ten seeds, and each
+    // report asks for the device-scope fence.
+    for (fence, rule) in [(1, FENCE_SC_NOT_MORALLY_STRONG), (0, NO_ACQUIRE)] {
+        let mut seen = 0;
+        for s in 1..=10 {
+            let o = run_last_block(fence, 0, s);
+            let got = racy(&o);
+            assert!(got.is_empty() || got == ["partial"], "reader fence {fence}, seed {s} [{rule}]:\n{}", reports(&o));
+            for r in &o.races {
+                assert!(r.why.contains("__threadfence"), "reader fence {fence}, seed {s}: {r}");
+            }
+            seen += !got.is_empty() as usize;
+        }
+        assert!(seen > 0, "reader fence {fence}: no seed of ten reported the race [{rule}]");
+    }
+}
+
+/// The Fence-SC cases as traces, in fixed interleavings (where a kernel's verdict depends on the
+/// order its fences ran in): each names the buffers that must race.
+fn fence_sc_traces() -> Vec<(&'static str, Trace, Vec<&'static str>, &'static str)> {
+    use ScopeKind::{Block as Cta, Device as Gpu, System as Sys};
+    let mut v = Vec::new();
+    // SB through two fences: T0 writes data, fences, reads flag; T1 writes flag, fences, reads data;
+    // T0's fence runs first, so T1's read is ordered after T0's write, T0's read of flag is not.
+    let sb = |blocks: u32, threads: u32, t1: Who, f0: ScopeKind, f1: ScopeKind| {
+        let mut t = Trace::new(blocks, threads);
+        let (data, flag) = (t.buffer("data", 1), t.buffer("flag", 1));
+        let t0 = Who::thread(0, 0);
+        t.op(t0, data.at(0), Op::Write).op(t1, flag.at(0), Op::Write);
+        t.fence(t0, f0).fence(t1, f1);
+        t.op(t0, flag.at(0), Op::Read).op(t1, data.at(0), Op::Read);
+        t
+    };
+    let (warp1, block1) = (Who::thread(0, 32), Who::thread(1, 0));
+    v.push(("SB fence.gpu x2, two blocks", sb(2, 64, block1, Gpu, Gpu), vec!["flag"], FENCE_SC));
+    v.push(("SB fence.sys x2, two blocks", sb(2, 64, block1, Sys, Sys), vec!["flag"], FENCE_SC));
+    v.push(("SB fence.cta x2, two warps", sb(1, 64, warp1, Cta, Cta), vec!["flag"], FENCE_SC));
+    v.push((
+        "SB fence.cta x2, two blocks",
+        sb(2, 64, block1, Cta, Cta),
+        vec!["data", "flag"],
+        FENCE_SC_NOT_MORALLY_STRONG,
+    ));
+    // A .cta and a .gpu fence: morally strong in one block (the .cta fence includes the other
+    // thread), not across blocks (it does not).
+    v.push(("SB fence.cta + fence.gpu, two warps", sb(1, 64, warp1, Cta, Gpu), vec!["flag"], FENCE_SC));
+    v.push(("SB fence.gpu + fence.cta, two warps", sb(1, 64, warp1, Gpu, Cta), vec!["flag"], FENCE_SC));
+    v.push((
+        "SB fence.cta + fence.gpu, two blocks",
+        sb(2, 64, block1, Cta, Gpu),
+        vec!["data", "flag"],
+        FENCE_SC_NOT_MORALLY_STRONG,
+    ));
+    // The host agent: its fences are fence.sc.sys; a GPU thread's __threadfence_system() is morally
+    // strong with them, its __threadfence() is not.
+    v.push(("SB fence.sys, GPU thread and host", sb(1, 32, Who::Host, Sys, Sys), vec!["flag"], FENCE_SC));
+    v.push((
+        "SB fence.gpu and host fence",
+        sb(1, 32, Who::Host, Gpu, Sys),
+        vec!["data", "flag"],
+        FENCE_SC_NOT_MORALLY_STRONG,
+    ));
+    // Transitivity through a .cta fence: T0 (block 0) writes data and fences at .cta; T1 (block 0)
+    // fences at .gpu; T2 (block 1) fences at .gpu and reads data.
+    let mut t = Trace::new(2, 64);
+    let data = t.buffer("data", 1);
+    let (t0, t1, t2) = (Who::thread(0, 0), Who::thread(0, 32), Who::thread(1, 0));
+    t.op(t0, data.at(0), Op::Write).fence(t0, Cta).fence(t1, Gpu).fence(t2, Gpu).op(t2, data.at(0), Op::Read);
+    v.push(("fence.cta then fence.gpu then fence.gpu, a chain", t, vec![], FENCE_SC));
+    // The last-block reduction in the interleaving where the last block's own writer fence runs
+    // first: its readers' .cta fences do not reach the other blocks' partials; .gpu fences do.
+    for (reader, races, rule) in [(Cta, vec!["partial"], FENCE_SC_NOT_MORALLY_STRONG), (Gpu, vec![], FENCE_SC)] {
+        let mut t = Trace::new(3, 32);
+        let (partial, ticket) = (t.buffer("partial", 3), t.buffer("ticket", 1));
+        let w = |b| Who::thread(b, 0);
+        // Block 2 will draw the last ticket: it writes and fences first.
+        t.op(w(2), partial.at(2), Op::Write).fence(w(2), Gpu);
+        for b in 0..2 {
+            t.op(w(b), partial.at(b as usize), Op::Write).fence(w(b), Gpu).op(w(b), ticket.at(0), Op::Atomic(Gpu));
+        }
+        t.op(w(2), ticket.at(0), Op::Atomic(Gpu)).sync_threads(2);
+        for r in 0..3 {
+            let who = Who::thread(2, r);
+            t.fence(who, reader).op(who, partial.at(r as usize), Op::Read);
+        }
+        v.push((
+            if reader == Cta { "last block, .cta reader fences" } else { "last block, .gpu reader fences" },
+            t,
+            races,
+            rule,
+        ));
+    }
+    v
+}
+
+#[test]
+fn every_fence_sc_trace_verdict_holds() {
+    let mut wrong = Vec::new();
+    let all = fence_sc_traces();
+    assert!(all.len() >= 8);
+    for (name, t, want, rule) in &all {
+        let got = t.racy_buffers();
+        if got != *want {
+            let reports: Vec<String> = t.races().iter().map(|r| r.to_string()).collect();
+            wrong.push(format!("{name}: want races on {want:?}, got {got:?} [{rule}]\n{}", reports.join("\n")));
+        }
+    }
+    println!("{} Fence-SC traces", all.len());
     assert!(wrong.is_empty(), "{} wrong verdicts:\n{}", wrong.len(), wrong.join("\n"));
 }

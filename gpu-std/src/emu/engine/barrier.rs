@@ -76,8 +76,8 @@ impl State {
     /// different barriers are an error; so are threads that exited without reaching it after touching
     /// memory in its interval (they skipped it while they ran). Threads that exited before it without
     /// touching memory in its interval are not waited for (the PTX ISA: a barrier waits only for the
-    /// threads that have not exited), with a warning, since CUDA C++ calls any `__syncthreads()` that not
-    /// every thread reaches undefined.
+    /// threads that have not exited), with a warning: `bar.sync 0` is an aligned barrier, undefined in
+    /// PTX as in CUDA C++ unless every thread of the block executes it.
     fn try_complete_barrier(&mut self, b: usize) {
         let blk = &self.blocks[b];
         if blk.bar.arrived < blk.live {
@@ -148,7 +148,8 @@ impl State {
     }
 
     /// Block `b`'s barrier at `site` completes without `gone` threads that exited before it (without
-    /// touching memory in its interval): defined by the PTX ISA, a warning for CUDA C++, once per site.
+    /// touching memory in its interval): exited threads do not hold a barrier, but an aligned barrier
+    /// that not every thread executes is undefined in PTX as in CUDA C++; a warning, once per site.
     fn barrier_without_exited(&mut self, b: usize, site: Site, gone: usize) {
         let at = Self::site_str(site);
         if let Some(w) = self.warnings.iter_mut().find(|w| w.site == at) {
@@ -162,8 +163,10 @@ impl State {
             .map_or(thread, |u| self.tid(u));
         let message = format!(
             "block barrier at {at} in block {}: {gone} thread(s) exited before it without touching memory in its \
-             interval; the barrier waits only for threads that have not exited (PTX ISA), so this is defined in \
-             PTX, but CUDA C++ calls a __syncthreads() that not every thread reaches undefined",
+             interval; exited threads do not hold a barrier (the PTX ISA counts only threads that have not \
+             exited, and so does the emulator), but __syncthreads() is bar.sync 0, an aligned barrier \
+             (barrier.sync.aligned), which PTX, like CUDA C++, leaves undefined unless every thread of the block \
+             executes it",
             fmt_dim(blk.idx)
         );
         self.warnings.push(Warning { kernel: self.kernel.clone(), site: at, thread, message, count: 1 });

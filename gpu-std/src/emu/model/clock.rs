@@ -225,6 +225,39 @@ impl SyncSet {
     }
 }
 
+/// Fence-SC order, as far as one group of threads sees it: the releases of the `fence.sc`
+/// operations (every fence of this crate is one) executed so far that a later fence of the group is
+/// morally strong with. PTX orders every pair of morally strong `fence.sc` in Fence-SC order, and
+/// the earlier synchronizes with the later; the order the emulator executes them in is one such
+/// order (it cannot contradict causality: the execution happened). `free` holds the releases of
+/// fences made outside every critical section: the handoffs of a lock reorder the fences inside its
+/// sections, so those edges are not part of what a thread knows without lock handoffs (see
+/// `predict`).
+#[derive(Clone, Default, Debug)]
+pub(crate) struct FenceOrder {
+    all: Clock,
+    free: Clock,
+}
+
+impl FenceOrder {
+    /// A fence released `snap`; `free`: outside every critical section.
+    pub fn add(&mut self, snap: &Clock, free: bool) {
+        self.all.join(snap);
+        if free {
+            self.free.join(snap);
+        }
+    }
+    /// At a completed grid barrier: everything before it is ordered anyway.
+    pub fn clear(&mut self) {
+        self.all.clear();
+        self.free.clear();
+    }
+    /// Bytes held (for the shadow-memory total).
+    pub fn bytes(&self) -> usize {
+        (self.all.0.capacity() + self.free.0.capacity()) * (size_of::<(u64, u32)>() + 1)
+    }
+}
+
 /// What a block's threads acquired as a whole: everything a thread had acquired when it passed a
 /// block barrier is known to every thread of the block after it.
 #[derive(Default, Debug)]
@@ -371,9 +404,16 @@ impl ThreadClock {
         self.release(p, block)
     }
 
-    /// A fence at `scope`: acquires what earlier strong loads observed (from other blocks only at
-    /// device or system scope), then releases.
-    pub fn fence(&mut self, p: Pos, scope: ScopeKind, block: &BlockClock) {
+    /// A fence at `scope`: acquires the earlier fences it is morally strong with (`sc`, see
+    /// [`FenceOrder`]) and what earlier strong loads observed (from other blocks only at device or
+    /// system scope), then releases; returns the release, for the fences after it.
+    pub fn fence(&mut self, p: Pos, scope: ScopeKind, block: &BlockClock, sc: &[&FenceOrder]) -> Rc<Clock> {
+        for order in sc {
+            self.acq.join(&order.all);
+            if let Some(pr) = &mut self.pred {
+                pr.nolock.join(&order.free);
+            }
+        }
         if let Some(pr) = &mut self.pred {
             pr.nolock.join(&pr.np_local);
             pr.np_local.clear();
@@ -414,7 +454,9 @@ impl ThreadClock {
         self.fresh_cut = false;
         self.pending_rmw &=
             !(self.pending_local.is_empty() && self.pending_wide.is_empty() && self.pending_sys.is_empty());
-        self.fence = Some((self.release(p, block), scope));
+        let snap = self.release(p, block);
+        self.fence = Some((snap.clone(), scope));
+        snap
     }
 
     /// A warp barrier among lanes: each lane releases; returns what the lane contributes to all.

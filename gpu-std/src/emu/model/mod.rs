@@ -36,7 +36,7 @@ use crate::Site;
 use crate::atomic::{ScopeKind, SpaceKind};
 use crate::emu::report::{AccessInfo, Place, Race, UninitRead, names};
 use crate::shared::SharedField;
-use clock::{BlockClock, Clock, Pos, ThreadClock, hint_for};
+use clock::{BlockClock, Clock, FenceOrder, Pos, ThreadClock, hint_for, wide};
 use explain::explain;
 use predict::{Edge, Held, MAX_CS_ADDRESSES, MAX_HELD, Section};
 use race::{Cur, Epoch};
@@ -80,11 +80,13 @@ struct BlockModel {
     slots: SharedShadow,
     written: Option<Written>,
     clock: BlockClock,
+    /// The fences of its threads, at any scope (Fence-SC order within the block).
+    fences: FenceOrder,
 }
 
 impl BlockModel {
     fn bytes(&self) -> usize {
-        self.slots.bytes() + self.written.as_ref().map_or(0, Written::bytes)
+        self.slots.bytes() + self.written.as_ref().map_or(0, Written::bytes) + self.fences.bytes()
     }
 }
 
@@ -107,6 +109,10 @@ pub(crate) struct Model {
     host: HostModel,
     /// Grid barriers completed.
     grid_barriers: u32,
+    /// The device- and system-scope fences of each device's threads, and the system-scope fences of
+    /// everyone (Fence-SC order between blocks, devices and the host agent).
+    device_fences: [FenceOrder; 2],
+    system_fences: FenceOrder,
     findings: Findings,
 }
 
@@ -126,6 +132,8 @@ impl Model {
             blocks: Vec::new(),
             host: HostModel::default(),
             grid_barriers: 0,
+            device_fences: Default::default(),
+            system_fences: FenceOrder::default(),
             findings: Findings::new(kernel, max_reports),
         }
     }
@@ -175,6 +183,7 @@ impl Model {
                 slots: SharedShadow::default(),
                 written: None,
                 clock: BlockClock::default(),
+                fences: FenceOrder::default(),
             });
         }
     }
@@ -184,20 +193,6 @@ impl Model {
         let known = &mut self.findings.shared_layouts;
         if !known.iter().any(|k| std::ptr::eq(*k, fields)) {
             known.push(fields);
-        }
-    }
-
-    /// The clock, block clock and position of `who`.
-    fn parts(&mut self, who: Agent) -> (&mut ThreadClock, &BlockClock, Pos, u32, u32) {
-        match who {
-            Agent::Gpu(t) => {
-                let th = &mut self.threads[t];
-                let b = &self.blocks[th.block];
-                (&mut th.clock, &b.clock, Pos { gid: th.gid, block: b.linear, bepoch: th.bar }, th.bar, th.grid)
-            }
-            Agent::Host => {
-                (&mut self.host.clock, &self.host.no_block, Pos { gid: HOST_GID, block: HOST_BLOCK, bepoch: 0 }, 0, 0)
-            }
         }
     }
 
@@ -418,11 +413,45 @@ impl Model {
         self.findings.locks.released(&held, p.gid, &snap);
     }
 
-    /// A fence at `scope` by `who` (the host agent's fences are `fence.sc.sys`).
+    /// A fence at `scope` by `who` (the host agent's fences are `fence.sc.sys`): a `fence.sc`. It
+    /// synchronizes with every earlier fence it is morally strong with (Fence-SC order: each one's
+    /// scope includes the other's thread), acquires what its thread's strong loads observed, and
+    /// releases.
     pub fn fence(&mut self, who: Agent, scope: ScopeKind) {
-        if self.detect {
-            let (clock, bclock, p, _, _) = self.parts(who);
-            clock.fence(p, scope, bclock);
+        if !self.detect {
+            return;
+        }
+        let sys = scope == ScopeKind::System;
+        match who {
+            Agent::Gpu(t) => {
+                let th = &mut self.threads[t];
+                let b = &mut self.blocks[th.block];
+                let d = self.topo.device_of(b.linear).unwrap_or(0) as usize;
+                let p = Pos { gid: th.gid, block: b.linear, bepoch: th.bar };
+                // Earlier fences of the block (any scope includes a thread of its own block), of the
+                // device at device scope or wider, of anyone at system scope.
+                let sc = [&b.fences, &self.device_fences[d], &self.system_fences];
+                let reach = match scope {
+                    ScopeKind::Block => 1,
+                    ScopeKind::Device => 2,
+                    ScopeKind::System => 3,
+                };
+                let snap = th.clock.fence(p, scope, &b.clock, &sc[..reach]);
+                let free = th.clock.held.is_empty();
+                b.fences.add(&snap, free);
+                if wide(scope) {
+                    self.device_fences[d].add(&snap, free);
+                }
+                if sys {
+                    self.system_fences.add(&snap, free);
+                }
+            }
+            Agent::Host => {
+                let h = &mut self.host;
+                let p = Pos { gid: HOST_GID, block: HOST_BLOCK, bepoch: 0 };
+                let snap = h.clock.fence(p, ScopeKind::System, &h.no_block, &[&self.system_fences]);
+                self.system_fences.add(&snap, true);
+            }
         }
     }
 
@@ -476,6 +505,10 @@ impl Model {
         }
         for blk in &mut self.blocks {
             blk.clock.clear();
+            blk.fences.clear();
+        }
+        for f in self.device_fences.iter_mut().chain([&mut self.system_fences]) {
+            f.clear();
         }
     }
 
@@ -484,6 +517,7 @@ impl Model {
     fn shadow_stats(&self) -> (usize, usize) {
         let (mut bytes, mut touched) = self.findings.retired_shadow;
         bytes += self.findings.locks.bytes();
+        bytes += self.device_fences.iter().chain([&self.system_fences]).map(FenceOrder::bytes).sum::<usize>();
         bytes += self.global.bytes();
         touched += self.global.touched();
         for blk in &self.blocks {
