@@ -927,3 +927,44 @@ fn every_fence_sc_trace_verdict_holds() {
     println!("{} Fence-SC traces", all.len());
     assert!(wrong.is_empty(), "{} wrong verdicts:\n{}", wrong.len(), wrong.join("\n"));
 }
+
+const SAME_LOCATION: &str = "causality order: X precedes Z in observation order, Z precedes Y in base causality order, \
+                             and X and Y overlap (an observed atomic write, then the observer's later access)";
+
+#[test]
+fn the_ticket_reset_is_decided_by_the_same_location_rule_on_five_seeds() {
+    for s in 1..=5 {
+        // The last block's thread 0 drew the last ticket: its atomicInc observed every other
+        // block's, so its plain reset is ordered after each of them.
+        let o = run_last_block(2, 1, s);
+        assert!(racy(&o).is_empty(), "seed {s} [{SAME_LOCATION}]:\n{}", reports(&o));
+        // Thread 1 of the last block observed nothing of the ticket: its reset races.
+        let o = run_last_block(2, 2, s);
+        assert_eq!(racy(&o), ["ticket"], "seed {s} [{DATA_RACE}]:\n{}", reports(&o));
+    }
+}
+
+#[test]
+fn the_same_location_rule_as_traces() {
+    use ScopeKind::Device as Gpu;
+    let chain = |observer_reads: bool, store_between: bool| {
+        let mut t = Trace::new(3, 32);
+        let count = t.buffer("count", 1);
+        let (a, b, c) = (Who::thread(0, 0), Who::thread(1, 0), Who::thread(2, 0));
+        t.op(a, count.at(0), Op::Atomic(Gpu));
+        if store_between {
+            // A store starts a new chain: a later read observes it, not what came before.
+            t.op(b, count.at(0), Op::VolatileWrite(5));
+        } else {
+            t.op(b, count.at(0), Op::Atomic(Gpu));
+        }
+        if observer_reads {
+            t.op(c, count.at(0), Op::Atomic(Gpu));
+        }
+        t.op(c, count.at(0), Op::Write);
+        t.racy_buffers()
+    };
+    assert!(chain(true, false).is_empty(), "an RMW that read the chain orders its thread's reset [{SAME_LOCATION}]");
+    assert_eq!(chain(false, false), ["count"], "a reset by a thread that observed nothing races [{DATA_RACE}]");
+    assert_eq!(chain(true, true), ["count"], "the write before a store is not observed through it [{DATA_RACE}]");
+}

@@ -290,6 +290,58 @@ struct Ext {
     summary: StrongSummary,
     /// What releasing stores to this address published.
     sync: Option<SyncSet>,
+    /// The strong writes of this address that later reads observe, for the same-location rule.
+    chain: Chain,
+}
+
+/// The same-location rule of causality order: "X precedes Z in observation order, Z precedes Y in
+/// base causality order, and X and Y overlap" orders X before Y. Here X is a strong write of this
+/// address, Z a strong read of it (a load, or a read-modify-write) that observes X — it reads X's
+/// value, or a later read-modify-write's of X's chain — and Y a later access of the same thread
+/// to this address. Each strong write gets a sequence number; a read-modify-write continues the
+/// chain, any other strong store starts a new one (later reads observe it, not what came before
+/// it). A read records the chain it observed (`[start, len)`), and a strong write of a thread whose
+/// last write in the chain lies inside it is ordered before that thread's later accesses here.
+#[derive(Clone, Debug, Default)]
+struct Chain {
+    /// Sequence number of the first write of the current chain, and of the next write.
+    start: u32,
+    len: u32,
+    /// The sequence number of each thread's last strong write (by global rank).
+    last: IntMap<u32, u32>,
+    /// The part of the chain each thread's last strong read observed.
+    observed: IntMap<u32, (u32, u32)>,
+}
+
+impl Chain {
+    /// Whether strong write `e` is ordered before the later accesses of thread `gid` by the
+    /// same-location rule.
+    fn orders(&self, e: &Epoch, gid: u32) -> bool {
+        e.kind().strong()
+            && e.kind().writes()
+            && match (self.last.get(&e.gid), self.observed.get(&gid)) {
+                (Some(&seq), Some(&(start, end))) => seq >= start && seq < end,
+                _ => false,
+            }
+    }
+    /// A strong access of `kind` by thread `gid`: it observes the chain (if it reads), then extends
+    /// it (a read-modify-write) or starts a new one (a store).
+    fn record(&mut self, gid: u32, kind: Kind) {
+        if kind.observes() {
+            self.observed.insert(gid, (self.start, self.len));
+        }
+        if kind.writes() {
+            if !matches!(kind, Kind::Atomic(_)) {
+                self.start = self.len;
+            }
+            self.last.insert(gid, self.len);
+            self.len += 1;
+        }
+    }
+    fn bytes(&self) -> usize {
+        self.last.capacity() * (size_of::<(u32, u32)>() + 1)
+            + self.observed.capacity() * (size_of::<(u32, (u32, u32))>() + 1)
+    }
 }
 
 fn strong_key(x: &Epoch, k: Kind) -> u64 {
@@ -348,6 +400,7 @@ impl Slot {
                 + e.reads.capacity() * (size_of::<(u32, Epoch)>() + 1)
                 + e.strong.capacity() * (size_of::<(u64, Epoch)>() + 1)
                 + e.sync.as_ref().map_or(0, SyncSet::bytes)
+                + e.chain.bytes()
         })
     }
 
@@ -388,7 +441,8 @@ impl Slot {
             && !ext.strong.is_empty()
             && (predicting || ext.summary.may_conflict(cur))
         {
-            found = ext.strong.values().find(|e| conflicts(cur, e)).copied();
+            let gid = cur.x.gid;
+            found = ext.strong.values().find(|e| conflicts(cur, e) && !ext.chain.orders(e, gid)).copied();
         }
         found
     }
@@ -405,6 +459,7 @@ impl Slot {
                 if let Some(ext) = &mut self.ext {
                     ext.reads = Default::default();
                     ext.strong = Default::default();
+                    ext.chain = Default::default();
                 }
             }
             Kind::Read => self.record_read(cur),
@@ -412,6 +467,7 @@ impl Slot {
                 let ext = self.ext.get_or_insert_with(Default::default);
                 ext.summary.add(cur, ext.strong.is_empty());
                 ext.strong.insert(strong_key(&x, k), x);
+                ext.chain.record(x.gid, k);
             }
         }
     }
