@@ -290,8 +290,9 @@ struct Ext {
     summary: StrongSummary,
     /// What releasing stores to this address published.
     sync: Option<SyncSet>,
-    /// The strong writes of this address that later reads observe, for the same-location rule.
-    chain: Chain,
+    /// The strong writes of this address that later reads observe, for the same-location rule
+    /// (boxed: most addresses with an extension have only plain reads).
+    chain: Option<Box<Chain>>,
 }
 
 /// The same-location rule of causality order: "X precedes Z in observation order, Z precedes Y in
@@ -400,7 +401,7 @@ impl Slot {
                 + e.reads.capacity() * (size_of::<(u32, Epoch)>() + 1)
                 + e.strong.capacity() * (size_of::<(u64, Epoch)>() + 1)
                 + e.sync.as_ref().map_or(0, SyncSet::bytes)
-                + e.chain.bytes()
+                + e.chain.as_ref().map_or(0, |c| size_of::<Chain>() + c.bytes())
         })
     }
 
@@ -442,7 +443,8 @@ impl Slot {
             && (predicting || ext.summary.may_conflict(cur))
         {
             let gid = cur.x.gid;
-            found = ext.strong.values().find(|e| conflicts(cur, e) && !ext.chain.orders(e, gid)).copied();
+            let ordered = |e: &Epoch| ext.chain.as_ref().is_some_and(|c| c.orders(e, gid));
+            found = ext.strong.values().find(|e| conflicts(cur, e) && !ordered(e)).copied();
         }
         found
     }
@@ -459,7 +461,7 @@ impl Slot {
                 if let Some(ext) = &mut self.ext {
                     ext.reads = Default::default();
                     ext.strong = Default::default();
-                    ext.chain = Default::default();
+                    ext.chain = None;
                 }
             }
             Kind::Read => self.record_read(cur),
@@ -467,7 +469,7 @@ impl Slot {
                 let ext = self.ext.get_or_insert_with(Default::default);
                 ext.summary.add(cur, ext.strong.is_empty());
                 ext.strong.insert(strong_key(&x, k), x);
-                ext.chain.record(x.gid, k);
+                ext.chain.get_or_insert_with(Default::default).record(x.gid, k);
             }
         }
     }
