@@ -262,3 +262,73 @@ fn a_flag_under_a_lock_is_not_predicted() {
         assert_eq!(o.racy_addresses, 0, "seed {s}: {}", reports(&o));
     }
 }
+
+/// [`asymmetric`]: block 0's thread takes the device lock with no fence after the compare-and-swap,
+/// block 1's with `__threadfence()`; both write `data[0]` inside.
+const ONE_UNACQUIRED: u32 = 0;
+/// The same with `__threadfence_block()` after block 0's compare-and-swap.
+const ONE_BLOCK_ACQUIRED: u32 = 1;
+/// Warps 0 and 1 of one block and a block-scope lock (`atom.cta`); warp 0 fences nothing after the
+/// compare-and-swap, warp 1 `__threadfence_block()`; both write `data[0]` inside.
+const WARPS_ONE_UNACQUIRED: u32 = 2;
+/// Both take a correct device lock, read `data[0]` and write `dummy[0]` inside; block 0's thread writes
+/// `data[0]` after releasing.
+const WRITE_AFTER_RELEASE: u32 = 3;
+
+gpu_std::kernel! {
+    /// Test-only: two threads (thread 0 of blocks 0 and 1, or threads 0 and 32 of block 0) take
+    /// `lock[0]` in the asymmetric ways `shape` names.
+    pub fn asymmetric<'a>(lock: GlobalMut<'a, u32>, data: GlobalMut<'a, u32>, dummy: GlobalMut<'a, u32>, shape: u32) {
+        let (b, t) = (block_idx().x, thread_idx().x);
+        let me = if shape == WARPS_ONE_UNACQUIRED { t / 32 } else { b };
+        if t % 32 != 0 || me > 1 {
+            return;
+        }
+        let cta = shape == WARPS_ONE_UNACQUIRED;
+        let take = || if cta { lock.atomic_scoped::<gpu_std::Block>(0).compare_and_swap(0, 1) } else { lock.atomic(0).compare_and_swap(0, 1) };
+        while take() != 0 {
+            nanosleep(16);
+        }
+        match (shape, me) {
+            (ONE_UNACQUIRED | WARPS_ONE_UNACQUIRED, 0) => {}
+            (ONE_BLOCK_ACQUIRED, 0) | (WARPS_ONE_UNACQUIRED, _) => threadfence_block(),
+            _ => threadfence(),
+        }
+        if shape == WRITE_AFTER_RELEASE {
+            let _ = data.get(0);
+            dummy.set(0, me);
+        } else {
+            data.set(0, me + 1);
+        }
+        if cta { threadfence_block() } else { threadfence() }
+        if cta {
+            lock.atomic_scoped::<gpu_std::Block>(0).swap(0);
+        } else {
+            lock.atomic(0).swap(0);
+        }
+        if shape == WRITE_AFTER_RELEASE && me == 0 {
+            data.set(0, 7);
+        }
+    }
+}
+
+#[test]
+fn a_race_that_one_order_of_taking_the_lock_hides_is_reported_in_either_order() {
+    for shape in [ONE_UNACQUIRED, ONE_BLOCK_ACQUIRED, WARPS_ONE_UNACQUIRED, WRITE_AFTER_RELEASE] {
+        let cfg =
+            if shape == WARPS_ONE_UNACQUIRED { LaunchConfig::linear(1, 64, 0) } else { LaunchConfig::linear(2, 32, 0) };
+        let mut firsts = vec![];
+        for s in 1..=8 {
+            let (mut lock, mut data, mut dummy) =
+                (Buf::new("lock", vec![0u32]), Buf::new("data", vec![0u32]), Buf::new("dummy", vec![9u32]));
+            let o = launch::<asymmetric>(cfg, &seed(s), (lock.view_mut(), data.view_mut(), dummy.view_mut(), shape));
+            // Who took the lock first: the other one's value is left (the write after the release
+            // in the last shape is block 0's, so there `dummy` tells).
+            firsts.push(if shape == WRITE_AFTER_RELEASE { 1 - dummy.data[0] } else { 2 - data.data[0] });
+            let races: Vec<&str> = o.races.iter().map(|r| r.buffer.as_str()).collect();
+            assert_eq!(races, ["data"], "shape {shape}, seed {s}: {}", reports(&o));
+            assert_eq!(lock.data[0], 0);
+        }
+        assert!(firsts.contains(&0) && firsts.contains(&1), "shape {shape}: both lock orders occur: {firsts:?}");
+    }
+}

@@ -328,6 +328,10 @@ pub(crate) struct ThreadClock {
 #[derive(Debug)]
 pub(crate) struct Pred {
     pub nolock: Clock,
+    /// Earlier critical sections of a lock the thread holds that wrote what its section writes:
+    /// ordered before the rest of its section in either order of the two (the lock orders them),
+    /// not before what it does after the section (see `predict`).
+    pub section: Clock,
     np_local: Clock,
     np_wide: Clock,
     np_sys: Clock,
@@ -341,6 +345,8 @@ pub(crate) struct Knows<'a> {
     block: &'a Clock,
     /// The thread's knowledge without lock handoffs, if a handoff gave it any.
     pub nolock: Option<&'a Clock>,
+    /// Its section-scoped knowledge without lock handoffs (see [`Pred::section`]).
+    section: Option<&'a Clock>,
 }
 
 impl Knows<'_> {
@@ -356,7 +362,9 @@ impl Knows<'_> {
     /// Whether the access is known without lock handoffs (only asked when `nolock` is set).
     #[inline]
     pub fn covers_without_locks(&self, gid: u32, rel: u32, block: u32, bar: u32) -> bool {
-        self.nolock.is_some_and(|c| c.covers(gid, rel, block, bar)) || self.block.covers(gid, rel, block, bar)
+        self.nolock.is_some_and(|c| c.covers(gid, rel, block, bar))
+            || self.section.is_some_and(|c| c.covers(gid, rel, block, bar))
+            || self.block.covers(gid, rel, block, bar)
     }
 }
 
@@ -382,7 +390,12 @@ pub(crate) fn hint_for(t: &ThreadClock, b: &BlockClock, gid: u32, rel: u32, bloc
 
 impl ThreadClock {
     pub fn knows<'a>(&'a self, block: &'a BlockClock) -> Knows<'a> {
-        Knows { own: &self.acq, block: &block.acq, nolock: self.pred.as_ref().map(|p| &p.nolock) }
+        Knows {
+            own: &self.acq,
+            block: &block.acq,
+            nolock: self.pred.as_ref().map(|p| &p.nolock),
+            section: self.pred.as_ref().map(|p| &p.section),
+        }
     }
 
     /// A release by the thread at `p`: everything it did before now, and everything it knows, becomes
@@ -489,6 +502,7 @@ impl ThreadClock {
         if handoff.is_some() && self.pred.is_none() {
             self.pred = Some(Box::new(Pred {
                 nolock: self.acq.clone(),
+                section: Clock::default(),
                 np_local: self.pending_local.clone(),
                 np_wide: self.pending_wide.clone(),
                 np_sys: self.pending_sys.clone(),

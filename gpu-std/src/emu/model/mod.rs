@@ -240,7 +240,8 @@ impl Model {
         // and what the section touched (see `predict`).
         for h in clock.held.iter_mut().filter(|h| h.addr != addr) {
             if let Some(pr) = &mut clock.pred {
-                self.findings.locks.ordered_before(h.addr, addr, kind.writes(), &mut pr.nolock);
+                let rw = (kind.reads(), kind.writes());
+                self.findings.locks.ordered_before(h.addr, addr, rw, block, &mut pr.nolock, &mut pr.section);
             }
             if h.touched.len() <= MAX_CS_ADDRESSES && !h.touched.contains(&(addr, kind.writes())) {
                 h.touched.push((addr, kind.writes()));
@@ -392,7 +393,9 @@ impl Model {
         // A thread holds few locks; an exchange used for something else (a flag) may look like a take
         // that is never released: beyond `MAX_HELD`, further takes are not followed.
         if clock.held.len() < MAX_HELD {
-            clock.held.push(Held { addr, unlocked: old, taken: site, touched: vec![] });
+            let block = self.blocks[self.threads[t].block].linear;
+            let clock = &mut self.threads[t].clock;
+            clock.held.push(Held { addr, unlocked: old, taken: site, touched: vec![], acquired: None, block });
         } else {
             clock.acquiring = None;
         }
@@ -411,6 +414,11 @@ impl Model {
         let p = Pos { gid: th.gid, block: b.linear, bepoch: th.bar };
         let snap = th.clock.section_release(p, &b.clock);
         self.findings.locks.released(&held, p.gid, &snap);
+        if th.clock.held.is_empty()
+            && let Some(pr) = &mut th.clock.pred
+        {
+            pr.section.clear();
+        }
     }
 
     /// A fence at `scope` by `who` (the host agent's fences are `fence.sc.sys`): a `fence.sc`. It
@@ -437,6 +445,10 @@ impl Model {
                     ScopeKind::System => 3,
                 };
                 let snap = th.clock.fence(p, scope, &b.clock, &sc[..reach]);
+                // A fence before a section's first access acquires its lock (see `predict`).
+                for h in th.clock.held.iter_mut().filter(|h| h.touched.is_empty() && h.acquired.is_none()) {
+                    h.acquired = Some(scope);
+                }
                 let free = th.clock.held.is_empty();
                 b.fences.add(&snap, free);
                 if wide(scope) {

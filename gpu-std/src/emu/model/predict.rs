@@ -28,6 +28,8 @@ use std::collections::HashMap;
 
 /// Addresses one critical section may touch before its lock is no longer used for prediction.
 pub(crate) const MAX_CS_ADDRESSES: usize = 64;
+/// The block key of sections acquired at device or system scope (ordered before any section).
+const ANY_BLOCK: u32 = u32::MAX;
 /// Locks one thread is followed holding at once.
 pub(crate) const MAX_HELD: usize = 8;
 
@@ -48,6 +50,11 @@ pub(crate) struct Held {
     pub taken: Site,
     /// Addresses touched in the critical section, and whether each was written.
     pub touched: Vec<(usize, bool)>,
+    /// The scope of the fence that acquired the lock: the first fence after the take, if it came
+    /// before the section's first access (`None`: the section ran unacquired).
+    pub acquired: Option<crate::atomic::ScopeKind>,
+    /// The thread's block (linear index), to judge a block-scope acquire.
+    pub block: u32,
 }
 
 /// A lock handoff that gave a thread knowledge: which lock, and the critical section it came from.
@@ -62,8 +69,11 @@ pub(crate) struct Edge {
 /// What the critical sections of every lock touched, per launch.
 #[derive(Debug, Default)]
 pub(crate) struct Locks {
-    /// (lock, address) → releases of the critical sections that wrote it, and that read it.
-    touched: HashMap<(usize, usize), (Clock, Clock)>,
+    /// (lock, address, block) → releases of the critical sections that wrote it, and that read it;
+    /// block [`ANY_BLOCK`] for sections acquired at device or system scope, else the block of a
+    /// section acquired at block scope (it is ordered only before sections of its own block).
+    /// Sections that ran unacquired are not kept: no order of the lock orders them.
+    touched: HashMap<(usize, usize, u32), (Clock, Clock)>,
     /// The last critical section of each lock.
     pub last: IntMap<usize, Section>,
     /// Locks whose critical sections were too large to follow.
@@ -78,31 +88,59 @@ impl Locks {
 
     /// A critical section of the lock at `held.addr` ended with the release `clock`.
     pub fn released(&mut self, held: &Held, gid: u32, clock: &Clock) {
+        use crate::atomic::ScopeKind;
         if held.touched.len() > MAX_CS_ADDRESSES {
             self.unpredictable.insert(held.addr, ());
         }
-        for &(x, writes) in &held.touched {
-            let e = self.touched.entry((held.addr, x)).or_default();
-            if writes { &mut e.0 } else { &mut e.1 }.join(clock);
+        // Had a later section of the lock come first, this one would be ordered after it only
+        // through its own acquire: a section that ran unacquired is ordered after none.
+        let block = match held.acquired {
+            None => None,
+            Some(ScopeKind::Block) => Some(held.block),
+            Some(_) => Some(ANY_BLOCK),
+        };
+        if let Some(block) = block {
+            for &(x, writes) in &held.touched {
+                let e = self.touched.entry((held.addr, x, block)).or_default();
+                if writes { &mut e.0 } else { &mut e.1 }.join(clock);
+            }
         }
         self.last.insert(held.addr, Section { gid, taken: held.taken });
     }
 
-    /// What an access to `x` (writing or not) inside a critical section of `lock` is ordered after in
-    /// every order of the lock's critical sections: the releases of earlier sections that made a
-    /// conflicting access to `x`.
-    pub fn ordered_before(&self, lock: usize, x: usize, writes: bool, into: &mut Clock) {
-        if let Some((w, r)) = self.touched.get(&(lock, x)) {
-            into.join(w);
-            if writes {
-                into.join(r);
+    /// What an access to `x` (reading, writing) inside a critical section of `lock` by a thread of
+    /// block `block` is ordered after in every order of the lock's critical sections, among the
+    /// earlier sections that would be ordered after it in the other order (they acquired the lock
+    /// at a scope that includes the thread): into `always`, those whose access it depends on — it
+    /// reads what they wrote, or writes what they read (the other order would change a value
+    /// read); into `section`, those that only wrote what it writes (the lock orders the two sections
+    /// either way, but not what the thread does after its section).
+    pub fn ordered_before(
+        &self,
+        lock: usize,
+        x: usize,
+        (reads, writes): (bool, bool),
+        block: u32,
+        always: &mut Clock,
+        section: &mut Clock,
+    ) {
+        for b in [ANY_BLOCK, block] {
+            if let Some((w, r)) = self.touched.get(&(lock, x, b)) {
+                if reads {
+                    always.join(w);
+                } else if writes {
+                    section.join(w);
+                }
+                if writes {
+                    always.join(r);
+                }
             }
         }
     }
 
     /// Bytes held (for the shadow-memory total).
     pub fn bytes(&self) -> usize {
-        self.touched.capacity() * (size_of::<((usize, usize), (Clock, Clock))>() + 1)
+        self.touched.capacity() * (size_of::<((usize, usize, u32), (Clock, Clock))>() + 1)
             + self.last.capacity() * (size_of::<(usize, Section)>() + 1)
     }
 }

@@ -479,8 +479,12 @@ impl Slot {
         let old = self.read;
         if old.code() == PER_THREAD_READS {
             self.ext.as_mut().expect("per-thread reads live in the extension").reads.insert(x.gid, x);
-        } else if old.is_none() || old.gid == x.gid || cur.ordered(&old) {
-            // A later read that the older one happens before stands for both.
+        } else if old.is_none()
+            || old.gid == x.gid
+            || if cur.knows.nolock.is_some() { cur.ordered_without_locks(&old) } else { cur.ordered(&old) }
+        {
+            // A later read that the older one happens before stands for both (without lock
+            // handoffs, where the prediction needs the older one: see `predict`).
             self.read = x;
         } else {
             let ext = self.ext.get_or_insert_with(Default::default);
