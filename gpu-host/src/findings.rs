@@ -14,6 +14,11 @@ pub struct Findings {
     pub uninit_reads: Vec<UninitRead>,
     /// Elements read uninitialised.
     pub uninit_elements: usize,
+    /// Ordering hazards: conflicting volatile accesses of shared memory that nothing orders (no data
+    /// race under PTX, but their values depend on the schedule; see `gpu_std::emu::Outcome::hazards`).
+    pub hazards: Vec<Race>,
+    /// Shared addresses (per block) with an ordering hazard.
+    pub hazard_addresses: usize,
     /// Deadlock and livelock reports of launches that failed with one.
     pub deadlocks: Vec<String>,
     /// Values that are undefined on a GPU (a shuffle from a lane outside its mask), one per call site.
@@ -23,7 +28,11 @@ pub struct Findings {
 impl Findings {
     /// Whether nothing was found.
     pub fn is_clean(&self) -> bool {
-        self.racy_addresses == 0 && self.uninit_elements == 0 && self.deadlocks.is_empty() && self.warnings.is_empty()
+        self.racy_addresses == 0
+            && self.uninit_elements == 0
+            && self.hazard_addresses == 0
+            && self.deadlocks.is_empty()
+            && self.warnings.is_empty()
     }
 
     pub(crate) fn absorb(&mut self, out: Outcome) {
@@ -31,6 +40,8 @@ impl Findings {
         self.races.extend(out.races);
         self.uninit_elements += out.uninit_elements;
         self.uninit_reads.extend(out.uninit_reads);
+        self.hazard_addresses += out.hazard_addresses;
+        self.hazards.extend(out.hazards);
         self.warnings.extend(out.warnings.iter().map(ToString::to_string));
     }
 }

@@ -57,6 +57,10 @@ pub struct Options {
     pub time_limit: Duration,
     /// Distinct racy addresses reported in full (all are counted).
     pub max_race_reports: usize,
+    /// Report ordering hazards (volatile accesses of shared memory that nothing orders, see
+    /// [`Outcome::hazards`](crate::emu::Outcome::hazards)) as races, so that whatever fails on a race
+    /// fails on them. Off by default: they are no data race under PTX.
+    pub hazards_are_races: bool,
 }
 
 impl Default for Options {
@@ -70,6 +74,7 @@ impl Default for Options {
             stack_bytes: 256 * 1024,
             time_limit: Duration::from_secs(60),
             max_race_reports: 16,
+            hazards_are_races: false,
         }
     }
 }

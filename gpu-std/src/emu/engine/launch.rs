@@ -166,12 +166,12 @@ pub(crate) fn run_launch(
             grid_arrived: 0,
             grid_site: None,
             error: None,
-            model: Model::new(
-                name,
-                Topology { grid: cfg.grid, block: cfg.block, shared_bytes: cfg.shared_bytes, devices },
-                opts.detect_races,
-                opts.max_race_reports,
-            ),
+            model: {
+                let topo = Topology { grid: cfg.grid, block: cfg.block, shared_bytes: cfg.shared_bytes, devices };
+                let mut m = Model::new(name, topo, opts.detect_races, opts.max_race_reports);
+                m.hazards_are_races(opts.hazards_are_races);
+                m
+            },
             polls: 0,
             writers: HashMap::new(),
             parked: HashMap::new(),
@@ -221,6 +221,8 @@ pub(crate) fn run_launch(
         racy_addresses: findings.racy_addresses,
         uninit_reads: findings.uninit_reads,
         uninit_elements: findings.uninit_elements,
+        hazards: findings.hazards,
+        hazard_addresses: findings.hazard_addresses,
         shadow_bytes,
         touched_addresses,
         steps: st.steps,

@@ -198,3 +198,22 @@ fn cut_edges(why: cut::Why, two_gpus: bool) -> String {
     }
     s
 }
+
+/// Why the volatile access `e` and the current one are an ordering hazard (see `race::Slot::access`),
+/// and what would order them.
+pub(crate) fn hazard_why(e: &Epoch, cur: &Cur<'_>) -> String {
+    let head = "ordering hazard: both accesses are volatile, so they are strong and no data race under PTX, but \
+                nothing orders them, and which value the read sees depends on the schedule";
+    let (ra, rb) = (e.gid % cur.block_threads, cur.x.gid % cur.block_threads);
+    if ra / 32 == rb / 32 {
+        format!(
+            "{head}: same warp (warp {}, lanes {} and {}), same barrier interval ({}): add __syncwarp() between them",
+            ra / 32,
+            ra % 32,
+            rb % 32,
+            e.bar
+        )
+    } else {
+        format!("{head}: same block, same barrier interval ({}): add __syncthreads() between them", e.bar)
+    }
+}

@@ -17,6 +17,10 @@ pub(crate) struct Findings {
     pub racy_addresses: usize,
     reported: HashSet<(u8, usize, u32)>,
     pub uninit_reads: Vec<UninitRead>,
+    /// Ordering hazards (volatile accesses of shared memory that nothing orders), once per address.
+    pub hazards: Vec<Race>,
+    pub hazard_addresses: usize,
+    hazard_seen: HashSet<(usize, u32)>,
     pub uninit_elements: usize,
     uninit_seen: HashSet<(usize, u32)>,
     /// Shadow bytes and touched element addresses of the blocks of finished waves.
@@ -37,6 +41,9 @@ impl Findings {
             racy_addresses: 0,
             reported: Default::default(),
             uninit_reads: vec![],
+            hazards: vec![],
+            hazard_addresses: 0,
+            hazard_seen: Default::default(),
             uninit_elements: 0,
             uninit_seen: Default::default(),
             retired_shadow: (0, 0),
@@ -58,6 +65,16 @@ impl Findings {
         }
         self.racy_addresses += 1;
         self.races.len() < self.max
+    }
+
+    /// Counts an ordering hazard at shared byte `offset` of block `block` if it is the first there;
+    /// returns whether to report it in full.
+    pub fn count_hazard(&mut self, offset: usize, block: u32) -> bool {
+        if !self.hazard_seen.insert((offset, block)) {
+            return false;
+        }
+        self.hazard_addresses += 1;
+        self.hazards.len() < self.max
     }
 
     /// Counts an uninitialised read of the shared element at byte `offset` of block `block` if it is

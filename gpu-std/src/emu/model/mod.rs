@@ -37,7 +37,7 @@ use crate::atomic::{ScopeKind, SpaceKind};
 use crate::emu::report::{AccessInfo, Place, Race, UninitRead, names};
 use crate::shared::SharedField;
 use clock::{BlockClock, Clock, FenceOrder, Pos, ThreadClock, hint_for, wide};
-use explain::explain;
+use explain::{explain, hazard_why};
 use predict::{Edge, Held, MAX_CS_ADDRESSES, MAX_HELD, Section};
 use race::{Cur, Epoch};
 use shadow::{Shadow, SharedShadow, Written};
@@ -113,6 +113,10 @@ pub(crate) struct Model {
     /// everyone (Fence-SC order between blocks, devices and the host agent).
     device_fences: [FenceOrder; 2],
     system_fences: FenceOrder,
+    /// Report ordering hazards as races (`Options::hazards_are_races`).
+    hazards_are_races: bool,
+    /// The explanation of the hazard found by the access being told.
+    pending_hazard: Option<String>,
     findings: Findings,
 }
 
@@ -134,8 +138,15 @@ impl Model {
             grid_barriers: 0,
             device_fences: Default::default(),
             system_fences: FenceOrder::default(),
+            hazards_are_races: false,
+            pending_hazard: None,
             findings: Findings::new(kernel, max_reports),
         }
+    }
+
+    /// Report ordering hazards as races, not in their own class.
+    pub fn hazards_are_races(&mut self, yes: bool) {
+        self.hazards_are_races = yes;
     }
 
     /// The launch's shape.
@@ -253,11 +264,14 @@ impl Model {
             }
         }
         let mut report = None;
+        let mut hazard = None;
         {
-            let cur = Cur { x, kind, block, block_threads, knows: clock.knows(bclock), topo: &self.topo };
+            let hazards = space == SpaceKind::Shared;
+            let cur = Cur { x, kind, block, block_threads, knows: clock.knows(bclock), topo: &self.topo, hazards };
             // Every record is checked and updated; the first conflict found is reported.
             let found = slots.iter_mut().fold(None, |found, slot| {
-                let f = slot.access(&cur);
+                let (f, h) = slot.access(&cur);
+                hazard = hazard.or(h);
                 // A race found in this run stands before a predicted one.
                 match (found, f) {
                     (Some((_, true)), Some((_, false))) | (None, _) => f,
@@ -275,6 +289,19 @@ impl Model {
                     Ok(explain(&e, &cur, cut))
                 };
                 report = Some((e, why, predicted));
+            }
+            if found.is_none()
+                && let Some(e) = hazard.take()
+            {
+                let why = hazard_why(&e, &cur);
+                if self.hazards_are_races {
+                    if self.findings.count_race(&place, block) {
+                        report = Some((e, Ok(why), false));
+                    }
+                } else if self.findings.count_hazard(addr - shared_base, block) {
+                    hazard = Some(e);
+                    self.pending_hazard = Some(why);
+                }
             }
         }
         clock.acquiring = None;
@@ -304,7 +331,13 @@ impl Model {
         }
         if let Some((e, why, predicted)) = report {
             let why = why.unwrap_or_else(|edge| self.predicted_why(edge));
-            self.push_race(&place, (&e, &x), why, predicted);
+            let hazard = why.starts_with("ordering hazard");
+            self.push_race(&place, (&e, &x), why, predicted, hazard);
+        }
+        if let (Some(e), Some(why)) = (hazard, self.pending_hazard.take()) {
+            self.push_race(&place, (&e, &x), why, false, true);
+            let race = self.findings.races.pop().expect("just pushed");
+            self.findings.hazards.push(race);
         }
         if unwritten && self.findings.count_uninit(addr - shared_base, block) {
             let (name, index) = place.buffer_index(&self.findings.shared_layouts);
@@ -323,7 +356,14 @@ impl Model {
     }
 
     /// Records a race on `place` between the accesses `first` and `second`.
-    fn push_race(&mut self, place: &Place, (first, second): (&Epoch, &Epoch), why: String, predicted: bool) {
+    fn push_race(
+        &mut self,
+        place: &Place,
+        (first, second): (&Epoch, &Epoch),
+        why: String,
+        predicted: bool,
+        hazard: bool,
+    ) {
         let (buffer, index) = place.buffer_index(&self.findings.shared_layouts);
         let race = Race {
             kernel: self.findings.kernel.clone(),
@@ -334,6 +374,7 @@ impl Model {
             second: self.access_info(second),
             why,
             predicted,
+            hazard,
         };
         self.findings.races.push(race);
     }

@@ -166,6 +166,8 @@ pub(crate) struct Cur<'a> {
     pub knows: Knows<'a>,
     /// The launch's shape: which scopes include which threads.
     pub topo: &'a Topology,
+    /// Whether to look for an ordering hazard (see [`Slot::access`]).
+    pub hazards: bool,
 }
 
 impl Cur<'_> {
@@ -408,14 +410,38 @@ impl Slot {
     /// Checks the current access against the record, then records it. Returns an earlier access it
     /// races with, if any, and whether the race is only predicted (another order of taking a lock
     /// leaves the two unordered; see `predict`).
-    pub fn access(&mut self, cur: &Cur<'_>) -> Option<(Epoch, bool)> {
+    ///
+    /// Also returns, when `cur.hazards` is set and no race was found, an *ordering hazard*: an
+    /// earlier volatile access of another thread that conflicts with this volatile access and that
+    /// causality order does not order before it. Two volatile accesses are strong and morally strong,
+    /// so no data race, but which value a read sees depends on the schedule (the warp-synchronous
+    /// reduction over volatile shared memory without `__syncwarp()`). Read-modify-writes, acquires
+    /// and releases are never hazards: their disorder is what counters, tickets and locks are for.
+    pub fn access(&mut self, cur: &Cur<'_>) -> (Option<(Epoch, bool)>, Option<Epoch>) {
         let found = self.check(cur, false).map(|e| (e, false));
         let found = match found {
             None if cur.knows.nolock.is_some() => self.check(cur, true).map(|e| (e, true)),
             f => f,
         };
+        let hazard = if found.is_none() && cur.hazards { self.hazard(cur) } else { None };
         self.record(cur);
-        found
+        (found, hazard)
+    }
+
+    /// The earlier volatile access that makes the current one an ordering hazard, if any.
+    #[cold]
+    fn hazard(&self, cur: &Cur<'_>) -> Option<Epoch> {
+        let volatile = |k: Kind| matches!(k, Kind::VolatileRead | Kind::VolatileWrite);
+        if !volatile(cur.kind) {
+            return None;
+        }
+        let ext = self.ext.as_ref()?;
+        ext.strong
+            .values()
+            .find(|e| {
+                volatile(e.kind()) && (e.kind().writes() || cur.kind.writes()) && e.gid != cur.x.gid && !cur.ordered(e)
+            })
+            .copied()
     }
 
     /// The first recorded access that conflicts with the current one (`predicting`: in another order

@@ -102,24 +102,29 @@ pub struct Race {
     /// The accesses were ordered in this run only by the order in which threads took a lock: in
     /// another order they race.
     pub predicted: bool,
+    /// An ordering hazard, not a data race (see [`Outcome::hazards`]).
+    pub hazard: bool,
 }
 
 impl fmt::Display for Race {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let what = if self.hazard { "ordering hazard" } else { "data race" };
         match self.space {
             SpaceKind::Global => {
-                writeln!(f, "data race in kernel `{}` on global `{}`[{}]", self.kernel, self.buffer, self.index)?
+                writeln!(f, "{} in kernel `{}` on global `{}`[{}]", what, self.kernel, self.buffer, self.index)?
             }
             SpaceKind::Shared if self.buffer == "shared" => writeln!(
                 f,
-                "data race in kernel `{}` on shared memory of block {}, element [{}]",
+                "{} in kernel `{}` on shared memory of block {}, element [{}]",
+                what,
                 self.kernel,
                 triple(self.second.thread.block),
                 self.index
             )?,
             SpaceKind::Shared => writeln!(
                 f,
-                "data race in kernel `{}` on shared memory `{}`[{}] of block {}",
+                "{} in kernel `{}` on shared memory `{}`[{}] of block {}",
+                what,
                 self.kernel,
                 self.buffer,
                 self.index,
@@ -196,6 +201,16 @@ pub struct Outcome {
     pub steps: u64,
     /// Threads that ran.
     pub threads: u64,
+    /// Up to `Options::max_race_reports` *ordering hazards*, one per shared-memory address and block:
+    /// two conflicting volatile accesses of shared memory that causality order does not order. They
+    /// are strong, so no data race under PTX, but the value a read sees depends on the schedule — the
+    /// warp-synchronous reduction over volatile shared memory without `__syncwarp()` computes wrong
+    /// sums. Named as races are. Read-modify-writes, acquire loads and release stores are never
+    /// hazards (counters, tickets, locks), nor is global memory (flags and mailboxes, polled by
+    /// design). With `Options::hazards_are_races` they are reported in `races` instead.
+    pub hazards: Vec<Race>,
+    /// Number of distinct shared addresses (per block) with an ordering hazard.
+    pub hazard_addresses: usize,
     /// Operations whose result is undefined on a GPU but which do not make the kernel wrong unless it
     /// uses the value (a shuffle reading a lane outside its mask), one per call site.
     pub warnings: Vec<Warning>,
