@@ -58,17 +58,26 @@ pub(crate) fn explain(e: &Epoch, cur: &Cur<'_>, cut: Option<cut::Why>) -> String
     if e.grid() != x.grid() || e.bar != x.bar {
         return "no barrier or release/acquire edge between the accesses".into();
     }
-    let (ra, rb) = (e.gid % cur.block_threads, x.gid % cur.block_threads);
+    let (place, barrier) = in_one_block(e, cur);
+    format!("{place}: no {barrier} between the accesses")
+}
+
+/// Where two accesses of threads of one block in one barrier interval are, and the barrier that
+/// would order them: `same warp (warp 1, lanes 3 and 7), same barrier interval (0)` and
+/// `__syncwarp()`, or `same block, same barrier interval (0)` and `__syncthreads()`.
+fn in_one_block(e: &Epoch, cur: &Cur<'_>) -> (String, &'static str) {
+    let (ra, rb) = (e.gid % cur.block_threads, cur.x.gid % cur.block_threads);
     if ra / 32 == rb / 32 {
-        format!(
-            "same warp (warp {}, lanes {} and {}), same barrier interval ({}): no __syncwarp() between the accesses",
+        let place = format!(
+            "same warp (warp {}, lanes {} and {}), same barrier interval ({})",
             ra / 32,
             ra % 32,
             rb % 32,
             e.bar
-        )
+        );
+        (place, "__syncwarp()")
     } else {
-        format!("same block, same barrier interval ({}): no __syncthreads() between the accesses", e.bar)
+        (format!("same block, same barrier interval ({})", e.bar), "__syncthreads()")
     }
 }
 
@@ -204,16 +213,6 @@ fn cut_edges(why: cut::Why, two_gpus: bool) -> String {
 pub(crate) fn hazard_why(e: &Epoch, cur: &Cur<'_>) -> String {
     let head = "ordering hazard: both accesses are volatile, so they are strong and no data race under PTX, but \
                 nothing orders them, and which value the read sees depends on the schedule";
-    let (ra, rb) = (e.gid % cur.block_threads, cur.x.gid % cur.block_threads);
-    if ra / 32 == rb / 32 {
-        format!(
-            "{head}: same warp (warp {}, lanes {} and {}), same barrier interval ({}): add __syncwarp() between them",
-            ra / 32,
-            ra % 32,
-            rb % 32,
-            e.bar
-        )
-    } else {
-        format!("{head}: same block, same barrier interval ({}): add __syncthreads() between them", e.bar)
-    }
+    let (place, barrier) = in_one_block(e, cur);
+    format!("{head}: {place}: add {barrier} between them")
 }
