@@ -4,6 +4,7 @@
 //! A view that outlives its buffer does not compile:
 //!
 //! ```compile_fail,E0597
+//! # const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
 //! gpu_std::kernel! { pub fn fill<'a>(out: gpu_std::GlobalMut<'a, u32>) { out.set(0, 1); } }
 //! use gpu_host::{Device, cover};
 //! let dev = Device::emulator(Default::default());
@@ -29,6 +30,7 @@
 //! can alias the elements its threads own:
 //!
 //! ```compile_fail,E0502
+//! # const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
 //! gpu_std::kernel! {
 //!     pub fn copy<'a>(src: gpu_std::Global<'a, u32>, out: gpu_std::Output<'a, u32>) {
 //!         if let Some(o) = out.mine() { o.set(src.get(o.index())); }

@@ -2,6 +2,11 @@
 //! atomics on one OS thread and the kernel's on the launching one are atomic with respect to each
 //! other (no update lost), and no access of either is a data race.
 
+// SAFETY: no kernel of this file, nor anything it calls, reaches a gpu-std primitive or view access
+// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
+// thread-local (`gpu_std::KernelCrate`).
+const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
+
 use gpu_host::{Device, cover};
 use gpu_std::{GlobalMut, kernel};
 use std::sync::atomic::{AtomicBool, Ordering};

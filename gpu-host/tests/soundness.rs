@@ -2,6 +2,11 @@
 //! than the kernel's launch bounds, and (on a GPU) a module whose kernel takes other parameters than
 //! the launch passes; and what it refuses to make: a buffer whose size in bytes overflows.
 
+// SAFETY: no kernel of this file, nor anything it calls, reaches a gpu-std primitive or view access
+// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
+// thread-local (`gpu_std::KernelCrate`).
+const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
+
 use gpu_host::{Device, cover};
 use gpu_std::emu::{self, EmuError, LaunchConfig};
 use gpu_std::{Arg, GlobalMut, MemorySpace, Output, kernel};

@@ -8,6 +8,19 @@
 //! every kernel runs on `gpu_std::emu`.
 #![cfg_attr(target_arch = "nvptx64", no_std, feature(abi_gpu_kernel))]
 
+/// This crate's promise about thread-locals, which every `kernel!` needs (see `gpu_std::KernelCrate`).
+/// It is public only to show that another crate cannot borrow it for its own kernels:
+///
+/// ```compile_fail,E0080
+/// const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = gpu_kernels::GPU_STD_KERNEL_CRATE;
+/// gpu_std::kernel! { pub fn fill() {} } // error: this crate's GPU_STD_KERNEL_CRATE was made by another crate
+/// fn main() {}
+/// ```
+// SAFETY: no kernel of this crate, nor anything it calls, reaches a gpu-std primitive or view access
+// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
+// thread-local.
+pub const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
+
 pub mod atomic_add_f64;
 pub mod atomic_tour;
 pub mod block_reduce_demo;

@@ -4,6 +4,11 @@
 //! producer/consumer make progress and must not be reported, even with a tiny poll limit; a spin on a
 //! plain load ends at the time limit, whose report says what every unfinished thread was doing.
 
+// SAFETY: no kernel of this file, nor anything it calls, reaches a gpu-std primitive or view access
+// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
+// thread-local (`gpu_std::KernelCrate`).
+const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
+
 use gpu_std::block::sync_threads;
 use gpu_std::emu::{self, Buffer, EmuError, LaunchConfig, Livelock, Options, ThreadId};
 use gpu_std::thread::{global_index_x, thread_idx};

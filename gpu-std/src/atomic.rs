@@ -179,6 +179,7 @@ impl Space for SharedSpace {
 /// from, for shared memory.
 ///
 /// ```compile_fail,E0521
+/// # const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
 /// std::thread_local! {
 ///     static KEPT: std::cell::Cell<Option<gpu_std::atomic::AtomicRef<'static, u32, gpu_std::Device, gpu_std::atomic::GlobalSpace>>> =
 ///         const { std::cell::Cell::new(None) };
@@ -200,6 +201,7 @@ impl Space for SharedSpace {
 /// }
 /// ```
 /// ```
+/// # const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
 /// // Within the launch (and the slice's scope), an element for atomics is an ordinary value.
 /// gpu_std::shared_layout! { pub struct Lock { pub word: [u32; 1] } }
 /// gpu_std::kernel! {

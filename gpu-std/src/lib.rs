@@ -67,11 +67,16 @@
 //!   and `#[launch_bounds]` reach a kernel's two definitions, and the macros reach `core` and the
 //!   standard macros through `gpu_std` itself, so a crate that shadows `stringify!` or replaces
 //!   `::core` changes neither a kernel's name nor a shared layout's size.
+//! - **Thread-locals are a promise**: the emulator runs every thread of a launch as a coroutine of one
+//!   OS thread, so they share its thread-locals, and a thread-local's initialiser or `with` closure
+//!   that reaches a scheduling point lets `std` drop a value another emulated thread borrows. A kernel
+//!   crate promises, once, in an `unsafe` block, that its kernels do not do that ([`KernelCrate`]);
+//!   [`kernel!`] does not compile without the promise of its own crate.
 //! - **Views carry the launch's lifetime** (`fn k<'a>(x: Global<'a, f32>)`), so a kernel cannot keep
 //!   one past its launch, nor an element for atomics made from one (`AtomicRef<'a, ..>`; one of shared
 //!   memory lives as long as the borrow of its [`SharedSlice`]). A `SharedSlice` itself carries no
 //!   lifetime: it is neither `Send` nor `Sync`, so only a host `thread_local!` can keep it past its
-//!   launch, and the emulator refuses its accesses to memory that the running launch was not given
+//!   launch, which the crate's [`KernelCrate`] promise excludes; the emulator also refuses its accesses to memory that the running launch was not given
 //!   (which stops a freed block's memory from being touched, not an address that another view of
 //!   the new launch now covers).
 //! - **16-byte loads**: `view.split_vectors()` splits a `Global<T>` like `slice::align_to` into a head
@@ -118,6 +123,8 @@ pub mod block;
 pub mod fence;
 pub mod grid;
 pub mod launch_bounds;
+mod kernel_crate;
+pub use kernel_crate::KernelCrate;
 pub mod memory;
 pub mod pod;
 pub mod shared;
@@ -181,6 +188,9 @@ fn panic(_: &core::panic::PanicInfo) -> ! {
 /// target resolves them), so two definitions that differ in any of them cannot be taken for each
 /// other.
 ///
+/// `run` must keep [`KernelCrate::new`]'s promise about thread-locals: the emulator runs every thread
+/// of a launch on one OS thread. [`kernel!`] relies on the crate's own `GPU_STD_KERNEL_CRATE` for it.
+///
 /// A hand-written implementation must say `unsafe impl`:
 ///
 /// ```compile_fail,E0200
@@ -216,6 +226,7 @@ pub unsafe trait Kernel {
 /// Defines a kernel once for both targets.
 ///
 /// ```
+/// # const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
 /// gpu_std::kernel! {
 ///     /// `y[i] = a * x[i] + y[i]`.
 ///     pub fn saxpy<'a>(a: f32, x: gpu_std::Global<'a, f32>, y: gpu_std::GlobalMut<'a, f32>) {
@@ -239,12 +250,14 @@ pub unsafe trait Kernel {
 /// cannot be looked into, and is refused.)
 ///
 /// ```compile_fail
+/// # const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
 /// gpu_std::kernel! {
 ///     #[cfg(not(target_arch = "nvptx64"))] // error: only doc comments, lint attributes and #[launch_bounds]
 ///     pub fn fill<'a>(x: gpu_std::GlobalMut<'a, u8>) { x.set(0, 1); }
 /// }
 /// ```
 /// ```
+/// # const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
 /// gpu_std::kernel! {
 ///     /// Documented, with lints and launch bounds.
 ///     #[allow(unused_variables)]
@@ -267,6 +280,7 @@ pub unsafe trait Kernel {
 /// it needs an `unsafe` block, as anywhere else.
 ///
 /// ```compile_fail,E0133
+/// # const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
 /// gpu_std::kernel! {
 ///     pub fn raw_store(addr: u64) {
 ///         *(addr as *mut u32) = 0xdeadbeef; // error: dereference of raw pointer is unsafe
@@ -274,6 +288,7 @@ pub unsafe trait Kernel {
 /// }
 /// ```
 /// ```compile_fail,E0133
+/// # const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
 /// gpu_std::kernel! {
 ///     pub fn bad_mask(x: u32) {
 ///         let _ = gpu_std::warp::shfl_unchecked(gpu_std::warp::ShflMode::Idx, 0, x, 0, 32); // error: call to unsafe function
@@ -281,16 +296,19 @@ pub unsafe trait Kernel {
 /// }
 /// ```
 /// ```compile_fail,E0277
+/// # const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
 /// gpu_std::kernel! {
 ///     pub fn takes_usize(n: usize) { let _ = n; }
 /// }
 /// ```
 /// ```compile_fail,E0277
+/// # const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
 /// gpu_std::kernel! {
 ///     pub fn takes_bool(b: bool) { let _ = b; }
 /// }
 /// ```
 /// ```compile_fail,E0277
+/// # const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
 /// gpu_std::kernel! {
 ///     pub fn takes_a_host_slice(s: &'static [u32]) { let _ = s; }
 /// }
@@ -301,6 +319,7 @@ pub unsafe trait Kernel {
 /// give every kernel the name of another):
 ///
 /// ```standalone_crate
+/// # const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
 /// extern crate self as core;
 /// pub use ::std::*;
 /// macro_rules! stringify { ($($t:tt)*) => { "saxpy" } }
@@ -367,6 +386,13 @@ macro_rules! __kernel {
         $crate::__kernel! { [$($attrs)*] [$($lb)*] pub fn $name<'__launch>($($arg: $ty),*) $body }
     };
     ([$($attrs:tt)*] [$($lb:tt)*] pub fn $name:ident<$lt:lifetime>($($arg:ident : $ty:ty),* $(,)?) $body:block) => {
+        // The crate's promise about thread-locals (see `KernelCrate`), made by this crate.
+        const _: () = {
+            #[allow(unused_imports)]
+            use crate::*;
+            GPU_STD_KERNEL_CRATE.check($crate::__private::core::module_path!())
+        };
+
         $($attrs)*
         #[cfg(target_arch = "nvptx64")]
         #[unsafe(no_mangle)]
@@ -416,7 +442,8 @@ macro_rules! __kernel {
         )]
         pub struct $name;
 
-        // SAFETY: `Args` and `run` come from the same definition as the `.entry` above, and the
+        // SAFETY: the crate promised what `run` needs of its thread-locals (`GPU_STD_KERNEL_CRATE`,
+        // checked above to be its own). `Args` and `run` come from the same definition as the `.entry` above, and the
         // signature the `.entry`'s module holds for it is made from the same module path, name and
         // types (`Kernel`'s contract). Only doc comments and lint attributes reach the two definitions,
         // so neither can exist without the other.

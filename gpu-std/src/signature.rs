@@ -139,6 +139,7 @@ pub fn text(path: &str, name: &str, types: &[ParamType]) -> String {
 /// wrote into the PTX module for the `.entry` of the same definition.
 ///
 /// ```
+/// # const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
 /// gpu_std::kernel! {
 ///     pub fn scale<'a>(a: f32, x: gpu_std::GlobalMut<'a, f32>, out: gpu_std::Output<'a, u32, gpu_std::PerWarp>) {}
 /// }

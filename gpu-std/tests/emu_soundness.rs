@@ -3,6 +3,11 @@
 //! earlier one, a registered buffer whose length overflows the address space, and an OS lock held
 //! across a barrier (which ends the process with a report instead of hanging it).
 
+// SAFETY: no kernel of this file, nor anything it calls, reaches a gpu-std primitive or view access
+// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
+// thread-local (`gpu_std::KernelCrate`).
+const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
+
 use gpu_std::block::sync_threads;
 use gpu_std::emu::{self, EmuError, LaunchConfig, Options};
 use gpu_std::fence::threadfence;

@@ -2,6 +2,11 @@
 //! a GPU (a shuffle from a lane outside the mask) is poisoned and warned about instead of failing the
 //! launch; a launch with too little shared memory for the kernel's layout says so in those words.
 
+// SAFETY: no kernel of this file, nor anything it calls, reaches a gpu-std primitive or view access
+// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
+// thread-local (`gpu_std::KernelCrate`).
+const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
+
 use gpu_std::block::sync_threads;
 use gpu_std::emu::{self, EmuError, LaunchConfig, Options, POISON, ThreadId};
 use gpu_std::thread::{global_index_x, thread_idx};
