@@ -2,11 +2,6 @@
 //! atomics on one OS thread and the kernel's on the launching one are atomic with respect to each
 //! other (no update lost), and no access of either is a data race.
 
-// SAFETY: no kernel of this file, nor anything it calls, reaches a gpu-std primitive or view access
-// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
-// thread-local (`gpu_std::KernelCrate`).
-const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
-
 use gpu_host::{Device, cover};
 use gpu_std::{GlobalMut, kernel};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -54,3 +49,8 @@ fn a_host_thread_and_an_emulated_launch_add_to_one_word_and_lose_nothing() {
     });
     assert_eq!(host.load(0, Ordering::Relaxed), host_adds + threads * ADDS, "updates were lost");
 }
+
+// SAFETY: no kernel of this file, nor anything it calls, reaches a gpu-std primitive or view access
+// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
+// thread-local (`gpu_std::KernelCrate`).
+const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };

@@ -2,11 +2,6 @@
 //! than the kernel's launch bounds, and (on a GPU) a module whose kernel takes other parameters than
 //! the launch passes; and what it refuses to make: a buffer whose size in bytes overflows.
 
-// SAFETY: no kernel of this file, nor anything it calls, reaches a gpu-std primitive or view access
-// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
-// thread-local (`gpu_std::KernelCrate`).
-const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
-
 use gpu_host::{Device, cover};
 use gpu_std::emu::{self, EmuError, LaunchConfig};
 use gpu_std::{Arg, GlobalMut, MemorySpace, Output, kernel};
@@ -134,3 +129,8 @@ fn a_filled_buffer_whose_size_in_bytes_overflows_is_an_error() {
     let Err(e) = dev.filled("big", 1 << 59, 0u64) else { panic!("4 EiB were allocated") };
     assert!(format!("{e:#}").contains("buffer `big`: cannot allocate"), "{e:#}");
 }
+
+// SAFETY: no kernel of this file, nor anything it calls, reaches a gpu-std primitive or view access
+// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
+// thread-local (`gpu_std::KernelCrate`).
+const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };

@@ -3,11 +3,6 @@
 //! `detector_scope.rs`; unbounded access history, uninitialised shared memory and warp-level races in
 //! `detector_history.rs`.
 
-// SAFETY: no kernel of this file, nor anything it calls, reaches a gpu-std primitive or view access
-// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
-// thread-local (`gpu_std::KernelCrate`).
-const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
-
 mod common;
 
 use common::{Buf, SEEDS, launch, launch_raw, pair, seed, t};
@@ -346,3 +341,8 @@ fn a_plain_load_spin_ends_at_the_time_limit() {
     assert!(e.to_string().contains("did not finish within"), "{e}");
     assert!(started.elapsed().as_secs() < 5);
 }
+
+// SAFETY: no kernel of this file, nor anything it calls, reaches a gpu-std primitive or view access
+// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
+// thread-local (`gpu_std::KernelCrate`).
+const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };

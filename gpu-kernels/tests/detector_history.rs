@@ -3,11 +3,6 @@
 //! one warp, which suggest `__syncwarp()`. Every case, must-flag and must-not-flag, runs under several
 //! schedules.
 
-// SAFETY: no kernel of this file, nor anything it calls, reaches a gpu-std primitive or view access
-// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
-// thread-local (`gpu_std::KernelCrate`).
-const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
-
 mod common;
 
 use common::{Buf, SEEDS, launch, pair, reports, seed, seed_all_reports, t};
@@ -259,3 +254,8 @@ fn syncwarp_between_lanes_is_clean_and_across_warps_needs_syncthreads() {
         }
     }
 }
+
+// SAFETY: no kernel of this file, nor anything it calls, reaches a gpu-std primitive or view access
+// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
+// thread-local (`gpu_std::KernelCrate`).
+const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };

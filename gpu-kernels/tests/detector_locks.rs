@@ -2,11 +2,6 @@
 //! whichever thread takes the lock first. Each shape runs under schedule seeds chosen so that both
 //! lock orders occur (asserted), and the race must be reported in both.
 
-// SAFETY: no kernel of this file, nor anything it calls, reaches a gpu-std primitive or view access
-// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
-// thread-local (`gpu_std::KernelCrate`).
-const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
-
 mod common;
 
 use common::{Buf, launch, pair, reports, seed, t};
@@ -337,3 +332,8 @@ fn a_race_that_one_order_of_taking_the_lock_hides_is_reported_in_either_order() 
         assert!(firsts.contains(&0) && firsts.contains(&1), "shape {shape}: both lock orders occur: {firsts:?}");
     }
 }
+
+// SAFETY: no kernel of this file, nor anything it calls, reaches a gpu-std primitive or view access
+// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
+// thread-local (`gpu_std::KernelCrate`).
+const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };

@@ -3,11 +3,6 @@
 //! blocks must be reported, naming the scope used and the scope needed; the same patterns at device
 //! scope, and block scope inside one block, must stay silent. Every case runs under several schedules.
 
-// SAFETY: no kernel of this file, nor anything it calls, reaches a gpu-std primitive or view access
-// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
-// thread-local (`gpu_std::KernelCrate`).
-const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
-
 mod common;
 
 use common::{Buf, SEEDS, launch, pair, reports, seed, t};
@@ -316,3 +311,8 @@ fn device_scope_lock_is_clean_and_block_scope_locks_inside_one_block_are_clean()
         }
     }
 }
+
+// SAFETY: no kernel of this file, nor anything it calls, reaches a gpu-std primitive or view access
+// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
+// thread-local (`gpu_std::KernelCrate`).
+const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };

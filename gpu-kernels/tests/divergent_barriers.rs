@@ -4,11 +4,6 @@
 //! another barrier, are undefined behaviour: on sm_70+ hardware the barrier can release without them.
 //! Every case runs under several schedules.
 
-// SAFETY: no kernel of this file, nor anything it calls, reaches a gpu-std primitive or view access
-// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
-// thread-local (`gpu_std::KernelCrate`).
-const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
-
 mod common;
 
 use common::{Buf, SEEDS, launch, launch_raw, reports, seed};
@@ -126,3 +121,8 @@ fn threads_that_spin_instead_of_reaching_the_barrier_are_named_as_divergence() {
         assert!(d.contains("on sm_70+ hardware the barrier can release without them"), "{d}");
     }
 }
+
+// SAFETY: no kernel of this file, nor anything it calls, reaches a gpu-std primitive or view access
+// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
+// thread-local (`gpu_std::KernelCrate`).
+const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };

@@ -3,11 +3,6 @@
 //! `histogram_fast` and `histogram_small` (exact bins on uneven, misaligned inputs). Every launch must
 //! be race-free.
 
-// SAFETY: no kernel of this file, nor anything it calls, reaches a gpu-std primitive or view access
-// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
-// thread-local (`gpu_std::KernelCrate`).
-const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
-
 mod common;
 
 use common::{Buf, launch, seed};
@@ -354,3 +349,8 @@ fn the_histogram_grid_gives_small_inputs_more_blocks() {
     assert_eq!(g(1 << 30), 132);
     assert_eq!(hf::grid(1 << 30, 132, 100), 100, "no more blocks than fit");
 }
+
+// SAFETY: no kernel of this file, nor anything it calls, reaches a gpu-std primitive or view access
+// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
+// thread-local (`gpu_std::KernelCrate`).
+const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };

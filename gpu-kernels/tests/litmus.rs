@@ -10,11 +10,6 @@
 //! in milliseconds. The readings chosen where the model is subtle are written down in
 //! `docs/memory-model.md`.
 
-// SAFETY: no kernel of this file, nor anything it calls, reaches a gpu-std primitive or view access
-// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
-// thread-local (`gpu_std::KernelCrate`).
-const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
-
 mod common;
 
 use common::{Buf, launch, reports, seed};
@@ -973,3 +968,8 @@ fn the_same_location_rule_as_traces() {
     assert_eq!(chain(false, false), ["count"], "a reset by a thread that observed nothing races [{DATA_RACE}]");
     assert_eq!(chain(true, true), ["count"], "the write before a store is not observed through it [{DATA_RACE}]");
 }
+
+// SAFETY: no kernel of this file, nor anything it calls, reaches a gpu-std primitive or view access
+// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
+// thread-local (`gpu_std::KernelCrate`).
+const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };

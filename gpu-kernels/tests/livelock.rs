@@ -4,11 +4,6 @@
 //! producer/consumer make progress and must not be reported, even with a tiny poll limit; a spin on a
 //! plain load ends at the time limit, whose report says what every unfinished thread was doing.
 
-// SAFETY: no kernel of this file, nor anything it calls, reaches a gpu-std primitive or view access
-// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
-// thread-local (`gpu_std::KernelCrate`).
-const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
-
 use gpu_std::block::sync_threads;
 use gpu_std::emu::{self, Buffer, EmuError, LaunchConfig, Livelock, Options, ThreadId};
 use gpu_std::thread::{global_index_x, thread_idx};
@@ -334,3 +329,8 @@ fn the_time_limit_report_says_what_every_unfinished_thread_was_doing() {
     assert!(text.contains(&format!("\n  unfinished: 1 threads run (last seen at {spin_at}")), "{text}");
     assert!(!text.contains("deadlock in") && !text.contains("livelock in"), "{text}");
 }
+
+// SAFETY: no kernel of this file, nor anything it calls, reaches a gpu-std primitive or view access
+// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
+// thread-local (`gpu_std::KernelCrate`).
+const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };

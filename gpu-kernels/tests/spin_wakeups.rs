@@ -2,11 +2,6 @@
 //! other thread can run): a contended lock costs scheduler steps linear in the number of threads that
 //! wait for it, and spinning still ends in the right result under every schedule tried.
 
-// SAFETY: no kernel of this file, nor anything it calls, reaches a gpu-std primitive or view access
-// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
-// thread-local (`gpu_std::KernelCrate`).
-const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
-
 use gpu_kernels::spinlock::{BLOCK, SHARED_BYTES, global_lock_counter, locked_critical_section};
 use gpu_std::emu::{self, LaunchConfig, Options};
 use gpu_std::{GlobalMut, kernel};
@@ -131,3 +126,8 @@ fn a_parked_spinner_runs_again_after_the_bound_even_if_its_location_never_change
     println!("{} steps", o.steps);
     assert!(o.steps > 2 * 65_536, "{} steps", o.steps);
 }
+
+// SAFETY: no kernel of this file, nor anything it calls, reaches a gpu-std primitive or view access
+// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
+// thread-local (`gpu_std::KernelCrate`).
+const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };

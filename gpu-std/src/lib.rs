@@ -122,8 +122,8 @@ pub mod atomic;
 pub mod block;
 pub mod fence;
 pub mod grid;
-pub mod launch_bounds;
 mod kernel_crate;
+pub mod launch_bounds;
 pub use kernel_crate::KernelCrate;
 pub mod memory;
 pub mod pod;
@@ -347,6 +347,8 @@ macro_rules! kernel {
 /// type.
 #[doc(hidden)]
 #[macro_export]
+// `crate::*` is meant: the promise is the calling crate's own (`GPU_STD_KERNEL_CRATE`, see `KernelCrate`).
+#[allow(clippy::crate_in_macro_def)]
 macro_rules! __kernel {
     ([$($attrs:tt)*] [] #[launch_bounds($max:literal $(, $min:literal)? $(,)?)] $($rest:tt)*) => {
         $crate::__kernel! { [$($attrs)*] [$max, $($min)?] $($rest)* }

@@ -2,11 +2,6 @@
 //! line that made it), memory no name covers is reported by kernel parameter, base address and the
 //! right element index, and a launch whose `Output` overlaps another view is refused.
 
-// SAFETY: no kernel of this file, nor anything it calls, reaches a gpu-std primitive or view access
-// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
-// thread-local (`gpu_std::KernelCrate`).
-const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
-
 use gpu_std::emu::{self, Buffer, EmuError, LaunchConfig, Options, Outcome};
 use gpu_std::{GlobalMut, Output, kernel};
 
@@ -106,3 +101,8 @@ fn buffers_lend_views_and_read_back() {
     assert!(empty.is_empty());
     assert_eq!(format!("{out:?}"), "Buffer { name: \"out\", data: [9, 9, 9, 9, 9, 9, 9, 9] }");
 }
+
+// SAFETY: no kernel of this file, nor anything it calls, reaches a gpu-std primitive or view access
+// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
+// thread-local (`gpu_std::KernelCrate`).
+const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };

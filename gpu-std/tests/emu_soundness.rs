@@ -3,11 +3,6 @@
 //! earlier one, a registered buffer whose length overflows the address space, and an OS lock held
 //! across a barrier (which ends the process with a report instead of hanging it).
 
-// SAFETY: no kernel of this file, nor anything it calls, reaches a gpu-std primitive or view access
-// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
-// thread-local (`gpu_std::KernelCrate`).
-const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
-
 use gpu_std::block::sync_threads;
 use gpu_std::emu::{self, EmuError, LaunchConfig, Options};
 use gpu_std::fence::threadfence;
@@ -193,3 +188,8 @@ fn one_output_given_to_both_devices_of_a_two_device_launch_is_refused() {
     assert_eq!(b0.to_vec(), (0..32).collect::<Vec<u32>>());
     assert_eq!(b1.to_vec(), (0..32).collect::<Vec<u32>>());
 }
+
+// SAFETY: no kernel of this file, nor anything it calls, reaches a gpu-std primitive or view access
+// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
+// thread-local (`gpu_std::KernelCrate`).
+const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };

@@ -2,11 +2,6 @@
 //! emulator refuses a block of more threads (as the GPU does), and kernels without bounds have none.
 //! (That the bounds reach the PTX as `.maxntid` / `.minnctapersm` is checked over the built PTX.)
 
-// SAFETY: no kernel of this file, nor anything it calls, reaches a gpu-std primitive or view access
-// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
-// thread-local (`gpu_std::KernelCrate`).
-const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
-
 use gpu_std::emu::{self, EmuError, LaunchConfig, Options};
 use gpu_std::thread::global_index_x;
 use gpu_std::{GlobalMut, Kernel, kernel};
@@ -59,3 +54,8 @@ fn a_block_past_the_bound_is_refused_before_any_thread_runs() {
     }
     assert!(out.to_vec().iter().all(|&x| x == 7), "no thread ran");
 }
+
+// SAFETY: no kernel of this file, nor anything it calls, reaches a gpu-std primitive or view access
+// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
+// thread-local (`gpu_std::KernelCrate`).
+const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };

@@ -2,11 +2,6 @@
 //! write and a `u32` read of the word holding it, through two shared layouts or two views of one
 //! buffer) conflict like accesses of one width, and a barrier orders them like any other accesses.
 
-// SAFETY: no kernel of this file, nor anything it calls, reaches a gpu-std primitive or view access
-// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
-// thread-local (`gpu_std::KernelCrate`).
-const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
-
 use gpu_std::block::sync_threads;
 use gpu_std::emu::{self, LaunchConfig, Options, Outcome, ThreadId};
 use gpu_std::thread::thread_idx;
@@ -148,3 +143,8 @@ fn a_byte_write_and_an_overlapping_word_read_race_in_global_memory_too() {
         assert_eq!(words, [9 << 16]);
     }
 }
+
+// SAFETY: no kernel of this file, nor anything it calls, reaches a gpu-std primitive or view access
+// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
+// thread-local (`gpu_std::KernelCrate`).
+const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };

@@ -1,11 +1,6 @@
 //! Launches do not nest: a launch from inside a kernel is refused with an error before it touches the
 //! running launch, whose access check stays on — memory it was not given is still refused afterwards.
 
-// SAFETY: no kernel of this file, nor anything it calls, reaches a gpu-std primitive or view access
-// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
-// thread-local (`gpu_std::KernelCrate`).
-const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
-
 use gpu_std::emu::{self, EmuError, LaunchConfig, Options, Outcome, ThreadId};
 use gpu_std::thread::thread_idx;
 use gpu_std::{GlobalMut, kernel};
@@ -78,3 +73,8 @@ fn a_launch_inside_a_kernel_is_refused_and_the_access_check_stays_on() {
     emu::launch::<inner>(&LaunchConfig::linear(1, 1, 0), &Options::default(), (v.view_mut(),)).expect("launch");
     assert_eq!(v.to_vec(), [1]);
 }
+
+// SAFETY: no kernel of this file, nor anything it calls, reaches a gpu-std primitive or view access
+// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
+// thread-local (`gpu_std::KernelCrate`).
+const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };

@@ -2,11 +2,6 @@
 //! a GPU (a shuffle from a lane outside the mask) is poisoned and warned about instead of failing the
 //! launch; a launch with too little shared memory for the kernel's layout says so in those words.
 
-// SAFETY: no kernel of this file, nor anything it calls, reaches a gpu-std primitive or view access
-// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
-// thread-local (`gpu_std::KernelCrate`).
-const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
-
 use gpu_std::block::sync_threads;
 use gpu_std::emu::{self, EmuError, LaunchConfig, Options, POISON, ThreadId};
 use gpu_std::thread::{global_index_x, thread_idx};
@@ -236,3 +231,8 @@ fn too_little_shared_memory_for_the_layout_is_named_in_bytes() {
     emu::launch::<uses_bins>(&LaunchConfig::linear(2, 32, Bins::BYTES), &seed(1), (out.view_mut(),)).expect("enough");
     assert_eq!(out.to_vec(), [1]);
 }
+
+// SAFETY: no kernel of this file, nor anything it calls, reaches a gpu-std primitive or view access
+// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
+// thread-local (`gpu_std::KernelCrate`).
+const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };

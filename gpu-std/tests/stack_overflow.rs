@@ -4,11 +4,6 @@
 //! guard page, cannot be unwound: the process aborts with the same report on stderr (tested in a child
 //! process).
 
-// SAFETY: no kernel of this file, nor anything it calls, reaches a gpu-std primitive or view access
-// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
-// thread-local (`gpu_std::KernelCrate`).
-const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
-
 use gpu_std::emu::{self, EmuError, LaunchConfig, Options, ThreadId};
 use gpu_std::thread::{block_idx, thread_idx};
 use gpu_std::{GlobalMut, kernel};
@@ -157,3 +152,8 @@ fn an_overflow_onto_the_guard_page_aborts_the_process_with_the_report() {
     #[cfg(not(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64"))))]
     assert!(!out.status.success(), "{stderr}");
 }
+
+// SAFETY: no kernel of this file, nor anything it calls, reaches a gpu-std primitive or view access
+// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
+// thread-local (`gpu_std::KernelCrate`).
+const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };

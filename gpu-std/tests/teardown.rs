@@ -3,11 +3,6 @@
 //! fence, `thread_idx`, a block barrier, an atomic). Each destructor runs as its own thread (it sees
 //! its own index), nothing in it waits, the launch returns its error, and the process goes on.
 
-// SAFETY: no kernel of this file, nor anything it calls, reaches a gpu-std primitive or view access
-// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
-// thread-local (`gpu_std::KernelCrate`).
-const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
-
 use gpu_std::block::sync_threads;
 use gpu_std::emu::{self, EmuError, LaunchConfig, Options, ThreadId};
 use gpu_std::fence::threadfence;
@@ -179,3 +174,8 @@ fn a_launch_while_the_host_thread_panics_is_refused() {
         )
     );
 }
+
+// SAFETY: no kernel of this file, nor anything it calls, reaches a gpu-std primitive or view access
+// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
+// thread-local (`gpu_std::KernelCrate`).
+const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };

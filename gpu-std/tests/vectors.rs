@@ -2,11 +2,6 @@
 //! `Vectors::get_strided`: several vectors after one bounds check. (Reads and writes through such
 //! views run in the scan's and the reductions' emulator tests.)
 
-// SAFETY: no kernel of this file, nor anything it calls, reaches a gpu-std primitive or view access
-// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
-// thread-local (`gpu_std::KernelCrate`).
-const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
-
 use gpu_std::vector::Vectors;
 use gpu_std::{Global, GlobalMut};
 
@@ -90,3 +85,8 @@ fn a_strided_read_whose_last_index_overflows_panics() {
     let data = vec![0u32; 64];
     let _: [[u32; 4]; 3] = body(&data).get_strided(1, usize::MAX / 2 + 1);
 }
+
+// SAFETY: no kernel of this file, nor anything it calls, reaches a gpu-std primitive or view access
+// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
+// thread-local (`gpu_std::KernelCrate`).
+const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };

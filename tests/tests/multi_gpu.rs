@@ -6,11 +6,6 @@
 //! the GPUs are not atomic with each other. On a machine with two GPUs the same runs happen for real,
 //! after the peer-access checks; with fewer the GPU test says it is skipped.
 
-// SAFETY: no kernel of this file, nor anything it calls, reaches a gpu-std primitive or view access
-// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
-// thread-local (`gpu_std::KernelCrate`).
-const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
-
 use gpu_kernels::multi_gpu::{BLOCK, DEVICE_FENCE, RECEIVED, SYSTEM_FENCE, TIMED_OUT, handshake_recv, peer_add};
 use gpu_std::emu::{self, LaunchConfig, Options};
 use host::device::{Device, cover};
@@ -180,3 +175,8 @@ fn two_gpus() {
         println!("multi_gpu n={n} on two GPUs: PASS ({} checks)", r.details.len());
     }
 }
+
+// SAFETY: no kernel of this file, nor anything it calls, reaches a gpu-std primitive or view access
+// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
+// thread-local (`gpu_std::KernelCrate`).
+const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };

@@ -61,6 +61,92 @@ pub struct Options {
     /// [`Outcome::hazards`](crate::emu::Outcome::hazards)) as races, so that whatever fails on a race
     /// fails on them. Off by default: they are no data race under PTX.
     pub hazards_are_races: bool,
+    /// Record every synchronisation site the launch executes ([`Outcome::sites`](crate::emu::Outcome::sites)),
+    /// for mutation testing (see [`mutation_test`](crate::emu::mutation_test)).
+    pub record_sites: bool,
+    /// Run the launch with one synchronisation site removed or weakened (a *mutant*): see
+    /// [`mutation_test`](crate::emu::mutation_test).
+    pub mutation: Option<Mutation>,
+}
+
+/// What a synchronisation site is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SiteKind {
+    /// `sync_threads()` (`bar.sync 0`).
+    BlockBarrier,
+    /// `grid.sync()`.
+    GridBarrier,
+    /// `sync_warp(mask)` (`bar.warp.sync`).
+    WarpBarrier,
+    /// A fence (`fence.sc` / `membar`), of the scope recorded with the site.
+    Fence,
+    /// An atomic read-modify-write or reduction (`atom`, `red`).
+    Atomic,
+    /// A volatile load (`ld.volatile`).
+    VolatileLoad,
+    /// A volatile store (`st.volatile`).
+    VolatileStore,
+    /// An acquire load (`ld.acquire`).
+    AcquireLoad,
+    /// A release store (`st.release`).
+    ReleaseStore,
+}
+
+/// How a mutant changes its site.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum MutationKind {
+    /// The barrier or fence is not executed.
+    Skip,
+    /// The fence's scope is one narrower (system to device, device to block).
+    NarrowScope,
+    /// The read-modify-write is a plain load and a plain store (the scheduler may switch threads
+    /// between them).
+    PlainReadModifyWrite,
+    /// The volatile access is a plain one.
+    Plain,
+    /// The acquire load or release store is a relaxed (volatile) one: strong, but ordering nothing.
+    Relaxed,
+}
+
+impl MutationKind {
+    /// The mutants of a site of `kind` (and scope, for a fence).
+    pub fn of(kind: SiteKind, scope: Option<crate::atomic::ScopeKind>) -> &'static [MutationKind] {
+        use MutationKind::*;
+        match kind {
+            SiteKind::BlockBarrier | SiteKind::GridBarrier | SiteKind::WarpBarrier => &[Skip],
+            SiteKind::Fence if scope == Some(crate::atomic::ScopeKind::Block) => &[Skip],
+            SiteKind::Fence => &[Skip, NarrowScope],
+            SiteKind::Atomic => &[PlainReadModifyWrite],
+            SiteKind::VolatileLoad | SiteKind::VolatileStore => &[Plain],
+            SiteKind::AcquireLoad | SiteKind::ReleaseStore => &[Relaxed],
+        }
+    }
+    /// How a report names it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            MutationKind::Skip => "removed",
+            MutationKind::NarrowScope => "scope narrowed",
+            MutationKind::PlainReadModifyWrite => "made a plain load and store",
+            MutationKind::Plain => "made plain",
+            MutationKind::Relaxed => "made relaxed",
+        }
+    }
+}
+
+/// One mutant: the site (by source location and kind) and what is done to it, at every execution of
+/// the site by any thread.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Mutation {
+    /// Source file of the site.
+    pub file: &'static str,
+    /// Line of the site.
+    pub line: u32,
+    /// Column of the site.
+    pub column: u32,
+    /// Which kind of site (a line may hold two).
+    pub site: SiteKind,
+    /// What is done to it.
+    pub kind: MutationKind,
 }
 
 impl Default for Options {
@@ -75,6 +161,8 @@ impl Default for Options {
             time_limit: Duration::from_secs(60),
             max_race_reports: 16,
             hazards_are_races: false,
+            record_sites: false,
+            mutation: None,
         }
     }
 }

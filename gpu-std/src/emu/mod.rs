@@ -84,16 +84,18 @@ mod buffer;
 mod config;
 mod engine;
 pub mod model;
+mod mutate;
 mod prims;
 mod report;
 
 pub use buffer::{Buffer, buffer};
-pub use config::{LaunchConfig, Options};
+pub use config::{LaunchConfig, Mutation, MutationKind, Options, SiteKind};
 pub use engine::collectives::POISON;
+pub use mutate::{Caught, MutantResult, MutationReport, Trial, Verdict, mutation_test};
 pub use prims::host_agent;
 pub use report::{
-    AccessInfo, BufferName, Deadlock, EmuError, Livelock, Outcome, Race, ThreadId, UninitRead, WaitGroup, Warning,
-    register_buffer,
+    AccessInfo, BufferName, Deadlock, EmuError, Livelock, Outcome, Race, SyncSite, ThreadId, UninitRead, WaitGroup,
+    Warning, register_buffer,
 };
 
 /// The emulator side of every primitive (the counterpart of the PTX layer).

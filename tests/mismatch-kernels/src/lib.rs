@@ -11,11 +11,6 @@
 //! `cargo xtask build-ptx -p mismatch-kernels` builds this crate to `target/ptx/mismatch_kernels.ptx`.
 #![cfg_attr(target_arch = "nvptx64", no_std, feature(abi_gpu_kernel))]
 
-// SAFETY: no kernel of this crate, nor anything it calls, reaches a gpu-std primitive or view access
-// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
-// thread-local (`gpu_std::KernelCrate`).
-const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
-
 use gpu_std::thread::global_index_x;
 use gpu_std::{GlobalMut, kernel};
 
@@ -104,3 +99,8 @@ pub mod scalars {
         }
     }
 }
+
+// SAFETY: no kernel of this crate, nor anything it calls, reaches a gpu-std primitive or view access
+// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
+// thread-local (`gpu_std::KernelCrate`).
+const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };

@@ -8,11 +8,6 @@
 //! Probes are built (`cargo xtask build-ptx -p gpu-std-probes`) and assembled by ptxas, never launched.
 #![cfg_attr(target_arch = "nvptx64", no_std, feature(abi_gpu_kernel))]
 
-// SAFETY: no kernel of this crate, nor anything it calls, reaches a gpu-std primitive or view access
-// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
-// thread-local (`gpu_std::KernelCrate`).
-const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
-
 use gpu_std::atomic::System;
 use gpu_std::block::{sync_threads, sync_threads_and, sync_threads_count, sync_threads_or};
 use gpu_std::fence::{nanosleep, threadfence, threadfence_block, threadfence_system};
@@ -466,3 +461,8 @@ kernel! {
         b.split_vectors_mut().body.set_streaming(lane() as usize, [lane() as f64, 1.0]);
     }
 }
+
+// SAFETY: no kernel of this crate, nor anything it calls, reaches a gpu-std primitive or view access
+// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
+// thread-local (`gpu_std::KernelCrate`).
+const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };

@@ -5,11 +5,6 @@
 //! the host the same kernels run on `gpu_std::emu` (see `tests/emulator.rs`).
 #![cfg_attr(target_arch = "nvptx64", no_std, feature(abi_gpu_kernel))]
 
-// SAFETY: no kernel of this crate, nor anything it calls, reaches a gpu-std primitive or view access
-// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
-// thread-local (`gpu_std::KernelCrate`).
-const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
-
 use gpu_std::block::sync_threads;
 use gpu_std::thread::{global_index_x, thread_idx};
 use gpu_std::{Global, GlobalMut, Output, PerBlock, kernel, shared_layout};
@@ -67,3 +62,8 @@ kernel! {
 #[cfg(doctest)]
 #[doc = include_str!("race_check.md")]
 pub struct RaceCheckReadme;
+
+// SAFETY: no kernel of this crate, nor anything it calls, reaches a gpu-std primitive or view access
+// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
+// thread-local (`gpu_std::KernelCrate`).
+const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };

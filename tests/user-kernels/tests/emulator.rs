@@ -1,11 +1,6 @@
 //! Both kernels on the CPU SIMT emulator, race-checked, against CPU references; and a block sum
 //! without its barriers, which the race detector must name.
 
-// SAFETY: no kernel of this file, nor anything it calls, reaches a gpu-std primitive or view access
-// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
-// thread-local (`gpu_std::KernelCrate`).
-const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
-
 use gpu_std::emu::{self, LaunchConfig, Options, Outcome};
 use gpu_std::thread::{global_index_x, thread_idx};
 use gpu_std::{Global, IntoArgs, Kernel, Output, PerBlock, SharedSlice, kernel, shared_layout};
@@ -110,3 +105,8 @@ fn block_sum_without_barriers_is_reported() {
         assert_eq!(side.barrier_interval, 0);
     }
 }
+
+// SAFETY: no kernel of this file, nor anything it calls, reaches a gpu-std primitive or view access
+// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
+// thread-local (`gpu_std::KernelCrate`).
+const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };

@@ -176,6 +176,7 @@ pub(crate) fn run_launch(
             writers: HashMap::new(),
             parked: HashMap::new(),
             warnings: Vec::new(),
+            sites: Default::default(),
             steps: 0,
             yielders: Vec::new(),
             wave_live: 0,
@@ -228,6 +229,7 @@ pub(crate) fn run_launch(
         steps: st.steps,
         threads: total_blocks * block_threads,
         warnings: st.warnings,
+        sites: st.sites.into_values().collect(),
     })
 }
 

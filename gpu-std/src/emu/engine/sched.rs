@@ -9,9 +9,9 @@ use super::poll::{PARK_BOUND, Polled, Writer};
 use super::stack::{self, Co, Guard};
 use crate::Dim3;
 use crate::Site;
-use crate::emu::config::{LaunchConfig, Options};
+use crate::emu::config::{LaunchConfig, Options, SiteKind};
 use crate::emu::model::Model;
-use crate::emu::report::{EmuError, ThreadId, Warning};
+use crate::emu::report::{EmuError, SyncSite, ThreadId, Warning};
 use corosensei::{CoroutineResult, Yielder};
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -95,6 +95,8 @@ pub(crate) struct State {
     /// Parked threads by the address they poll (see `poll`); entries of threads woken since are stale.
     pub(super) parked: HashMap<usize, Vec<usize>>,
     pub warnings: Vec<Warning>,
+    /// The synchronisation sites executed, when `Options::record_sites` is set.
+    pub sites: std::collections::BTreeMap<(&'static str, u32, u32, SiteKind), SyncSite>,
     pub steps: u64,
     pub(super) yielders: Vec<*const Yielder<(), ()>>,
     pub wave_live: u32,

@@ -9,6 +9,7 @@ use super::memory;
 use crate::Dim3;
 use crate::Site;
 use crate::atomic::{AtomOp, Atomic, ScopeKind, SpaceKind};
+use crate::emu::config::{MutationKind, SiteKind};
 use crate::emu::engine::barrier::BarOp;
 use crate::emu::engine::collectives::CollKind;
 use crate::emu::engine::poll::{Polled, bits_of};
@@ -17,6 +18,27 @@ use crate::emu::model::{Agent, Kind};
 use crate::emu::report::EmuError;
 use crate::memory::Access;
 use crate::warp::ShflMode;
+
+/// A synchronisation site is executed: recorded when the launch records its sites, and the mutation
+/// the launch applies to it, if it is the site under test (see `emu::mutation_test`).
+fn sync_site(kind: SiteKind, scope: Option<ScopeKind>, site: Site) -> Option<MutationKind> {
+    with_state(|st, _| {
+        if st.opts.record_sites {
+            st.sites
+                .entry((site.file(), site.line(), site.column(), kind))
+                .and_modify(|s| s.count += 1)
+                .or_insert_with(|| crate::emu::report::SyncSite::at(site, kind, scope));
+        }
+        match st.opts.mutation {
+            Some(m)
+                if m.site == kind && m.line == site.line() && m.column == site.column() && m.file == site.file() =>
+            {
+                Some(m.kind)
+            }
+            _ => None,
+        }
+    })
+}
 
 /// Thread `me` made an access: the engine notes that it touched memory in its barrier interval, and
 /// the memory model judges and records the access.
@@ -54,6 +76,9 @@ fn barrier(op: BarOp, pred: bool, site: Site) -> u32 {
     with_state(|st, me| st.threads[me].result)
 }
 pub fn sync_threads(site: Site) {
+    if !unwinding() && sync_site(SiteKind::BlockBarrier, None, site) == Some(MutationKind::Skip) {
+        return;
+    }
     barrier(BarOp::Sync, false, site);
 }
 pub fn sync_threads_count(pred: bool, site: Site) -> u32 {
@@ -67,7 +92,7 @@ pub fn sync_threads_or(pred: bool, site: Site) -> bool {
 }
 
 pub fn grid_sync(site: Site) {
-    if unwinding() {
+    if unwinding() || sync_site(SiteKind::GridBarrier, None, site) == Some(MutationKind::Skip) {
         return;
     }
     with_state(|st, me| st.grid_arrive(me, site));
@@ -100,6 +125,9 @@ pub fn vote_all(mask: u32, pred: bool, site: Site) -> bool {
     collective(CollKind::All, mask, pred as u32, 0, 0, site) != 0
 }
 pub fn sync_warp(mask: u32, site: Site) {
+    if !unwinding() && sync_site(SiteKind::WarpBarrier, None, site) == Some(MutationKind::Skip) {
+        return;
+    }
     collective(CollKind::SyncWarp, mask, 0, 0, 0, site);
 }
 /// The lanes of the caller's warp that have not exited.
@@ -123,6 +151,14 @@ pub fn fence(scope: ScopeKind, site: Site) {
     if unwinding() {
         return;
     }
+    let scope = match sync_site(SiteKind::Fence, Some(scope), site) {
+        Some(MutationKind::Skip) => return,
+        Some(MutationKind::NarrowScope) => match scope {
+            ScopeKind::System => ScopeKind::Device,
+            _ => ScopeKind::Block,
+        },
+        _ => scope,
+    };
     with_state(|st, me| {
         // Neither progress nor a poll: a spin loop may fence between its polls.
         st.threads[me].at = Some(site);
@@ -160,11 +196,16 @@ pub unsafe fn load<T: Copy>(p: *const T, access: Access, space: SpaceKind, site:
         // SAFETY: as below.
         return unsafe { memory::read(p) };
     }
-    match access {
-        Access::Plain => maybe_preempt(),
-        Access::Volatile => suspend(),
+    // A volatile load made plain (a mutant) is a plain access to the memory model, and still a poll to
+    // the engine, so that a spin on it ends as a livelock rather than at the time limit.
+    let strong =
+        access == Access::Volatile && sync_site(SiteKind::VolatileLoad, None, site) != Some(MutationKind::Plain);
+    if strong {
+        suspend()
+    } else {
+        maybe_preempt()
     }
-    let kind = if access == Access::Volatile { Kind::VolatileRead } else { Kind::Read };
+    let kind = if strong { Kind::VolatileRead } else { Kind::Read };
     // SAFETY: caller's contract (a view over `Pod` elements); each access is atomic (see `memory`).
     let v = unsafe { memory::read(p) };
     with_state(|st, me| {
@@ -240,13 +281,16 @@ pub unsafe fn store<T: Copy>(p: *mut T, v: T, access: Access, space: SpaceKind, 
         // SAFETY: as below.
         return unsafe { memory::write(p, v) };
     }
-    match access {
-        Access::Plain => maybe_preempt(),
-        Access::Volatile => suspend(),
+    let strong =
+        access == Access::Volatile && sync_site(SiteKind::VolatileStore, None, site) != Some(MutationKind::Plain);
+    if strong {
+        suspend()
+    } else {
+        maybe_preempt()
     }
-    let kind = if access == Access::Volatile { Kind::VolatileWrite } else { Kind::Write };
+    let kind = if strong { Kind::VolatileWrite } else { Kind::Write };
     with_state(|st, me| {
-        if access == Access::Volatile {
+        if strong {
             st.model.lock_store(me, p as usize, bits_of(v));
         }
         record_access(st, me, p as usize, size_of::<T>(), space, kind, site);
@@ -353,6 +397,9 @@ emu_float!(f32, f64);
 fn atom_generic<T: EmuAtomic>(op: AtomOp, space: SpaceKind, scope: ScopeKind, p: *mut T, a: T, b: T, site: Site) -> T {
     access_check::check(space, p as usize, size_of::<T>(), site);
     let quiet = unwinding();
+    if !quiet && sync_site(SiteKind::Atomic, Some(scope), site) == Some(MutationKind::PlainReadModifyWrite) {
+        return plain_read_modify_write(op, space, p, a, b, site);
+    }
     if !quiet {
         suspend();
     }
@@ -380,6 +427,32 @@ fn atom_generic<T: EmuAtomic>(op: AtomOp, space: SpaceKind, scope: ScopeKind, p:
     old
 }
 
+/// A read-modify-write made a plain load and a plain store (a mutant): the scheduler may run another
+/// thread between them, and the memory model sees a plain read and a plain write. To the engine a store
+/// of an unchanged value is still a poll, so that a spin lock made of it ends as a livelock.
+fn plain_read_modify_write<T: EmuAtomic>(op: AtomOp, space: SpaceKind, p: *mut T, a: T, b: T, site: Site) -> T {
+    maybe_preempt();
+    // SAFETY: the view checked the pointer; each access is atomic (see `memory`).
+    let old = unsafe { memory::read(p) };
+    with_state(|st, me| {
+        record_access(st, me, p as usize, size_of::<T>(), space, Kind::Read, site);
+        st.busy(me, site);
+    });
+    suspend();
+    let new = T::apply(op, old, a, b);
+    with_state(|st, me| {
+        record_access(st, me, p as usize, size_of::<T>(), space, Kind::Write, site);
+        if bits_of(new) == bits_of(old) {
+            st.poll(me, site, Some(Polled::of(p, space, old)));
+        } else {
+            st.wrote(me, site, (p as usize, size_of::<T>(), bits_of(new)), false);
+        }
+    });
+    // SAFETY: as above.
+    unsafe { memory::write(p, new) };
+    old
+}
+
 #[track_caller]
 fn load_acquire_generic<T: Copy>(space: SpaceKind, scope: ScopeKind, p: *const T, site: Site) -> T {
     access_check::check(space, p as usize, size_of::<T>(), site);
@@ -387,11 +460,15 @@ fn load_acquire_generic<T: Copy>(space: SpaceKind, scope: ScopeKind, p: *const T
         // SAFETY: as in `load`.
         return unsafe { memory::read(p) };
     }
+    let kind = match sync_site(SiteKind::AcquireLoad, Some(scope), site) {
+        Some(MutationKind::Relaxed) => Kind::VolatileRead,
+        _ => Kind::AcquireLoad(scope),
+    };
     suspend();
     // SAFETY: as in `load`.
     let v = unsafe { memory::read(p) };
     with_state(|st, me| {
-        record_access(st, me, p as usize, size_of::<T>(), space, Kind::AcquireLoad(scope), site);
+        record_access(st, me, p as usize, size_of::<T>(), space, kind, site);
         st.poll(me, site, Some(Polled::of(p, space, v)));
     });
     v
@@ -404,10 +481,14 @@ fn store_release_generic<T: Copy>(space: SpaceKind, scope: ScopeKind, p: *mut T,
         // SAFETY: as in `load`.
         return unsafe { memory::write(p, v) };
     }
+    let kind = match sync_site(SiteKind::ReleaseStore, Some(scope), site) {
+        Some(MutationKind::Relaxed) => Kind::VolatileWrite,
+        _ => Kind::ReleaseStore(scope),
+    };
     suspend();
     with_state(|st, me| {
         st.model.lock_store(me, p as usize, bits_of(v));
-        record_access(st, me, p as usize, size_of::<T>(), space, Kind::ReleaseStore(scope), site);
+        record_access(st, me, p as usize, size_of::<T>(), space, kind, site);
         st.wrote(me, site, (p as usize, size_of::<T>(), bits_of(v)), true);
     });
     // SAFETY: as in `load`.

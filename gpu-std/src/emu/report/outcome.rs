@@ -214,6 +214,79 @@ pub struct Outcome {
     /// Operations whose result is undefined on a GPU but which do not make the kernel wrong unless it
     /// uses the value (a shuffle reading a lane outside its mask), one per call site.
     pub warnings: Vec<Warning>,
+    /// The synchronisation sites the launch executed, in source order, when
+    /// [`Options::record_sites`](crate::emu::Options::record_sites) is set (empty otherwise).
+    pub sites: Vec<SyncSite>,
+}
+
+/// A synchronisation site a launch executed: a barrier, fence, atomic, volatile, acquire or release
+/// access at one source location.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SyncSite {
+    /// Source file.
+    pub file: &'static str,
+    /// Line.
+    pub line: u32,
+    /// Column.
+    pub column: u32,
+    /// What the site is.
+    pub kind: crate::emu::config::SiteKind,
+    /// The scope of a fence, an atomic, an acquire or a release (`None` for barriers and volatile
+    /// accesses).
+    pub scope: Option<crate::atomic::ScopeKind>,
+    /// How many times threads executed it.
+    pub count: u64,
+}
+
+impl SyncSite {
+    /// The site of `site` (a `Location`) of `kind`, executed once.
+    pub(crate) fn at(
+        site: crate::Site,
+        kind: crate::emu::config::SiteKind,
+        scope: Option<crate::atomic::ScopeKind>,
+    ) -> SyncSite {
+        SyncSite { file: site.file(), line: site.line(), column: site.column(), kind, scope, count: 1 }
+    }
+    /// `file:line:column`.
+    pub fn location(&self) -> String {
+        format!("{}:{}:{}", self.file, self.line, self.column)
+    }
+    /// The mutants of this site.
+    pub fn mutations(&self) -> impl Iterator<Item = crate::emu::config::Mutation> + '_ {
+        crate::emu::config::MutationKind::of(self.kind, self.scope).iter().map(|&kind| crate::emu::config::Mutation {
+            file: self.file,
+            line: self.line,
+            column: self.column,
+            site: self.kind,
+            kind,
+        })
+    }
+}
+
+impl fmt::Display for SyncSite {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let what = match self.kind {
+            crate::emu::config::SiteKind::BlockBarrier => "block barrier",
+            crate::emu::config::SiteKind::GridBarrier => "grid barrier",
+            crate::emu::config::SiteKind::WarpBarrier => "warp barrier",
+            crate::emu::config::SiteKind::Fence => "fence",
+            crate::emu::config::SiteKind::Atomic => "atomic",
+            crate::emu::config::SiteKind::VolatileLoad => "volatile load",
+            crate::emu::config::SiteKind::VolatileStore => "volatile store",
+            crate::emu::config::SiteKind::AcquireLoad => "acquire load",
+            crate::emu::config::SiteKind::ReleaseStore => "release store",
+        };
+        write!(f, "{what}")?;
+        if let Some(scope) = self.scope {
+            let s = match scope {
+                crate::atomic::ScopeKind::Block => "block",
+                crate::atomic::ScopeKind::Device => "device",
+                crate::atomic::ScopeKind::System => "system",
+            };
+            write!(f, " ({s} scope)")?;
+        }
+        write!(f, " at {}", self.location())
+    }
 }
 
 /// An operation whose result is undefined on a GPU. The emulator gives it a poisoned value

@@ -3,11 +3,6 @@
 //! add per block accumulates the result.
 #![cfg_attr(target_arch = "nvptx64", no_std, feature(abi_gpu_kernel))]
 
-// SAFETY: no kernel of this crate, nor anything it calls, reaches a gpu-std primitive or view access
-// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
-// thread-local (`gpu_std::KernelCrate`).
-const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
-
 use gpu_std::block::sync_threads;
 use gpu_std::thread::{block_dim, grid_stride, thread_idx};
 use gpu_std::warp::{self, FULL_MASK, WARP_SIZE};
@@ -80,3 +75,8 @@ kernel! {
         block_total(sums, result);
     }
 }
+
+// SAFETY: no kernel of this crate, nor anything it calls, reaches a gpu-std primitive or view access
+// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
+// thread-local (`gpu_std::KernelCrate`).
+const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
