@@ -133,6 +133,9 @@ pub struct Device {
     /// ([`Device::enable_peer_access`]).
     peers: RefCell<Vec<MemorySpace>>,
     findings: RefCell<Findings>,
+    /// The synchronisation sites emulated launches executed (with `record_sites`), kept apart from
+    /// the findings: [`Device::take_findings`] does not clear them.
+    sites: RefCell<Vec<emu::SyncSite>>,
 }
 
 /// What the driver reports about one GPU's kernels reaching another GPU's memory
@@ -164,6 +167,7 @@ impl Device {
             space: MemorySpace::HOST,
             peers: RefCell::default(),
             findings: RefCell::default(),
+            sites: RefCell::default(),
         }
     }
 
@@ -218,6 +222,7 @@ impl Device {
             space: MemorySpace::unique(),
             peers: RefCell::default(),
             findings: RefCell::default(),
+            sites: RefCell::default(),
         })
     }
     #[cfg(not(feature = "cuda"))]
@@ -471,6 +476,14 @@ impl Device {
         std::mem::take(&mut self.findings.borrow_mut())
     }
 
+    /// The synchronisation sites (barriers, fences, atomics, volatile, acquire and release accesses)
+    /// the emulated launches executed since the last call, in source order with their counts summed,
+    /// when the emulator's options set `record_sites`; always empty on a GPU. [`Device::take_findings`]
+    /// does not clear them. [`crate::mutation_test`] uses them.
+    pub fn take_sites(&self) -> Vec<emu::SyncSite> {
+        std::mem::take(&mut self.sites.borrow_mut())
+    }
+
     /// A buffer holding a copy of `data`. `name` appears in race reports.
     pub fn upload<T: Pod>(&self, name: &str, data: &[T]) -> Result<Buffer<'_, T>> {
         match &self.inner {
@@ -530,6 +543,7 @@ impl Device {
     fn absorb(&self, r: std::result::Result<emu::Outcome, EmuError>) -> Result<()> {
         match r {
             Ok(out) => {
+                crate::findings::merge_sites(&mut self.sites.borrow_mut(), &out.sites);
                 self.findings.borrow_mut().absorb(out);
                 Ok(())
             }

@@ -1,6 +1,6 @@
 //! What the emulator's detectors found, collected over a device's launches.
 
-use gpu_std::emu::{Outcome, Race, UninitRead};
+use gpu_std::emu::{Accepted, Outcome, Race, SyncSite, UninitRead};
 
 /// What the detectors of the emulator found over the launches since the last
 /// [`Device::take_findings`](crate::Device::take_findings). Always empty on a GPU.
@@ -23,6 +23,10 @@ pub struct Findings {
     pub deadlocks: Vec<String>,
     /// Values that are undefined on a GPU (a shuffle from a lane outside its mask), one per call site.
     pub warnings: Vec<String>,
+    /// The races declared intended (`EmuOptions::accepted_races`), one entry per declaration with the
+    /// addresses it matched summed over the launches: counted here, not in `races`. An entry with no
+    /// address is a declared race that did not happen.
+    pub accepted: Vec<Accepted>,
 }
 
 impl Findings {
@@ -43,5 +47,41 @@ impl Findings {
         self.hazard_addresses += out.hazard_addresses;
         self.hazards.extend(out.hazards);
         self.warnings.extend(out.warnings.iter().map(ToString::to_string));
+        for a in out.accepted {
+            match self.accepted.iter_mut().find(|b| b.rule == a.rule) {
+                Some(b) => {
+                    b.addresses += a.addresses;
+                    b.first = b.first.take().or(a.first);
+                }
+                None => self.accepted.push(a),
+            }
+        }
+    }
+
+    /// The launches' findings as one emulator outcome (races, hazards, uninitialised reads) with the
+    /// synchronisation sites `sites` (see [`Device::take_sites`](crate::Device::take_sites)).
+    pub fn into_outcome(self, sites: Vec<SyncSite>) -> Outcome {
+        Outcome {
+            races: self.races,
+            racy_addresses: self.racy_addresses,
+            uninit_reads: self.uninit_reads,
+            uninit_elements: self.uninit_elements,
+            hazards: self.hazards,
+            hazard_addresses: self.hazard_addresses,
+            sites,
+            accepted: self.accepted,
+            ..Outcome::default()
+        }
+    }
+}
+
+/// Adds `more` to `sites` (both in source order), summing the counts of a site in both.
+pub(crate) fn merge_sites(sites: &mut Vec<SyncSite>, more: &[SyncSite]) {
+    let key = |t: &SyncSite| (t.file, t.line, t.column, t.kind);
+    for s in more {
+        match sites.binary_search_by_key(&key(s), key) {
+            Ok(k) => sites[k].count += s.count,
+            Err(k) => sites.insert(k, *s),
+        }
     }
 }

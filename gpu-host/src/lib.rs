@@ -67,6 +67,7 @@ mod findings;
 mod gpu;
 mod launch;
 mod mapped;
+mod mutate;
 mod ptx;
 
 pub use buffer::Buffer;
@@ -76,6 +77,7 @@ pub use gpu_std::emu::Options as EmuOptions;
 pub use gpu_std::{Arg, IntoArgs};
 pub use launch::{Launch, Timing, cover};
 pub use mapped::{HostView, MappedBuffer};
+pub use mutate::mutation_test;
 pub use ptx::{Ptx, PtxEntries};
 
 /// The README's examples, run as doctests.

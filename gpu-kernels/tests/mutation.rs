@@ -11,7 +11,7 @@ use gpu_std::{Global, Output, PerThread, kernel};
 const SEEDS: std::ops::RangeInclusive<u64> = 1..=5;
 
 /// The privatised histogram of `n` bytes on 3 blocks (a partial last one), checked against a count.
-fn histogram(opts: &Options) -> Result<Trial, emu::EmuError> {
+fn histogram(opts: &Options) -> Result<Trial, emu::TestError> {
     let n = 1000;
     let data: Vec<u8> = (0..n).map(|i| (i * 7 % 13) as u8).collect();
     let mut want = vec![0u32; 256];
@@ -49,7 +49,7 @@ fn every_barrier_and_atomic_of_the_privatised_histogram_is_needed() {
 }
 
 /// The block reduction of the chapter over 2 blocks, into one float atomic.
-fn reduce(opts: &Options) -> Result<Trial, emu::EmuError> {
+fn reduce(opts: &Options) -> Result<Trial, emu::TestError> {
     let n = 300;
     let x = emu::buffer("input", (0..n).map(|i| (i % 5) as f32).collect());
     let out = emu::buffer("output", vec![0.0f32]);

@@ -3,6 +3,7 @@
 pub mod device;
 pub mod examples;
 pub mod models;
+pub mod mutate;
 pub mod report;
 pub mod run;
 pub mod sanitize;

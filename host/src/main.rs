@@ -67,9 +67,15 @@ struct RunArgs {
     /// Emulator: seed of the thread scheduler.
     #[arg(long, default_value_t = 1, value_name = "S")]
     schedule_seed: u64,
-    /// Emulator: run each case under K schedules (seeds S..S+K-1).
-    #[arg(long, default_value_t = 1, value_name = "K", value_parser = clap::value_parser!(u32).range(1..))]
-    schedules: u32,
+    /// Emulator: run each case under K schedules (seeds S..S+K-1); default 1, or 5 with `--mutate`.
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..))]
+    schedules: Option<u32>,
+    /// Emulator: mutation testing. Runs each example at one size (`--n`, else a partial-block test
+    /// size) with every barrier, fence, atomic and strong access its clean runs execute removed or
+    /// weakened in turn, on K schedule seeds, and says per site whether a mutant was caught (needed)
+    /// or had no effect seen (possibly redundant: no proof).
+    #[arg(long)]
+    mutate: bool,
     /// Skip test sizes above N.
     #[arg(long, value_name = "N")]
     max_n: Option<usize>,
@@ -106,11 +112,66 @@ impl RunArgs {
             json: self.json,
             verbose: self.verbose,
             schedule_seed: self.schedule_seed,
-            schedules: self.schedules,
+            schedules: self.schedules.unwrap_or(if self.mutate { 5 } else { 1 }),
             reps: self.reps,
             max_n: self.max_n,
         }
     }
+}
+
+/// `host run --mutate`: each example's mutation report (or one JSON object per mutant), then a total.
+/// Fails when an example's clean run does not pass; mutants with no effect seen do not fail it.
+fn run_mutate(req: RunRequest) -> Result<bool> {
+    if matches!(req.device, DeviceChoice::Gpu) {
+        anyhow::bail!("--mutate runs on the emulator only (drop --device gpu, or use --device emu)");
+    }
+    let selected = select(&req.examples)?;
+    let seeds: Vec<u64> = (0..req.schedules as u64).map(|k| req.schedule_seed + k).collect();
+    eprintln!("device: CPU SIMT emulator (mutation testing on schedule seeds {:?})", seeds);
+    let (mut sites, mut mutants, mut caught, mut failed) = (0, 0, 0, 0);
+    for ex in &selected {
+        let n = req.n.unwrap_or_else(|| host::mutate::default_size(ex));
+        let started = std::time::Instant::now();
+        if !req.json {
+            println!("{} n={n}:", ex.name);
+        }
+        match host::mutate::mutate(ex, n, req.seed, seeds.clone()) {
+            Ok(report) => {
+                sites += report.sites();
+                mutants += report.mutants.len();
+                caught += report.caught();
+                if req.json {
+                    host::mutate::json_lines(ex.name, n, &report).iter().for_each(|l| println!("{l}"));
+                } else {
+                    print!("{report}");
+                }
+            }
+            Err(e) => {
+                failed += 1;
+                if req.json {
+                    eprintln!("{} n={n}: {e}", ex.name);
+                } else {
+                    println!("  FAIL: {e}");
+                }
+            }
+        }
+        let secs = started.elapsed().as_secs_f64();
+        if secs > 5.0 {
+            eprintln!("  ({} n={n} took {secs:.1} s)", ex.name);
+        }
+        std::io::stdout().flush().ok();
+    }
+    let total = format!(
+        "mutate: {} example(s), {sites} sites, {mutants} mutants: {caught} caught, {} with no effect seen; {failed} example(s) without a clean run",
+        selected.len(),
+        mutants - caught
+    );
+    if req.json {
+        eprintln!("{total}");
+    } else {
+        println!("{total}");
+    }
+    Ok(failed == 0)
 }
 
 fn run(req: RunRequest) -> Result<bool> {
@@ -214,6 +275,7 @@ fn main() -> ExitCode {
             }
             Ok(true)
         }
+        Command::Run(args) if args.mutate => run_mutate(args.into_request()),
         Command::Run(args) => run(args.into_request()),
         Command::Sanitize(args) => {
             let names = if args.examples.is_empty() { vec!["all".to_string()] } else { args.examples };

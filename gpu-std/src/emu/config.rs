@@ -67,6 +67,48 @@ pub struct Options {
     /// Run the launch with one synchronisation site removed or weakened (a *mutant*): see
     /// [`mutation_test`](crate::emu::mutation_test).
     pub mutation: Option<Mutation>,
+    /// Races the program means to have (a flag several threads set to the same value, a statistic read
+    /// while it changes): a race or ordering hazard one of these matches is counted against it in
+    /// [`Outcome::accepted`](crate::emu::Outcome::accepted), not reported; a rule nothing matched is
+    /// listed there too, with no address.
+    pub accepted_races: Vec<AcceptedRace>,
+}
+
+/// A race declared intended: on a buffer (by the name reports give it: a [`Buffer`](crate::emu::Buffer)'s
+/// name or a shared layout's field, e.g. `done` or `Scratch.flag`), and, optionally, where one of the
+/// two accesses is made (`file:line`, matched as the end of the access's path and line, e.g.
+/// `flags.rs:42`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AcceptedRace {
+    /// The buffer (or shared array) the race is on.
+    pub buffer: String,
+    /// `file:line` of one of the two accesses; `None` accepts every race on the buffer.
+    pub site: Option<String>,
+    /// Why the race is intended (shown with the count).
+    pub why: String,
+}
+
+impl AcceptedRace {
+    /// Every race on `buffer`, for the reason `why`.
+    pub fn on(buffer: &str, why: &str) -> AcceptedRace {
+        AcceptedRace { buffer: buffer.into(), site: None, why: why.into() }
+    }
+    /// Only races one of whose accesses is made at `site` (`file:line`, e.g. `flags.rs:42`).
+    pub fn at(self, site: &str) -> AcceptedRace {
+        AcceptedRace { site: Some(site.into()), ..self }
+    }
+    /// Whether this rule matches a race on `buffer` whose accesses are at `sites` (`path:line:column`).
+    pub(crate) fn matches(&self, buffer: &str, sites: [&str; 2]) -> bool {
+        if buffer != self.buffer {
+            return false;
+        }
+        let Some(want) = &self.site else { return true };
+        sites.iter().any(|s| {
+            // `path:line:column` without the column, its end compared at a path boundary.
+            let at = s.rsplit_once(':').map_or(*s, |(a, _)| a);
+            at.strip_suffix(want.as_str()).is_some_and(|rest| rest.is_empty() || rest.ends_with('/'))
+        })
+    }
 }
 
 /// What a synchronisation site is.
@@ -163,6 +205,7 @@ impl Default for Options {
             hazards_are_races: false,
             record_sites: false,
             mutation: None,
+            accepted_races: Vec::new(),
         }
     }
 }

@@ -89,13 +89,13 @@ mod prims;
 mod report;
 
 pub use buffer::{Buffer, buffer};
-pub use config::{LaunchConfig, Mutation, MutationKind, Options, SiteKind};
+pub use config::{AcceptedRace, LaunchConfig, Mutation, MutationKind, Options, SiteKind};
 pub use engine::collectives::POISON;
-pub use mutate::{Caught, MutantResult, MutationReport, Trial, Verdict, mutation_test};
+pub use mutate::{Caught, MutantResult, MutationReport, TestError, Trial, Verdict, mutation_test};
 pub use prims::host_agent;
 pub use report::{
-    AccessInfo, BufferName, Deadlock, EmuError, Livelock, Outcome, Race, SyncSite, ThreadId, UninitRead, WaitGroup,
-    Warning, register_buffer,
+    Accepted, AccessInfo, BufferName, Deadlock, EmuError, Livelock, Outcome, Race, SyncSite, ThreadId, UninitRead,
+    WaitGroup, Warning, register_buffer,
 };
 
 /// The emulator side of every primitive (the counterpart of the PTX layer).

@@ -11,10 +11,13 @@
 //! may be redundant — or the test's inputs and seeds do not exercise it. That is a hint, not a proof.
 
 use super::config::{Mutation, MutationKind, Options};
-use super::report::{EmuError, Outcome, SyncSite};
+use super::report::{Outcome, SyncSite};
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::{Duration, Instant};
+
+/// The error a test of [`mutation_test`] may end with.
+pub type TestError = Box<dyn std::error::Error>;
 
 /// What one run of a test gives [`mutation_test`]: the outcomes of its launches, and whether its result
 /// was right.
@@ -22,14 +25,19 @@ use std::time::{Duration, Instant};
 pub struct Trial {
     /// The outcome of every launch the run made.
     pub outcomes: Vec<Outcome>,
-    /// Whether the run computed the right result (against a CPU reference).
-    pub correct: bool,
+    /// `Ok(())` when the run computed the right result (against a CPU reference), else what was
+    /// wrong (one line).
+    pub check: Result<(), String>,
 }
 
 impl Trial {
-    /// A run of one launch.
+    /// A run of one launch, its result right or not.
     pub fn one(outcome: Outcome, correct: bool) -> Trial {
-        Trial { outcomes: vec![outcome], correct }
+        Trial::checked(vec![outcome], if correct { Ok(()) } else { Err("wrong result".into()) })
+    }
+    /// A run of any number of launches, with what its check found.
+    pub fn checked(outcomes: Vec<Outcome>, check: Result<(), String>) -> Trial {
+        Trial { outcomes, check }
     }
     fn races(&self) -> usize {
         self.outcomes.iter().map(|o| o.racy_addresses).sum()
@@ -48,8 +56,8 @@ pub enum Caught {
     Hazard(String),
     /// The launch ended in an error: a deadlock, a livelock, a panic, the time limit.
     Error(String),
-    /// The test found a wrong result, with no report of the emulator's.
-    WrongResult,
+    /// The test found a wrong result, with no report of the emulator's: what its check said.
+    WrongResult(String),
 }
 
 /// The verdict on one mutant.
@@ -122,7 +130,7 @@ impl fmt::Display for MutationReport {
                         Caught::Race(r) => format!("race: {r}"),
                         Caught::Hazard(r) => format!("ordering hazard: {r}"),
                         Caught::Error(e) => e.clone(),
-                        Caught::WrongResult => "wrong result (no report)".to_string(),
+                        Caught::WrongResult(why) => format!("its check failed: {why}"),
                     };
                     let how = how.lines().next().unwrap_or("").to_string();
                     format!("needed (seed {seed}): {how}")
@@ -141,11 +149,14 @@ impl fmt::Display for MutationReport {
 /// time) and says whether the result is right; a panic in it counts as a wrong result. Each mutant runs
 /// with a time limit of 50 times the slowest clean run (at least 2 s, at most `opts.time_limit`).
 ///
+/// `test` may fail with any error (`?` on an [`EmuError`](super::EmuError) of a launch converts it);
+/// a mutant whose run fails is caught by that error.
+///
 /// Errs when a clean run fails, is wrong or reports a race, naming the seed.
 pub fn mutation_test(
     opts: &Options,
     seeds: impl IntoIterator<Item = u64>,
-    mut test: impl FnMut(&Options) -> Result<Trial, EmuError>,
+    mut test: impl FnMut(&Options) -> Result<Trial, TestError>,
 ) -> Result<MutationReport, String> {
     let seeds: Vec<u64> = seeds.into_iter().collect();
     if seeds.is_empty() {
@@ -162,8 +173,8 @@ pub fn mutation_test(
             Err(e) => return Err(format!("mutation_test: the clean run of seed {seed} failed: {e}")),
         };
         slowest = slowest.max(start.elapsed());
-        if !trial.correct {
-            return Err(format!("mutation_test: the clean run of seed {seed} computed a wrong result"));
+        if let Err(why) = &trial.check {
+            return Err(format!("mutation_test: the clean run of seed {seed} computed a wrong result: {why}"));
         }
         if trial.races() > 0 {
             let first = trial.outcomes.iter().flat_map(|o| &o.races).next().map(|r| r.to_string()).unwrap_or_default();
@@ -203,7 +214,7 @@ pub fn mutation_test(
 }
 
 /// One run of the test; a panic of the test's own code is an error.
-fn run(test: &mut impl FnMut(&Options) -> Result<Trial, EmuError>, opts: &Options) -> Result<Trial, String> {
+fn run(test: &mut impl FnMut(&Options) -> Result<Trial, TestError>, opts: &Options) -> Result<Trial, String> {
     match catch_unwind(AssertUnwindSafe(|| test(opts))) {
         Ok(Ok(t)) => Ok(t),
         Ok(Err(e)) => Err(e.to_string()),
@@ -234,8 +245,8 @@ fn judge(result: Result<Trial, String>, hazards_before: usize) -> Option<Caught>
         let first = trial.outcomes.iter().flat_map(|o| &o.hazards).next().map(|r| r.to_string()).unwrap_or_default();
         return Some(Caught::Hazard(first));
     }
-    if !trial.correct {
-        return Some(Caught::WrongResult);
+    if let Err(why) = trial.check {
+        return Some(Caught::WrongResult(why));
     }
     None
 }

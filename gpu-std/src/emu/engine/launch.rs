@@ -170,6 +170,7 @@ pub(crate) fn run_launch(
                 let topo = Topology { grid: cfg.grid, block: cfg.block, shared_bytes: cfg.shared_bytes, devices };
                 let mut m = Model::new(name, topo, opts.detect_races, opts.max_race_reports);
                 m.hazards_are_races(opts.hazards_are_races);
+                m.accept(&opts.accepted_races);
                 m
             },
             polls: 0,
@@ -224,6 +225,7 @@ pub(crate) fn run_launch(
         uninit_elements: findings.uninit_elements,
         hazards: findings.hazards,
         hazard_addresses: findings.hazard_addresses,
+        accepted: findings.accepted,
         shadow_bytes,
         touched_addresses,
         steps: st.steps,

@@ -3,8 +3,11 @@
 //! (`buffer[index]`, named through `report::names`), and what the lock prediction learnt (see `predict`).
 
 use super::predict::Locks;
+use super::race::Epoch;
+use super::topology::Topology;
 use crate::atomic::SpaceKind;
-use crate::emu::report::{Place, Race, UninitRead};
+use crate::emu::config::AcceptedRace;
+use crate::emu::report::{Accepted, AccessInfo, Place, Race, UninitRead};
 use crate::shared::SharedField;
 use std::collections::HashSet;
 
@@ -30,6 +33,9 @@ pub(crate) struct Findings {
     pub shared_layouts: Vec<&'static [SharedField]>,
     /// What critical sections touched, for predicted races (see `predict`).
     pub locks: Locks,
+    /// The races declared intended (`Options::accepted_races`), each with what matched it.
+    pub accepted: Vec<Accepted>,
+    accepted_seen: HashSet<(usize, (u8, usize, u32))>,
 }
 
 impl Findings {
@@ -49,18 +55,52 @@ impl Findings {
             retired_shadow: (0, 0),
             shared_layouts: Vec::new(),
             locks: Locks::default(),
+            accepted: Vec::new(),
+            accepted_seen: Default::default(),
         }
+    }
+
+    /// Races matching one of `rules` are counted against it instead of reported.
+    pub fn accept(&mut self, rules: &[AcceptedRace]) {
+        self.accepted = rules.iter().map(|r| Accepted { rule: r.clone(), addresses: 0, first: None }).collect();
+    }
+
+    /// Whether a race (or ordering hazard) at `place` between `first` and `second` is one the
+    /// program declared intended; if so it is counted against the first rule that matches it.
+    pub fn accepted(&mut self, topo: &Topology, place: &Place, block: u32, (first, second): (&Epoch, &Epoch)) -> bool {
+        if self.accepted.is_empty() {
+            return false;
+        }
+        let (buffer, index) = place.buffer_index(&self.shared_layouts);
+        let sites = [site_str(first.site()), site_str(second.site())];
+        let Some(k) = self.accepted.iter().position(|a| a.rule.matches(&buffer, [&sites[0], &sites[1]])) else {
+            return false;
+        };
+        if self.accepted_seen.insert((k, key_of(place, block))) {
+            let why = format!("accepted: {}", self.accepted[k].rule.why);
+            let a = &mut self.accepted[k];
+            a.addresses += 1;
+            if a.first.is_none() {
+                a.first = Some(Race {
+                    kernel: self.kernel.clone(),
+                    space: place.space,
+                    buffer,
+                    index,
+                    first: access_info(topo, first),
+                    second: access_info(topo, second),
+                    why,
+                    predicted: false,
+                    hazard: false,
+                });
+            }
+        }
+        true
     }
 
     /// Counts a race at `place` (accessed by block `block`) if it is the first there; returns whether
     /// to report it in full.
     pub fn count_race(&mut self, place: &Place, block: u32) -> bool {
-        // Shared addresses are per block; key them by block too.
-        let key = match place.space {
-            SpaceKind::Global => (0u8, place.addr, 0),
-            SpaceKind::Shared => (1u8, place.addr - place.shared_base, block),
-        };
-        if !self.reported.insert(key) {
+        if !self.reported.insert(key_of(place, block)) {
             return false;
         }
         self.racy_addresses += 1;
@@ -85,5 +125,30 @@ impl Findings {
         }
         self.uninit_elements += 1;
         self.uninit_reads.len() < self.max
+    }
+}
+
+/// The key a racy address is counted once by: shared addresses are per block, so keyed by block too.
+fn key_of(place: &Place, block: u32) -> (u8, usize, u32) {
+    match place.space {
+        SpaceKind::Global => (0u8, place.addr, 0),
+        SpaceKind::Shared => (1u8, place.addr - place.shared_base, block),
+    }
+}
+
+/// `file:line:column` of a source location.
+pub(crate) fn site_str(s: crate::Site) -> String {
+    format!("{}:{}:{}", s.file(), s.line(), s.column())
+}
+
+/// What a report says of the access `e`.
+pub(crate) fn access_info(topo: &Topology, e: &Epoch) -> AccessInfo {
+    AccessInfo {
+        thread: topo.thread_of(e.gid),
+        device: topo.device_of_thread(e.gid),
+        kind: e.kind().name(),
+        site: site_str(e.site()),
+        barrier_interval: e.bar,
+        grid_interval: e.grid(),
     }
 }

@@ -120,9 +120,7 @@ pub(crate) struct Model {
     findings: Findings,
 }
 
-fn site_str(s: Site) -> String {
-    format!("{}:{}:{}", s.file(), s.line(), s.column())
-}
+use findings::{access_info, site_str};
 
 impl Model {
     /// The model of a launch of `kernel` with the shape `topo`; `detect`: judge accesses at all;
@@ -142,6 +140,11 @@ impl Model {
             pending_hazard: None,
             findings: Findings::new(kernel, max_reports),
         }
+    }
+
+    /// Count the races and hazards `rules` match against them instead of reporting them.
+    pub fn accept(&mut self, rules: &[crate::emu::config::AcceptedRace]) {
+        self.findings.accept(rules);
     }
 
     /// Report ordering hazards as races, not in their own class.
@@ -279,6 +282,7 @@ impl Model {
                 }
             });
             if let Some((e, predicted)) = found
+                && !self.findings.accepted(&self.topo, &place, block, (&e, &x))
                 && self.findings.count_race(&place, block)
             {
                 // A predicted race is explained once the records are released (it names threads).
@@ -292,6 +296,7 @@ impl Model {
             }
             if found.is_none()
                 && let Some(e) = hazard.take()
+                && !self.findings.accepted(&self.topo, &place, block, (&e, &x))
             {
                 let why = hazard_why(&e, &cur);
                 if self.hazards_are_races {
@@ -401,14 +406,7 @@ impl Model {
     }
 
     fn access_info(&self, e: &Epoch) -> AccessInfo {
-        AccessInfo {
-            thread: self.topo.thread_of(e.gid),
-            device: self.topo.device_of_thread(e.gid),
-            kind: e.kind().name(),
-            site: site_str(e.site()),
-            barrier_interval: e.bar,
-            grid_interval: e.grid(),
-        }
+        access_info(&self.topo, e)
     }
 
     /// An atomic compare-and-swap or exchange by GPU thread `t` at `site` changed `addr` from `old` to

@@ -10,5 +10,5 @@ pub(crate) mod place;
 
 pub use errors::{Deadlock, EmuError, Livelock, WaitGroup};
 pub use names::{BufferName, register_buffer};
-pub use outcome::{AccessInfo, Outcome, Race, SyncSite, ThreadId, UninitRead, Warning};
+pub use outcome::{Accepted, AccessInfo, Outcome, Race, SyncSite, ThreadId, UninitRead, Warning};
 pub(crate) use place::Place;

@@ -217,6 +217,40 @@ pub struct Outcome {
     /// The synchronisation sites the launch executed, in source order, when
     /// [`Options::record_sites`](crate::emu::Options::record_sites) is set (empty otherwise).
     pub sites: Vec<SyncSite>,
+    /// One entry per race declared intended in
+    /// [`Options::accepted_races`](crate::emu::Options::accepted_races): the addresses whose races it
+    /// matched (not counted in `racy_addresses` nor `hazard_addresses`), or none — a declared race that
+    /// did not happen in this launch.
+    pub accepted: Vec<Accepted>,
+}
+
+/// A race declared intended, and what matched it.
+#[derive(Clone, Debug)]
+pub struct Accepted {
+    /// The declaration.
+    pub rule: crate::emu::config::AcceptedRace,
+    /// Distinct addresses (per block in shared memory) with a race or ordering hazard it matched.
+    pub addresses: usize,
+    /// The first race it matched, in full.
+    pub first: Option<Race>,
+}
+
+impl fmt::Display for Accepted {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let at = self.rule.site.as_deref().map(|s| format!(" at {s}")).unwrap_or_default();
+        match &self.first {
+            None => write!(f, "accepted race on `{}`{at} ({}): not seen in this run", self.rule.buffer, self.rule.why),
+            Some(r) => {
+                let head = r.to_string();
+                let head = head.lines().next().unwrap_or_default();
+                write!(
+                    f,
+                    "accepted race on `{}`{at} ({}): {} address(es); first: {head}",
+                    self.rule.buffer, self.rule.why, self.addresses
+                )
+            }
+        }
+    }
 }
 
 /// A synchronisation site a launch executed: a barrier, fence, atomic, volatile, acquire or release
