@@ -70,8 +70,8 @@ struct RunArgs {
     /// Emulator: run each case under K schedules (seeds S..S+K-1); default 1, or 5 with `--mutate`.
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..))]
     schedules: Option<u32>,
-    /// Emulator: mutation testing. Runs each example at one size (`--n`, else a partial-block test
-    /// size) with every barrier, fence, atomic and strong access its clean runs execute removed or
+    /// Emulator: mutation testing. Runs each example at one size (`--n`, else its largest emulator
+    /// test size) with every barrier, fence, atomic and strong access its clean runs execute removed or
     /// weakened in turn, on K schedule seeds, and says per site whether a mutant was caught (needed)
     /// or had no effect seen (possibly redundant: no proof).
     #[arg(long)]

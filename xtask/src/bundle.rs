@@ -31,8 +31,17 @@ pub const BUNDLE_DIR: &str = ".gpu-bundle";
 
 /// The integration tests of the `tests` package that run on the GPU: every example, and the user
 /// crate's kernels. (The PTX and source checks run where the sources are.)
-const GPU_TESTS: [&str; 8] =
-    ["examples", "user_kernels", "shfl_table", "mask_check", "output_views", "gpu_open", "system_scope", "multi_gpu"];
+const GPU_TESTS: [&str; 9] = [
+    "examples",
+    "user_kernels",
+    "shfl_table",
+    "mask_check",
+    "output_views",
+    "gpu_open",
+    "system_scope",
+    "multi_gpu",
+    "corpus",
+];
 
 /// The helper that unpacks a linkable `libcuda.so` on a machine without the NVIDIA driver.
 pub const FETCH_LIBCUDA: &str = "gpu-host/scripts/fetch-libcuda.sh";

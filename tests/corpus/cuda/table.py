@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""Joins the emulator's mutation verdicts on the corpus (CORPUS_MUTATION_JSON=emu.json cargo test -p
+corpus-kernels --test mutation) with compute-sanitizer's on the CUDA twins (sanitize.py's
+sanitize.json) and prints the side-by-side tables in Markdown:
+
+    python3 tests/corpus/cuda/table.py emu.json sanitize.json > docs/corpus.md
+
+A twin's mutant names its Rust counterpart (`— Rust: <file>.rs line <L> <mutation>`); the two are
+joined by file name, line and mutation.
+"""
+import json
+import os
+import re
+import sys
+
+
+def verdict_text(e):
+    if e is None:
+        return "no Rust mutant"
+    if e["verdict"] == "needed":
+        return f"{e['how'].split(':')[0]} (seed {e['seed']})"
+    return "no effect seen" + (" (redundant)" if e.get("redundant") else "")
+
+
+def san(v):
+    return "-" if v is None else ("timeout" if v == "timeout" else (str(v) if isinstance(v, int) else "?"))
+
+
+def main():
+    emu = json.load(open(sys.argv[1]))
+    sz = json.load(open(sys.argv[2]))
+    by_site = {(os.path.basename(e["file"]), e["line"], e["mutation"]): e for e in emu}
+    out = []
+    out.append("| twin | mutant | Rust site | emulator | racecheck | synccheck | twin's run |")
+    out.append("|---|---|---|---|---:|---:|---|")
+    sanitizer_only, both, emu_only, originals_flagged = [], 0, [], []
+    for r in sz:
+        mut = re.sub(r"\s*\(.*\)\s*$", "", r.get("rust_mutation") or "")
+        e = by_site.get((r.get("rust_file"), r.get("rust_line"), mut)) if r["mutant"] else None
+        rc, sc = r.get("racecheck"), r.get("synccheck")
+        flagged = any(isinstance(v, int) and v > 0 for v in (rc, sc))
+        if r["mutant"] == 0:
+            site, ev = "-", "clean"
+            if flagged:
+                originals_flagged.append(r["twin"])
+        else:
+            site = f"{r.get('rust_file')}:{r.get('rust_line')} {mut}"
+            ev = verdict_text(e)
+            caught = e is not None and e["verdict"] == "needed"
+            if flagged and not caught:
+                sanitizer_only.append(f"{r['twin']} mutant {r['mutant']} ({r['what']})")
+            elif flagged and caught:
+                both += 1
+            elif caught and e["how"].startswith("race") and "global" in e["how"]:
+                emu_only.append(f"{r['twin']} mutant {r['mutant']}")
+        what = f"{r['mutant']}: {r['what']}" if r["mutant"] else "0: original"
+        out.append(f"| {r['twin']} | {what} | {site} | {ev} | {san(rc)} | {san(sc)} | {r.get('run', 'build failed')} |")
+    mutants = sum(1 for r in sz if r["mutant"])
+    print(f"{len({r['twin'] for r in sz})} twins, {mutants} mutants.")
+    print(f"- flagged by racecheck or synccheck and caught by the emulator: {both}")
+    print(f"- flagged by racecheck or synccheck, not caught by the emulator: {len(sanitizer_only)}" + "".join(f"\n  - {s}" for s in sanitizer_only))
+    print(f"- caught by the emulator as a race on global memory (which racecheck does not check), not flagged: {len(emu_only)}")
+    print(f"- originals flagged by a sanitizer: {len(originals_flagged)}" + "".join(f"\n  - {s}" for s in originals_flagged))
+    print()
+    print("\n".join(out))
+
+
+if __name__ == "__main__":
+    main()
