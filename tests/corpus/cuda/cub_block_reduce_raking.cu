@@ -5,7 +5,7 @@
 // written out without CUB headers. Both kernels run; one sum per block, written by thread 0.
 //
 // MUTANT 1: BlockReduceRaking: __syncthreads after the placement stores removed — Rust: block_reduce_raking.rs line 59 removed
-// MUTANT 2: BlockReduceRaking: __syncwarp of the raking warp removed — Rust: block_reduce_raking.rs line 75 removed (argued redundant)
+// MUTANT 2: BlockReduceRaking: __syncwarp of the raking warp removed — Rust: block_reduce_raking.rs line 78 removed (argued redundant)
 // MUTANT 3: BlockReduceRakingCommutativeOnly: __syncthreads after the placement stores removed — Rust: block_reduce_raking.rs line 94 removed
 //
 // Build and run: nvcc -arch=sm_90 [-DMUTANT=k] cub_block_reduce_raking.cu && ./a.out 300

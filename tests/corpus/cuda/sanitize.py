@@ -6,7 +6,8 @@ one JSON row per (twin, mutant) to OUT/sanitize.json with a summary table on std
     python3 tests/corpus/cuda/sanitize.py [OUT] [--jobs J] [--only NAME]
 
 Each twin lists its mutants in comment lines `// MUTANT k: <what> — Rust: <file>.rs line <L> <mutation>`
-and its size in `./a.out N` on its build line. Needs nvcc and compute-sanitizer on PATH (or under
+and its size in `./a.out N` on its build line; a line `// Timeout: S s` bounds its plain run to S seconds
+(2 S + 60 under a sanitizer) instead of 120. Needs nvcc and compute-sanitizer on PATH (or under
 /usr/local/cuda/bin) and a GPU; every run is bounded by a timeout.
 """
 import concurrent.futures as cf
@@ -21,6 +22,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 MUTANT_LINE = re.compile(r"^// MUTANT (\d+): (.*?)(?: — Rust: (\S+) line (\d+) (.*))?$")
 SIZE = re.compile(r"\./a\.out (\d+)")
+TIMEOUT = re.compile(r"^// Timeout: (\d+) s", re.M)
 # compute-sanitizer's summary lines differ between releases ("ERROR SUMMARY: 0 errors", "RACECHECK
 # SUMMARY: 0 hazards displayed (0 errors, 0 warnings)"); both are matched loosely and the raw tail is kept.
 ERRORS = re.compile(r"ERROR SUMMARY:\s*(\d+)\s*error", re.I)
@@ -46,8 +48,8 @@ def twins(only):
             if m:
                 k, what, rs, ln, mut = m.groups()
                 mutants.append((int(k), what.strip(), rs, int(ln) if ln else None, mut.strip() if mut else None))
-        size = SIZE.search(text)
-        yield f, mutants, int(size.group(1)) if size else 4096
+        size, limit = SIZE.search(text), TIMEOUT.search(text)
+        yield f, mutants, int(size.group(1)) if size else 4096, int(limit.group(1)) if limit else 120
 
 
 def run(cmd, timeout):
@@ -68,10 +70,10 @@ def main():
     nvcc, sanitizer = tool("nvcc"), tool("compute-sanitizer")
     build = os.path.join(out_dir, "build")
     os.makedirs(build, exist_ok=True)
-    cases = [(f, m, n) for f, ms, n in twins(only) for m in ms]
+    cases = [(f, m, n, limit) for f, ms, n, limit in twins(only) for m in ms]
 
     def compile_one(case):
-        f, m, _ = case
+        f, m = case[0], case[1]
         exe = os.path.join(build, f"{f[:-3]}_m{m[0]}")
         rc, log, _ = run([nvcc, "-O2", "-arch=sm_90", f"-DMUTANT={m[0]}", "-o", exe, os.path.join(HERE, f)], 300)
         return exe if rc == 0 else None, log
@@ -82,29 +84,30 @@ def main():
     print(f"sanitize.py: {len(cases)} builds in {time.time() - start:.0f} s", flush=True)
 
     def check_one(item):
-        (f, m, n), (exe, log) = item
+        (f, m, n, limit), (exe, log) = item
         row = {"twin": f, "mutant": m[0], "what": m[1], "rust_file": m[2], "rust_line": m[3], "rust_mutation": m[4], "n": n}
         if exe is None:
             row["build"] = log[-2000:]
             return row
-        rc, out, secs = run([exe, str(n)], 120)
+        rc, out, secs = run([exe, str(n)], limit)
         row["run"] = "timeout" if rc is None else ("PASS" if rc == 0 and "PASS" in out else "FAIL")
         row["run_out"] = out.strip().splitlines()[-1][:300] if out.strip() else ""
         for name in ("racecheck", "synccheck"):
-            rc, out, secs = run([sanitizer, "--tool", name, exe, str(n)], 300)
+            rc, out, secs = run([sanitizer, "--tool", name, exe, str(n)], 2 * limit + 60)
             errs = ERRORS.search(out)
+            hazards = HAZARDS.search(out)
             if rc is None:
                 row[name] = "timeout"
             elif errs:
                 row[name] = int(errs.group(1))
+            elif hazards:
+                # racecheck ends with its own summary line, not "ERROR SUMMARY".
+                row[name] = int(hazards.group(1))
             else:
                 # No summary line: count the reports themselves rather than guess.
                 reports = len(REPORTED.findall(out))
                 row[name] = reports if reports else f"no summary (rc {rc})"
             row[f"{name}_tail"] = out[-800:]
-            if name == "racecheck":
-                h = HAZARDS.search(out)
-                row["racecheck_hazards"] = int(h.group(1)) if h else None
             lines = [l for l in out.splitlines() if "SUMMARY" not in l]
             first = next((l for l in lines if "Error" in l or "Race" in l or "hazard" in l.lower()), "")
             row[f"{name}_first"] = first.strip()[:300]

@@ -26,6 +26,40 @@ def san(v):
     return "-" if v is None else ("timeout" if v == "timeout" else (str(v) if isinstance(v, int) else "?"))
 
 
+def entry_table(emu, sz, by_site):
+    """Per corpus entry: source, sites, mutants, caught, argued redundant, and how many of its twin's
+    mutants racecheck or synccheck flagged (of how many the twin has)."""
+    flagged, twin_mutants = {}, {}
+    for r in sz:
+        if not r["mutant"]:
+            continue
+        mut = re.sub(r"\s*\(.*\)\s*$", "", r.get("rust_mutation") or "")
+        hit = any(isinstance(r.get(t), int) and r[t] > 0 for t in ("racecheck", "synccheck"))
+        # A site in a module two entries share (two kernels of one file) counts for both.
+        for e in by_site.get((r.get("rust_file"), r.get("rust_line"), mut), []):
+            twin_mutants[e["entry"]] = twin_mutants.get(e["entry"], 0) + 1
+            flagged[e["entry"]] = flagged.get(e["entry"], 0) + hit
+    rows, order = {}, []
+    for e in emu:
+        if e["entry"] not in rows:
+            order.append(e["entry"])
+            rows[e["entry"]] = {"source": e.get("source", ""), "sites": set(), "mutants": 0, "caught": 0, "redundant": 0}
+        row = rows[e["entry"]]
+        row["sites"].add(e["site"])
+        row["mutants"] += 1
+        row["caught"] += e["verdict"] == "needed"
+        row["redundant"] += bool(e.get("redundant"))
+    out = ["| kernel | source | sites | mutants | caught | redundant | racecheck/synccheck flagged (of the twin's) |",
+           "|---|---|---:|---:|---:|---:|---:|"]
+    for name in order:
+        r = rows[name]
+        src = " ".join(r["source"].split()).split(" ", 1)
+        where = f"`{src[1]}`" if len(src) > 1 else ""
+        twin = f"{flagged.get(name, 0)} of {twin_mutants[name]}" if name in twin_mutants else "-"
+        out.append(f"| {name} | {where} | {len(r['sites'])} | {r['mutants']} | {r['caught']} | {r['redundant']} | {twin} |")
+    return out
+
+
 def main():
     emu = json.load(open(sys.argv[1]))
     sz = json.load(open(sys.argv[2]))
@@ -61,6 +95,11 @@ def main():
     print(f"- flagged by racecheck or synccheck, not caught by the emulator: {len(sanitizer_only)}" + "".join(f"\n  - {s}" for s in sanitizer_only))
     print(f"- caught by the emulator as a race on global memory (which racecheck does not check), not flagged: {len(emu_only)}")
     print(f"- originals flagged by a sanitizer: {len(originals_flagged)}" + "".join(f"\n  - {s}" for s in originals_flagged))
+    print()
+    every = {}
+    for e in emu:
+        every.setdefault((os.path.basename(e["file"]), e["line"], e["mutation"]), []).append(e)
+    print("\n".join(entry_table(emu, sz, every)))
     print()
     print("\n".join(out))
 

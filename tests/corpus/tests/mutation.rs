@@ -86,6 +86,7 @@ fn json_rows(e: &Entry, r: &MutationReport) -> Vec<serde_json::Value> {
             let redundant = e.redundant.iter().find(|x| x.line == m.site.line && x.mutation == m.mutation.describe());
             serde_json::json!({
                 "entry": e.name,
+                "source": e.source,
                 "file": m.site.file,
                 "line": m.site.line,
                 "site": m.site.to_string(),
