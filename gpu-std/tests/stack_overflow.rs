@@ -118,8 +118,11 @@ const CHILD: &str = "GPU_STD_GUARD_PAGE_CHILD";
 fn an_overflow_onto_the_guard_page_aborts_the_process_with_the_report() {
     const NAME: &str = "an_overflow_onto_the_guard_page_aborts_the_process_with_the_report";
     if std::env::var_os(CHILD).is_some() {
-        // The child: block 0 thread 3 overflows in its own code, without calling the emulator.
+        // The child: block 0 thread 3 overflows in its own code, without calling the emulator, on a
+        // stack kept from the launch before (the OS thread reuses its stacks): its guard page is there.
         let v = emu::buffer("v", vec![0u32]);
+        emu::launch::<recurse_in_registers>(&LaunchConfig::linear(2, 8, 0), &Options::default(), (v.view_mut(), 2))
+            .expect("a shallow recursion fits");
         let r = emu::launch::<recurse_in_registers>(
             &LaunchConfig::linear(2, 8, 0),
             &Options::default(),

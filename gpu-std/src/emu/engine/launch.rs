@@ -186,7 +186,7 @@ pub(crate) fn run_launch(
         }),
     });
     let start = Instant::now();
-    let mut stacks: Vec<DefaultStack> = Vec::new();
+    let mut stacks: Vec<DefaultStack> = stack::take_pool(opts.stack_bytes);
     stack::start_launch(name, opts.stack_bytes);
     let mut host = match agent {
         // SAFETY: `agent` outlives the coroutine, which completes or is torn down below.
@@ -215,6 +215,7 @@ pub(crate) fn run_launch(
     }
     drop(host);
     stack::finish_launch();
+    stack::give_back(stacks, opts.stack_bytes);
     let result = result.unwrap_or_else(|p| resume_unwind(p));
     let st = emu.st.into_inner();
     let (findings, shadow_bytes, touched_addresses) = st.model.finish();

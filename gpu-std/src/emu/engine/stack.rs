@@ -29,7 +29,7 @@
 //! then ends the process as any stack overflow does).
 
 use corosensei::stack::{DefaultStack, Stack};
-use std::cell::{Cell, UnsafeCell};
+use std::cell::{Cell, RefCell, UnsafeCell};
 
 /// Bytes of every emulated thread's stack kept for the emulator below the kernel's own frames.
 pub(super) const RESERVE: usize = 64 * 1024;
@@ -54,6 +54,35 @@ pub(super) struct Guard {
 /// A stack for a thread whose kernel may use `stack_bytes`.
 pub(super) fn allocate(stack_bytes: usize) -> std::io::Result<DefaultStack> {
     DefaultStack::new(stack_bytes.saturating_add(RESERVE))
+}
+
+/// Most stacks an OS thread keeps between launches: one full wave's.
+const POOL_MAX: usize = super::launch::WAVE_THREADS as usize;
+
+thread_local! {
+    /// The stacks of this OS thread's last launch, with the `stack_bytes` they were made for, kept for
+    /// the next launch: mapping a stack, its guard page and its first touched pages costs the kernel
+    /// more than a small launch's emulated work, and a test or the runner launches many times. A
+    /// stack's old contents are never read (a coroutine starts on it from its top), and its guard page
+    /// stays in place. Freed when the OS thread ends.
+    static POOL: RefCell<(usize, Vec<DefaultStack>)> = const { RefCell::new((0, Vec::new())) };
+}
+
+/// The stacks kept from an earlier launch of `stack_bytes` per thread (none for another size).
+pub(super) fn take_pool(stack_bytes: usize) -> Vec<DefaultStack> {
+    POOL.try_with(|p| {
+        let (size, stacks) = std::mem::take(&mut *p.borrow_mut());
+        if size == stack_bytes { stacks } else { Vec::new() }
+    })
+    .unwrap_or_default()
+}
+
+/// Keeps up to [`POOL_MAX`] of a finished launch's `stacks` (of `stack_bytes` each) for the next one;
+/// the rest are unmapped.
+pub(super) fn give_back(mut stacks: Vec<DefaultStack>, stack_bytes: usize) {
+    stacks.truncate(POOL_MAX);
+    // During the OS thread's teardown the pool may be gone: the stacks are unmapped here instead.
+    let _ = POOL.try_with(|p| *p.borrow_mut() = (stack_bytes, stacks));
 }
 
 impl Guard {
@@ -163,6 +192,31 @@ fn overflow() {
 
 #[cfg(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64")))]
 mod fault;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_launch_gets_the_stacks_of_the_last_one_of_its_size_only() {
+        let stacks: Vec<DefaultStack> = (0..3).map(|_| allocate(16 * 1024).unwrap()).collect();
+        let limits: Vec<usize> = stacks.iter().map(limit_of).collect();
+        give_back(stacks, 16 * 1024);
+        let again = take_pool(16 * 1024);
+        assert_eq!(again.iter().map(limit_of).collect::<Vec<_>>(), limits, "the same mappings come back");
+        assert!(take_pool(16 * 1024).is_empty(), "taken once");
+        give_back(again, 16 * 1024);
+        assert!(take_pool(32 * 1024).is_empty(), "another size gets none (and the kept ones are unmapped)");
+        assert!(take_pool(16 * 1024).is_empty());
+    }
+
+    #[test]
+    fn at_most_one_wave_of_stacks_is_kept() {
+        let stacks: Vec<DefaultStack> = (0..POOL_MAX + 2).map(|_| allocate(16 * 1024).unwrap()).collect();
+        give_back(stacks, 16 * 1024);
+        assert_eq!(take_pool(16 * 1024).len(), POOL_MAX);
+    }
+}
 
 #[cfg(not(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64"))))]
 mod fault {
