@@ -10,22 +10,7 @@
 // MUTANT 4: blocked-to-striped kernel: reuse __syncthreads between tiles removed — Rust: block_exchange.rs line 142 removed
 //
 // Build and run: nvcc -arch=sm_90 [-DMUTANT=k] cub_block_exchange.cu && ./a.out 2100
-#include <cstdio>
-#include <cstdlib>
-#include <vector>
-
-#ifndef MUTANT
-#define MUTANT 0
-#endif
-
-#define CHECK(x)                                                                               \
-  do {                                                                                         \
-    cudaError_t e_ = (x);                                                                      \
-    if (e_ != cudaSuccess) {                                                                   \
-      printf("FAIL CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__);     \
-      return 1;                                                                                \
-    }                                                                                          \
-  } while (0)
+#include "cub_common.cuh"
 
 constexpr int BLOCK = 128;
 constexpr int ITEMS = 4;

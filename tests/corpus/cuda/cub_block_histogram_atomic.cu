@@ -9,22 +9,7 @@
 // MUTANT 4: global atomicAdd of the merge made a plain load and store — Rust: block_histogram_atomic.rs line 64 made a plain load and store
 //
 // Build and run: nvcc -arch=sm_90 [-DMUTANT=k] cub_block_histogram_atomic.cu && ./a.out 1200
-#include <cstdio>
-#include <cstdlib>
-#include <vector>
-
-#ifndef MUTANT
-#define MUTANT 0
-#endif
-
-#define CHECK(x)                                                                               \
-  do {                                                                                         \
-    cudaError_t e_ = (x);                                                                      \
-    if (e_ != cudaSuccess) {                                                                   \
-      printf("FAIL CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__);     \
-      return 1;                                                                                \
-    }                                                                                          \
-  } while (0)
+#include "cub_common.cuh"
 
 constexpr int BLOCK = 128;
 constexpr int ITEMS = 4;

@@ -9,24 +9,8 @@
 // MUTANT 3: BlockReduceRakingCommutativeOnly: __syncthreads after the placement stores removed — Rust: block_reduce_raking.rs line 94 removed
 //
 // Build and run: nvcc -arch=sm_90 [-DMUTANT=k] cub_block_reduce_raking.cu && ./a.out 300
-#include <cstdio>
-#include <cstdlib>
-#include <vector>
+#include "cub_common.cuh"
 
-#ifndef MUTANT
-#define MUTANT 0
-#endif
-
-#define CHECK(x)                                                                               \
-  do {                                                                                         \
-    cudaError_t e_ = (x);                                                                      \
-    if (e_ != cudaSuccess) {                                                                   \
-      printf("FAIL CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__);     \
-      return 1;                                                                                \
-    }                                                                                          \
-  } while (0)
-
-typedef unsigned long long u64;
 constexpr int BLOCK = 128;
 // BlockRakingLayout<u64, 128>.
 constexpr int SEGMENT_LENGTH = (BLOCK + 31) / 32;
@@ -102,34 +86,18 @@ __global__ void cub_block_reduce_raking(const u64* input, long long n, u64* sums
 
 template <bool COMMUTATIVE_ONLY>
 int run(const std::vector<u64>& h, long long n, const u64* d_in, u64* d_sums) {
-  long long blocks = (n + BLOCK - 1) / BLOCK;
-  CHECK(cudaMemset(d_sums, 0, blocks * sizeof(u64)));
-  cub_block_reduce_raking<COMMUTATIVE_ONLY><<<(unsigned)blocks, BLOCK>>>(d_in, n, d_sums);
-  CHECK(cudaGetLastError());
-  CHECK(cudaDeviceSynchronize());
-  std::vector<u64> got(blocks);
-  CHECK(cudaMemcpy(got.data(), d_sums, blocks * sizeof(u64), cudaMemcpyDeviceToHost));
-  for (long long b = 0; b < blocks; ++b) {
-    u64 want = 0;
-    for (long long i = b * BLOCK; i < n && i < (b + 1) * BLOCK; ++i) want += h[i];
-    if (got[b] != want) {
-      printf("FAIL %s sums[%lld] = %llu, expected %llu\n", COMMUTATIVE_ONLY ? "commutative-only" : "raking", b,
-             got[b], want);
-      return 1;
-    }
-  }
-  return 0;
+  return check_block_sums(COMMUTATIVE_ONLY ? "commutative-only" : "raking", h, n, BLOCK, d_in, d_sums,
+                          [](const u64* in, long long n, u64* sums, unsigned blocks) {
+                            cub_block_reduce_raking<COMMUTATIVE_ONLY><<<blocks, BLOCK>>>(in, n, sums);
+                          });
 }
 
 int main(int argc, char** argv) {
   long long n = argc > 1 ? atoll(argv[1]) : 300;
   if (n < 1) n = 1;
-  std::vector<u64> h(n);
-  for (long long i = 0; i < n; ++i) h[i] = (((u64)i * 0x9e3779b97f4a7c15ull) >> 8) | (1ull << 40);
+  std::vector<u64> h = input_u64(n);
   u64 *d_in, *d_sums;
-  CHECK(cudaMalloc(&d_in, n * sizeof(u64)));
-  CHECK(cudaMalloc(&d_sums, ((n + BLOCK - 1) / BLOCK) * sizeof(u64)));
-  CHECK(cudaMemcpy(d_in, h.data(), n * sizeof(u64), cudaMemcpyHostToDevice));
+  if (upload_u64(h, BLOCK, &d_in, &d_sums)) return 1;
   if (run<false>(h, n, d_in, d_sums) || run<true>(h, n, d_in, d_sums)) return 1;
   printf("PASS\n");
   return 0;

@@ -8,22 +8,7 @@
 // MUTANT 2: __syncthreads after the block prefix store removed — Rust: block_scan_warp_scans.rs line 103 removed
 //
 // Build and run: nvcc -arch=sm_90 [-DMUTANT=k] cub_block_scan_warp_scans.cu && ./a.out 600
-#include <cstdio>
-#include <cstdlib>
-#include <vector>
-
-#ifndef MUTANT
-#define MUTANT 0
-#endif
-
-#define CHECK(x)                                                                               \
-  do {                                                                                         \
-    cudaError_t e_ = (x);                                                                      \
-    if (e_ != cudaSuccess) {                                                                   \
-      printf("FAIL CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__);     \
-      return 1;                                                                                \
-    }                                                                                          \
-  } while (0)
+#include "cub_common.cuh"
 
 constexpr int BLOCK = 128;
 constexpr int TILES = 2;

@@ -22,22 +22,7 @@
 // MUTANT 12: __syncthreads of the store's BlockedToStriped removed — Rust: device_scan_lookback.rs line 311 removed
 //
 // Build and run: nvcc -arch=sm_90 [-DMUTANT=k] cub_device_scan_lookback.cu && ./a.out 1300
-#include <cstdio>
-#include <cstdlib>
-#include <vector>
-
-#ifndef MUTANT
-#define MUTANT 0
-#endif
-
-#define CHECK(x)                                                                               \
-  do {                                                                                         \
-    cudaError_t e_ = (x);                                                                      \
-    if (e_ != cudaSuccess) {                                                                   \
-      printf("FAIL CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__);     \
-      return 1;                                                                                \
-    }                                                                                          \
-  } while (0)
+#include "cub_common.cuh"
 
 constexpr int BLOCK = 128;
 constexpr int ITEMS = 4;

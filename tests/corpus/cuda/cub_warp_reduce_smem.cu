@@ -7,24 +7,8 @@
 // MUTANT 2: second __syncwarp of ReduceStep removed — Rust: warp_reduce_smem.rs line 58 removed
 //
 // Build and run: nvcc -arch=sm_90 [-DMUTANT=k] cub_warp_reduce_smem.cu && ./a.out 300
-#include <cstdio>
-#include <cstdlib>
-#include <vector>
+#include "cub_common.cuh"
 
-#ifndef MUTANT
-#define MUTANT 0
-#endif
-
-#define CHECK(x)                                                                               \
-  do {                                                                                         \
-    cudaError_t e_ = (x);                                                                      \
-    if (e_ != cudaSuccess) {                                                                   \
-      printf("FAIL CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__);     \
-      return 1;                                                                                \
-    }                                                                                          \
-  } while (0)
-
-typedef unsigned long long u64;
 constexpr int BLOCK = 128;
 constexpr int WARPS = BLOCK / 32;
 constexpr int STEPS = 5;

@@ -11,22 +11,7 @@
 // MUTANT 6: __syncwarp after the step's load removed — Rust: warp_scan_smem.rs line 61 removed
 //
 // Build and run: nvcc -arch=sm_90 [-DMUTANT=k] cub_warp_scan_smem.cu && ./a.out 300
-#include <cstdio>
-#include <cstdlib>
-#include <vector>
-
-#ifndef MUTANT
-#define MUTANT 0
-#endif
-
-#define CHECK(x)                                                                               \
-  do {                                                                                         \
-    cudaError_t e_ = (x);                                                                      \
-    if (e_ != cudaSuccess) {                                                                   \
-      printf("FAIL CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__);     \
-      return 1;                                                                                \
-    }                                                                                          \
-  } while (0)
+#include "cub_common.cuh"
 
 constexpr int BLOCK = 128;
 constexpr int WARPS = BLOCK / 32;

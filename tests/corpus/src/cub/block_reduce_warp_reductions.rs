@@ -114,28 +114,14 @@ kernel! {
     }
 }
 
-#[cfg(not(target_arch = "nvptx64"))]
-fn run<K>(dev: &gpu_host::Device, n: usize) -> anyhow::Result<crate::Checked>
-where
-    K: for<'a> gpu_std::Kernel<Args<'a> = (Global<'a, u64>, Output<'a, u64, PerBlock>)>,
-{
-    let input = super::input_u64(n);
-    let ib = dev.upload("input", &input)?;
-    let mut sb = dev.filled("sums", n.div_ceil(BLOCK as usize), 0u64)?;
-    let cfg = gpu_host::cover(n, BLOCK, u32::MAX, WarpReductionsShared::BYTES);
-    dev.launch::<K>(cfg, (ib.view(), sb.output()))?;
-    let want: Vec<u64> = input.chunks(BLOCK as usize).map(|c| c.iter().fold(0u64, |a, &b| a.wrapping_add(b))).collect();
-    Ok(super::compare("sums", &sb.read()?, &want))
-}
-
 /// `BLOCK_REDUCE_WARP_REDUCTIONS` over `n` inputs, one sum per block.
 #[cfg(not(target_arch = "nvptx64"))]
 pub fn check(dev: &gpu_host::Device, n: usize) -> anyhow::Result<crate::Checked> {
-    run::<cub_block_reduce_warp_reductions>(dev, n)
+    super::check_block_sums::<cub_block_reduce_warp_reductions>(dev, n, BLOCK, WarpReductionsShared::BYTES)
 }
 
 /// `BLOCK_REDUCE_WARP_REDUCTIONS_NONDETERMINISTIC` over `n` inputs, one sum per block.
 #[cfg(not(target_arch = "nvptx64"))]
 pub fn check_nondeterministic(dev: &gpu_host::Device, n: usize) -> anyhow::Result<crate::Checked> {
-    run::<cub_block_reduce_warp_reductions_nd>(dev, n)
+    super::check_block_sums::<cub_block_reduce_warp_reductions_nd>(dev, n, BLOCK, WarpReductionsShared::BYTES)
 }

@@ -31,14 +31,28 @@ pub(crate) fn input_u64(n: usize) -> Vec<u64> {
 
 /// `Ok(())` when `got == want`, else the first differing index with both values.
 #[cfg(not(target_arch = "nvptx64"))]
-pub(crate) fn compare<T: PartialEq + std::fmt::Debug>(what: &str, got: &[T], want: &[T]) -> Checked {
-    if got.len() != want.len() {
-        return Err(format!("{what}: {} elements, expected {}", got.len(), want.len()));
-    }
-    match got.iter().zip(want).position(|(g, w)| g != w) {
-        None => Ok(()),
-        Some(i) => Err(format!("{what}[{i}] = {:?}, expected {:?}", got[i], want[i])),
-    }
+pub(crate) use crate::samples::first_mismatch as compare;
+
+/// Launches `K` (one `u64` sum per block of `block` threads, written to
+/// `sums[block]`) over `n` inputs with `shared` bytes of shared memory, and compares every block's
+/// sum with the CPU's (wrapping, as `u64` addition on the device).
+#[cfg(not(target_arch = "nvptx64"))]
+pub(crate) fn check_block_sums<K>(
+    dev: &gpu_host::Device,
+    n: usize,
+    block: u32,
+    shared: usize,
+) -> anyhow::Result<Checked>
+where
+    K: for<'a> gpu_std::Kernel<Args<'a> = (gpu_std::Global<'a, u64>, gpu_std::Output<'a, u64, gpu_std::PerBlock>)>,
+{
+    let input = input_u64(n);
+    let ib = dev.upload("input", &input)?;
+    let mut sb = dev.filled("sums", n.div_ceil(block as usize), 0u64)?;
+    let cfg = gpu_host::cover(n, block, u32::MAX, shared);
+    dev.launch::<K>(cfg, (ib.view(), sb.output()))?;
+    let want: Vec<u64> = input.chunks(block as usize).map(|c| c.iter().fold(0u64, |a, &b| a.wrapping_add(b))).collect();
+    Ok(compare("sums", &sb.read()?, &want))
 }
 
 /// `NVIDIA/cccl@<commit> <path (class)>`.

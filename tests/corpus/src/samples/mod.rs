@@ -2,6 +2,8 @@
 
 #[cfg(not(target_arch = "nvptx64"))]
 mod common;
+#[cfg(not(target_arch = "nvptx64"))]
+pub(crate) use common::first_mismatch;
 pub mod conjugate_gradient_multi_block_cg;
 pub mod histogram256;
 pub mod histogram64;
