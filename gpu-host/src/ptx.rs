@@ -20,9 +20,10 @@ use std::path::PathBuf;
 /// # let _ = ptx;
 /// ```
 /// ```compile_fail,E0451
-/// // Nor can the module be made from its parts: a `Ptx` is opaque.
-/// let ptx = gpu_host::Ptx { source: todo!() }; // error: field `source` of struct `Ptx` is private
-/// # let _ = ptx;
+/// // Nor can a module be made from another's parts: a `Ptx` is opaque.
+/// fn forge(trusted: gpu_host::Ptx) -> gpu_host::Ptx {
+///     gpu_host::Ptx { ..trusted } // error: field `source` of struct `Ptx` is private
+/// }
 /// ```
 /// ```
 /// // SAFETY: a module without kernels; in a program, the text gpu-builder built from a kernel crate.

@@ -40,10 +40,10 @@
 /// ```
 ///
 /// nor does one that borrows another crate's (the promise is about the kernels of the crate that made
-/// it; `gpu_kernels` makes its own public to show this):
+/// it), e.g. of a kernel crate `other_kernels` that made its constant public:
 ///
 /// ```ignore
-/// const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = gpu_kernels::GPU_STD_KERNEL_CRATE;
+/// const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = other_kernels::GPU_STD_KERNEL_CRATE;
 /// gpu_std::kernel! { pub fn fill() {} } // error: the constant was made in another crate
 /// ```
 #[derive(Debug)]
