@@ -95,6 +95,35 @@ impl<'dev, T: Pod> Buffer<'dev, T> {
         }
     }
 
+    /// Copies element `i` to the host (an error past the end).
+    pub fn read_at(&self, i: usize) -> Result<T> {
+        if i >= self.len {
+            bail!("read of element {i} of a buffer of {}", self.len);
+        }
+        match &self.inner {
+            #[cfg(feature = "cuda")]
+            BufInner::Gpu(b) => b.read_at(i),
+            // SAFETY: as in `read`.
+            BufInner::Emu { data, .. } => Ok(unsafe { *data[i].get() }),
+        }
+    }
+
+    /// Sets every byte of the buffer to zero: on a GPU with `cuMemsetD8` (no host copy), finished when
+    /// this returns.
+    pub fn zero(&self) -> Result<()> {
+        match &self.inner {
+            #[cfg(feature = "cuda")]
+            BufInner::Gpu(b) => b.zero(),
+            BufInner::Emu { data, .. } => {
+                for c in data.iter() {
+                    // SAFETY: as in `read`.
+                    unsafe { *c.get() = T::default() };
+                }
+                Ok(())
+            }
+        }
+    }
+
     /// Overwrites the buffer from the host; `src` must have the buffer's length.
     pub fn write(&self, src: &[T]) -> Result<()> {
         if src.len() != self.len {

@@ -230,6 +230,23 @@ impl Device {
         Err(NoGpu("this program was built without CUDA support (the `cuda` feature of gpu-host)".into()).into())
     }
 
+    /// Makes the kernels of `ptx` launchable on this device too, next to those of the module it opened
+    /// with (a library's module, say); a module of the same text is loaded once. A launch runs the entry
+    /// of the first loaded module whose name, parameters and signature are the kernel's, so two
+    /// modules may hold kernels of the same name from different crates. Returns whether the module
+    /// was loaded by this call. On the emulator it does nothing (every kernel runs from its host
+    /// code) and returns `false`.
+    pub fn load_module(&self, ptx: &Ptx) -> Result<bool> {
+        match &self.inner {
+            #[cfg(feature = "cuda")]
+            Inner::Gpu(g) => g.load_module(ptx),
+            Inner::Emu(_) => {
+                let _ = ptx;
+                Ok(false)
+            }
+        }
+    }
+
     /// Whether this is a GPU.
     pub fn is_gpu(&self) -> bool {
         !matches!(self.inner, Inner::Emu(_))
@@ -626,12 +643,44 @@ impl Device {
         }
     }
 
+    /// Times `reps` runs of `call` (which launches on this device: a library's call, several launches)
+    /// after 3 warm-up runs, with device events on the device's stream around each run; `reset` runs on
+    /// the host before each (outside the timed region). A run's time is what a caller waits for on the
+    /// GPU: from the first launch's enqueueing to the last kernel's end, the host's work between
+    /// launches included. GPU only: `None` on the emulator (where `call` is not run).
+    pub fn time_calls(
+        &self,
+        reps: usize,
+        reset: &dyn Fn() -> Result<()>,
+        call: &dyn Fn() -> Result<()>,
+    ) -> Result<Option<Timing>> {
+        match &self.inner {
+            #[cfg(feature = "cuda")]
+            Inner::Gpu(g) => {
+                let mut times = Vec::with_capacity(reps);
+                for k in 0..reps.max(1) + 3 {
+                    reset()?;
+                    let ms = g.time_region(call)?;
+                    if k >= 3 {
+                        times.push(ms);
+                    }
+                }
+                times.sort_by(|a, b| a.total_cmp(b));
+                Ok(Some(Timing { median_ms: times[times.len() / 2], reps: times.len() }))
+            }
+            Inner::Emu(_) => {
+                let _ = (reps, reset, call);
+                Ok(None)
+            }
+        }
+    }
+
     /// Most blocks of `K` that can be resident at once with this launch shape (the cap of a cooperative
     /// launch): occupancy x SMs on a GPU, `max_resident_blocks` on the emulator.
     pub fn max_coresident_blocks<K: Kernel>(&self, block: Dim3, shared_bytes: usize) -> Result<u32> {
         match &self.inner {
             #[cfg(feature = "cuda")]
-            Inner::Gpu(g) => g.max_coresident_blocks(K::NAME, block, shared_bytes),
+            Inner::Gpu(g) => g.max_coresident_blocks::<K>(block, shared_bytes),
             Inner::Emu(o) => {
                 let _ = (block, shared_bytes);
                 Ok(o.max_resident_blocks)

@@ -18,10 +18,6 @@ use gpu_std::{Dim3, Kernel, KernelArgs, Pod};
 pub struct Gpu {
     /// Everything made in the context, destroyed with the context current (see `Drop`).
     res: std::mem::ManuallyDrop<Resources>,
-    /// The module, for messages.
-    ptx: String,
-    /// Every kernel's parameter sizes and signature, as the module declares them.
-    entries: PtxEntries,
     name: String,
     sms: u32,
     ordinal: u32,
@@ -34,8 +30,43 @@ pub struct Gpu {
 struct Resources {
     /// Start and stop events of every launch (made once: launches are one at a time per device).
     events: (Event, Event),
+    /// Start and stop events around a region of several launches ([`Gpu::time_region`]).
+    region: (Event, Event),
     stream: Stream,
+    /// The modules loaded, in the order they were: the one the device opened with first.
+    modules: std::cell::RefCell<Vec<Loaded>>,
+}
+
+/// A loaded PTX module and what it declares.
+struct Loaded {
     module: Module,
+    /// The module, for messages ([`Ptx::describe`]).
+    describe: String,
+    /// Every kernel's parameter sizes and signature, as the module declares them.
+    entries: PtxEntries,
+    /// A hash of the module's text: a module is loaded once per device.
+    hash: u64,
+}
+
+impl Loaded {
+    /// Reads `ptx`, checks what it declares and has the driver load it (the context must be current).
+    fn load(ptx: &Ptx) -> Result<Loaded> {
+        let text = ptx.load().with_context(|| format!("cannot read {}", ptx.describe()))?;
+        // Read before the driver sees it: a text this reader refuses (a NUL byte, preprocessor lines)
+        // is never loaded.
+        let entries = PtxEntries::parse(&text).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", ptx.describe()))?;
+        let module = Module::from_ptx(&text, &[])
+            .with_context(|| format!("the driver rejected {} (cuModuleLoadData)", ptx.describe()))?;
+        Ok(Loaded { module, describe: ptx.describe(), entries, hash: text_hash(&text) })
+    }
+}
+
+/// A hash of a module's text, to tell whether it is loaded already.
+pub(crate) fn text_hash(text: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut h);
+    h.finish()
 }
 
 /// A context handle, for making the context current around a driver call ([`Ctx::bind`]).
@@ -120,19 +151,33 @@ impl Gpu {
         let minor = dev.get_attribute(cust::device::DeviceAttribute::ComputeCapabilityMinor)?;
         let sms = dev.get_attribute(cust::device::DeviceAttribute::MultiprocessorCount)? as u32;
         let name = format!("{} (sm_{major}{minor}, {sms} SMs)", dev.name()?);
-        let text = ptx.load().with_context(|| format!("cannot read {}", ptx.describe()))?;
-        // Read before the driver sees it: a text this reader refuses (a NUL byte, preprocessor lines)
-        // is never loaded.
-        let entries = PtxEntries::parse(&text).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", ptx.describe()))?;
-        let module = Module::from_ptx(&text, &[])
-            .with_context(|| format!("the driver rejected {} (cuModuleLoadData)", ptx.describe()))?;
+        let first = Loaded::load(ptx)?;
         let stream = Stream::new(StreamFlags::NON_BLOCKING, None).context("cuStreamCreate")?;
         let events = (
             Event::new(EventFlags::DEFAULT).context("cuEventCreate")?,
             Event::new(EventFlags::DEFAULT).context("cuEventCreate")?,
         );
-        let res = std::mem::ManuallyDrop::new(Resources { events, stream, module });
-        Ok(Gpu { res, ptx: ptx.describe(), entries, name, sms, ordinal, dev, ctx: raw, _ctx: ctx })
+        let region = (
+            Event::new(EventFlags::DEFAULT).context("cuEventCreate")?,
+            Event::new(EventFlags::DEFAULT).context("cuEventCreate")?,
+        );
+        let modules = std::cell::RefCell::new(vec![first]);
+        let res = std::mem::ManuallyDrop::new(Resources { events, region, stream, modules });
+        Ok(Gpu { res, name, sms, ordinal, dev, ctx: raw, _ctx: ctx })
+    }
+
+    /// Loads `ptx` next to the modules loaded already, unless a module of the same text is loaded;
+    /// returns whether it loaded it.
+    pub fn load_module(&self, ptx: &Ptx) -> Result<bool> {
+        let text = ptx.load().with_context(|| format!("cannot read {}", ptx.describe()))?;
+        let hash = text_hash(&text);
+        if self.res.modules.borrow().iter().any(|m| m.hash == hash) {
+            return Ok(false);
+        }
+        let _bound = self.ctx.bind()?;
+        let loaded = Loaded::load(ptx)?;
+        self.res.modules.borrow_mut().push(loaded);
+        Ok(true)
     }
 
     pub fn name(&self) -> String {
@@ -227,18 +272,53 @@ impl Gpu {
         Ok(buf)
     }
 
-    fn function(&self, name: &str) -> Result<cust::function::Function<'_>> {
-        self.res.module.get_function(name).with_context(|| {
-            format!("kernel `{name}` is not in {} (rebuild the module from the kernel crate)", self.ptx)
-        })
+    /// The module entry of kernel `K`: the first loaded module whose `.entry` of `K`'s name has `K`'s
+    /// parameters and signature ([`PtxEntries::check_kernel`]). A module built from another definition
+    /// of the kernel would run code compiled for other parameters (another element type of the same
+    /// size, or another count of them: the argument array read out of bounds); `Ptx`'s contract makes
+    /// each module gpu-builder's, whose entries are what their signatures say. When no module has it,
+    /// the error of the first module that declares an entry of that name (else of the first module).
+    fn function<K: Kernel>(&self) -> Result<cust::sys::CUfunction> {
+        let modules = self.res.modules.borrow();
+        let mut first_err: Option<String> = None;
+        let mut named_err: Option<String> = None;
+        for m in modules.iter() {
+            match m.entries.check_kernel::<K>(&m.describe) {
+                Ok(()) => {
+                    let f = m.module.get_function(K::NAME).with_context(|| {
+                        format!(
+                            "kernel `{}` is not in {} (rebuild the module from the kernel crate)",
+                            K::NAME,
+                            m.describe
+                        )
+                    })?;
+                    return Ok(f.to_raw());
+                }
+                Err(e) => {
+                    if named_err.is_none() && m.entries.declares(K::NAME) {
+                        named_err = Some(e.clone());
+                    }
+                    first_err.get_or_insert(e);
+                }
+            }
+        }
+        let e = named_err.or(first_err).unwrap_or_else(|| format!("kernel `{}`: no module is loaded", K::NAME));
+        if modules.len() > 1 {
+            bail!("{e} (none of the {} loaded modules has it)", modules.len());
+        }
+        bail!("{e}")
     }
 
-    pub fn max_coresident_blocks(&self, name: &str, block: Dim3, shared: usize) -> Result<u32> {
+    pub fn max_coresident_blocks<K: Kernel>(&self, block: Dim3, shared: usize) -> Result<u32> {
         let _bound = self.ctx.bind()?;
-        let f = self.function(name)?;
-        let per_sm = f
-            .max_active_blocks_per_multiprocessor(cust::function::BlockSize::xyz(block.x, block.y, block.z), shared)
-            .context("cuOccupancyMaxActiveBlocksPerMultiprocessor")?;
+        let f = self.function::<K>()?;
+        let mut per_sm = 0i32;
+        // SAFETY: writes one int; `f` is a function of a module this context loaded and keeps.
+        let r = unsafe {
+            cust::sys::cuOccupancyMaxActiveBlocksPerMultiprocessor(&mut per_sm, f, block.volume() as i32, shared)
+        };
+        cu(r, "cuOccupancyMaxActiveBlocksPerMultiprocessor")?;
+        let per_sm = per_sm.max(0) as u32;
         Ok(per_sm * self.sms)
     }
 
@@ -263,15 +343,11 @@ impl Gpu {
     pub unsafe fn start<K: Kernel>(&self, cfg: Launch, mut args: K::Args<'_>) -> Result<()> {
         let name = K::NAME;
         let _bound = self.ctx.bind()?;
-        // A module built from another definition of the kernel would run code compiled for other
-        // parameters (another element type of the same size, or another count of them: the argument
-        // array read out of bounds). `Ptx`'s contract makes the module gpu-builder's, whose entries are
-        // what their signatures say.
-        self.entries.check_kernel::<K>(&self.ptx).map_err(anyhow::Error::msg)?;
-        let f = self.function(name)?;
+        // The entry whose parameters and signature are `K`'s (checked in `function`).
+        let f = self.function::<K>()?;
         let (g, b) = (cfg.grid, cfg.block);
         if cfg.cooperative {
-            let cap = self.max_coresident_blocks(name, b, cfg.shared_bytes)?;
+            let cap = self.max_coresident_blocks::<K>(b, cfg.shared_bytes)?;
             if g.volume() > cap as u64 {
                 bail!(
                     "cooperative launch of `{name}` with {} blocks exceeds the {cap} blocks that can be resident at \
@@ -295,7 +371,7 @@ impl Gpu {
         let r: Result<()> = unsafe {
             if cfg.cooperative {
                 let res = cust::sys::cuLaunchCooperativeKernel(
-                    f.to_raw(),
+                    f,
                     g.x,
                     g.y,
                     g.z,
@@ -308,9 +384,20 @@ impl Gpu {
                 );
                 cu(res, "cuLaunchCooperativeKernel")
             } else {
-                stream
-                    .launch(&f, (g.x, g.y, g.z), (b.x, b.y, b.z), cfg.shared_bytes as u32, &ptrs)
-                    .map_err(anyhow::Error::new)
+                let res = cust::sys::cuLaunchKernel(
+                    f,
+                    g.x,
+                    g.y,
+                    g.z,
+                    b.x,
+                    b.y,
+                    b.z,
+                    cfg.shared_bytes as u32,
+                    stream.as_inner(),
+                    ptrs.as_mut_ptr(),
+                    std::ptr::null_mut(),
+                );
+                cu(res, "cuLaunchKernel")
             }
         };
         r.with_context(|| format!("launch of `{name}` with grid {g:?} block {b:?} failed"))?;
@@ -320,6 +407,23 @@ impl Gpu {
             return Err(anyhow::Error::new(e).context("cuEventRecord"));
         }
         Ok(())
+    }
+
+    /// Runs `call` (which launches on this device, each launch waited for) between two events on the
+    /// device's stream; returns the time between them in ms: what a caller of `call` waits for on the
+    /// GPU, from the first launch's enqueueing to the last kernel's end (host work between launches
+    /// included).
+    pub fn time_region(&self, call: &dyn Fn() -> Result<()>) -> Result<f64> {
+        let stream = &self.res.stream;
+        {
+            let _bound = self.ctx.bind()?;
+            self.res.region.0.record(stream).context("cuEventRecord")?;
+        }
+        call()?;
+        let _bound = self.ctx.bind()?;
+        self.res.region.1.record(stream).context("cuEventRecord")?;
+        stream.synchronize().context("cuStreamSynchronize")?;
+        Ok(self.res.region.1.elapsed_time_f32(&self.res.region.0).context("cuEventElapsedTime")? as f64)
     }
 
     /// Waits for the kernel [`Gpu::start`] queued; returns its time in ms.
@@ -444,6 +548,31 @@ impl<T: Pod> GpuBuffer<T> {
         }
         Ok(out)
     }
+    /// Copies element `i` (in bounds: checked by the caller) to the host.
+    pub fn read_at(&self, i: usize) -> Result<T> {
+        let _bound = self.ctx.bind()?;
+        let size = std::mem::size_of::<T>();
+        let mut out = T::default();
+        // SAFETY: plain scalar T; `out` has `size` bytes.
+        let dst = unsafe { std::slice::from_raw_parts_mut(&mut out as *mut T as *mut u8, size) };
+        self.buf.index(i * size..(i + 1) * size).copy_to(dst).context("cuMemcpyDtoH")?;
+        Ok(out)
+    }
+
+    /// Zeroes the allocation's `bytes` (`cuMemsetD8Async` on the default stream, then waited for).
+    pub fn zero(&self) -> Result<()> {
+        let _bound = self.ctx.bind()?;
+        if self.bytes > 0 {
+            // SAFETY: our own allocation of at least `bytes` bytes; no kernel is running (launches are
+            // synchronous).
+            let r = unsafe { cust::sys::cuMemsetD8Async(self.device_ptr(), 0, self.bytes, std::ptr::null_mut()) };
+            cu(r, "cuMemsetD8Async")?;
+            // SAFETY: the default stream of the current context.
+            cu(unsafe { cust::sys::cuStreamSynchronize(std::ptr::null_mut()) }, "cuStreamSynchronize")?;
+        }
+        Ok(())
+    }
+
     pub fn write(&self, src: &[T]) -> Result<()> {
         let _bound = self.ctx.bind()?;
         if self.bytes > 0 {

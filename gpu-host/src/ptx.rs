@@ -234,6 +234,11 @@ impl PtxEntries {
 }
 
 impl PtxEntries {
+    /// Whether the module declares an `.entry` named `name`.
+    pub fn declares(&self, name: &str) -> bool {
+        self.entries.iter().any(|(n, _)| n == name)
+    }
+
     /// [`PtxEntries::check`] for kernel `K`: the parameter sizes of its `Args`, and its signature
     /// ([`gpu_std::signature::of`]).
     pub fn check_kernel<K: Kernel>(&self, module: &str) -> Result<(), String> {

@@ -56,7 +56,7 @@ pub trait Lanes: Pod + sealed::Sealed {
     /// Elements per 16-byte vector.
     const LANES: usize;
     /// `[Self; LANES]`.
-    type Vector: Copy + Default + core::fmt::Debug + AsRef<[Self]>;
+    type Vector: Copy + Default + core::fmt::Debug + AsRef<[Self]> + AsMut<[Self]>;
 }
 
 macro_rules! lanes {

@@ -15,6 +15,13 @@ pub fn ptx_text() -> String {
         .unwrap_or_else(|e| panic!("cannot read {} ({e}): run `cargo xtask build-ptx` first", path.display()))
 }
 
+/// The PTX module gpu-algos ships (`gpu-algos/ptx/gpu_algos_kernels.ptx`, checked current by `cargo
+/// xtask test`).
+pub fn algos_ptx_text() -> String {
+    let path = root().join("gpu-algos/ptx/gpu_algos_kernels.ptx");
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {} ({e})", path.display()))
+}
+
 /// Opens the GPU with the chapter's kernels, or prints `skipped: no CUDA device (...)` and returns
 /// `None`.
 pub fn gpu_or_skip(test: &str) -> Option<host::device::Device> {

@@ -3,7 +3,7 @@
 //! host passes.
 
 use std::collections::{BTreeMap, BTreeSet};
-use tests::{ptx_text, root};
+use tests::{algos_ptx_text, ptx_text, root};
 
 /// A primitive of `gpu-std` whose documentation names the PTX it emits.
 struct Documented {
@@ -396,10 +396,10 @@ fn the_scan_keeps_its_tile_in_registers() {
     // each load then waits for the one before. The single pass streams (`Vectors::get_streaming`,
     // `VectorsMut::set_streaming`: `.cs`); reduce-then-scan reads its input twice, through the
     // read-only cache.
-    let ptx = ptx_text();
-    let chunks = gpu_kernels::scan::ITEMS / 4;
+    let ptx = algos_ptx_text();
+    let chunks = gpu_algos_kernels::scan::ITEMS / 4;
     let count = |lines: &[&str], what: &str| lines.iter().filter(|l| l.contains(what)).count();
-    for kernel in ["scan_u32", "scan_f32"] {
+    for kernel in ["scan_inclusive_u32", "scan_inclusive_f32", "scan_exclusive_i32", "scan_inclusive_in_place_u32"] {
         let lines = entry_lines(&ptx, kernel);
         let local: Vec<&str> = lines.iter().copied().filter(|l| l.contains(".local")).collect();
         assert!(local.is_empty(), "{kernel}: local memory: {local:?}");
@@ -424,14 +424,16 @@ fn the_fast_sums_keep_four_loads_together_under_their_launch_bounds() {
     // directives before its body, and a tile's four loads follow one bounds check
     // (`Vectors::get_strided`; `reduce_small`: clamped indices): four 16-byte loads with no branch
     // between them.
-    let ptx = ptx_text();
+    let ptx = algos_ptx_text();
     for (kernel, load, min_blocks) in [
-        ("reduce_fast_f32", "ld.global.v4.b32", 3),
-        ("reduce_fast_f64", "ld.global.v2.b64", 3),
-        ("reduce_fast_i32", "ld.global.v4.b32", 3),
-        ("reduce_small_f32", "ld.global.v4.b32", 1),
-        ("reduce_small_f64", "ld.global.v2.b64", 1),
-        ("reduce_small_i32", "ld.global.v4.b32", 1),
+        ("reduce_sum_f32", "ld.global.v4.b32", 3),
+        ("reduce_sum_f64", "ld.global.v2.b64", 3),
+        ("reduce_sum_i32", "ld.global.v4.b32", 3),
+        ("reduce_min_u64", "ld.global.v2.b64", 3),
+        ("reduce_max_f32", "ld.global.v4.b32", 3),
+        ("reduce_small_sum_f32", "ld.global.v4.b32", 1),
+        ("reduce_small_sum_f64", "ld.global.v2.b64", 1),
+        ("reduce_small_sum_i32", "ld.global.v4.b32", 1),
     ] {
         let lines = entry_lines(&ptx, kernel);
         let header: Vec<&str> = lines.iter().copied().take_while(|l| !l.starts_with('{')).collect();

@@ -53,9 +53,10 @@ fn host_kernel_types_match_the_entries_they_launch() {
     check::<gpu_kernels::warp_reduce::warp_reduce>(&chapter).unwrap();
     check::<gpu_kernels::stencil::stencil_tile>(&chapter).unwrap();
     check::<gpu_kernels::reduce_sum::reduce_sum>(&chapter).unwrap();
-    check::<gpu_kernels::reduce_fast::reduce_fast_f32>(&chapter).unwrap();
-    check::<gpu_kernels::scan::scan_u32>(&chapter).unwrap();
-    check::<gpu_kernels::histogram_small::histogram_small>(&chapter).unwrap();
+    let algos = module("gpu_algos_kernels");
+    check::<gpu_algos_kernels::reduce::reduce_sum_f32>(&algos).unwrap();
+    check::<gpu_algos_kernels::scan::scan_inclusive_u32>(&algos).unwrap();
+    check::<gpu_algos_kernels::histogram::small::histogram_bytes_small>(&algos).unwrap();
     check::<gpu_kernels::atomic_add_f64::atomic_add_double_cas>(&chapter).unwrap();
     check::<gpu_kernels::system_scope::sys_atomics>(&chapter).unwrap();
     let mismatch = module("mismatch_kernels");

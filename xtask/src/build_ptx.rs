@@ -61,6 +61,45 @@ pub fn build_ptx(root: &Path, krate: &KernelCrate, arch: &str) -> Result<PathBuf
     Ok(dest)
 }
 
+/// `ship-ptx`: builds every kernel crate that ships its module (for `arch` = the default) and copies
+/// the module to its `shipped-ptx` path.
+pub fn ship_ptx(root: &Path, krates: &[KernelCrate]) -> Result<()> {
+    let shipping: Vec<&KernelCrate> = krates.iter().filter(|k| k.shipped.is_some()).collect();
+    if shipping.is_empty() {
+        return Err(Error::new("ship-ptx: no kernel crate sets `shipped-ptx` under [package.metadata.xtask]"));
+    }
+    for k in shipping {
+        let built = build_ptx(root, k, DEFAULT_ARCH)?;
+        let dest = k.shipped.as_ref().expect("filtered above");
+        std::fs::copy(&built, dest)
+            .map_err(|e| Error::new(format!("ship-ptx: cannot copy {} to {}: {e}", built.display(), dest.display())))?;
+        println!("ship-ptx: {} is the module of {}", display_path(root, dest), k.package);
+    }
+    Ok(())
+}
+
+/// The `shipped PTX` check of `cargo xtask test`: the module `build-ptx` just built for `krate` (default
+/// architecture) is byte for byte its shipped copy.
+pub fn check_shipped(root: &Path, krate: &KernelCrate) -> Result<()> {
+    let Some(shipped) = &krate.shipped else { return Ok(()) };
+    let built = ptx_path(root, &krate.crate_name, DEFAULT_ARCH);
+    let read = |p: &Path| std::fs::read(p).map_err(|e| Error::new(format!("cannot read {}: {e}", p.display())));
+    let (a, b) = (read(&built)?, read(shipped)?);
+    if a != b {
+        let line = a.split(|&c| c == b'\n').zip(b.split(|&c| c == b'\n')).position(|(x, y)| x != y);
+        return Err(Error::new(format!(
+            "{} is not the module that {}'s source builds to ({}; {} bytes against {}): run `cargo xtask ship-ptx`",
+            display_path(root, shipped),
+            krate.package,
+            line.map_or("one is a prefix of the other".to_string(), |l| format!("first difference on line {}", l + 1)),
+            b.len(),
+            a.len()
+        )));
+    }
+    println!("{} is current ({} bytes)", display_path(root, shipped), a.len());
+    Ok(())
+}
+
 fn kernel_list(kernels: &[String]) -> String {
     const SHOWN: usize = 6;
     if kernels.is_empty() {

@@ -260,8 +260,12 @@ mod tests {
         let here = &dir;
         let want = ["gpu_kernels", "user_kernels"]
             .map(|c| {
-                let krate =
-                    crate::workspace::KernelCrate { package: String::new(), crate_name: c.into(), dir: PathBuf::new() };
+                let krate = crate::workspace::KernelCrate {
+                    package: String::new(),
+                    crate_name: c.into(),
+                    dir: PathBuf::new(),
+                    shipped: None,
+                };
                 format!("{}={}/ptx/{c}.ptx", krate.ptx_env(), here.display())
             })
             .join("\n");

@@ -126,6 +126,10 @@ pub enum Action {
         krate: KernelCrate,
         arch: String,
     },
+    /// The crate's shipped module is what its source builds to ([`crate::build_ptx::check_shipped`]).
+    ShippedPtx {
+        krate: KernelCrate,
+    },
     /// A cargo command line (without `cargo`), run in the workspace root.
     Cargo(Vec<String>),
 }
@@ -199,8 +203,14 @@ fn test_steps(gpu: bool, arch: &str, kernels: &[KernelCrate]) -> Vec<Step> {
         action: Action::CheckPtx { krate: k.clone(), arch: arch.to_string() },
         needs: Some(build_name(k)),
     });
+    let shipped = kernels.iter().filter(|k| k.shipped.is_some() && arch == DEFAULT_ARCH).map(|k| Step {
+        name: format!("shipped PTX of {}", k.package),
+        action: Action::ShippedPtx { krate: k.clone() },
+        needs: Some(build_name(k)),
+    });
     builds
         .chain(checks)
+        .chain(shipped)
         .chain([
             Step {
                 name: "fmt".into(),
@@ -279,6 +289,11 @@ fn doc_step(root: &Path) -> Step {
     ]
     .map(String::from)
     .to_vec();
+    for lib in ["gpu-algos", "gpu-algos-kernels"] {
+        if root.join(lib).join("Cargo.toml").is_file() {
+            args.extend(["-p", lib].map(String::from));
+        }
+    }
     if root.join("gpu-builder/Cargo.toml").is_file() {
         args.extend(["-p", "gpu-builder"].map(String::from));
     }
@@ -317,6 +332,7 @@ pub fn test(root: &Path, allow_skip: bool) -> Result<()> {
             Action::CheckPtx { krate, arch } => {
                 check_ptx(root, &CheckOptions { krate, arch, allow_skip }).map(|o| o == CheckOutcome::Assembled)
             }
+            Action::ShippedPtx { krate } => crate::build_ptx::check_shipped(root, krate).map(|()| true),
             Action::Cargo(args) => {
                 let mut cmd = cargo_command();
                 cmd.current_dir(root).args(args);
@@ -388,7 +404,7 @@ mod tests {
 
     fn kernels() -> Vec<KernelCrate> {
         [("gpu-kernels", "gpu_kernels"), ("user-kernels", "user_kernels")]
-            .map(|(p, c)| KernelCrate { package: p.into(), crate_name: c.into(), dir: PathBuf::new() })
+            .map(|(p, c)| KernelCrate { package: p.into(), crate_name: c.into(), dir: PathBuf::new(), shipped: None })
             .to_vec()
     }
 
@@ -433,7 +449,7 @@ mod tests {
                 Action::BuildPtx { krate, arch } | Action::CheckPtx { krate, arch } => {
                     assert_eq!((krate, arch.as_str()), (want, "sm_80"), "{}", step.name);
                 }
-                Action::Cargo(_) => panic!("{} is not a PTX step", step.name),
+                Action::Cargo(_) | Action::ShippedPtx { .. } => panic!("{} is not a PTX build or check", step.name),
             }
         }
     }

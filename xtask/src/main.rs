@@ -33,12 +33,16 @@ commands:
       registers, spill stores/loads, stack frame, static shared memory and barriers per kernel.
       Fails on any ptxas error or register spill. Without ptxas it fails with exit code 3 unless
       --allow-skip is given.
+  ship-ptx
+      Build every kernel crate that ships its module in the source tree (`shipped-ptx` under
+      [package.metadata.xtask]: gpu-algos-kernels, whose module gpu-algos embeds) and copy it there.
+      `test` fails when a shipped module is not what its crate builds to.
   run [EXAMPLE...] [OPTIONS...]
       build-ptx, then `host run EXAMPLE... OPTIONS...` — the named examples, or every example when
       none is named — on the GPU when an NVIDIA driver is found (host built with the `cuda` feature),
       else on the CPU SIMT emulator.
   test [--allow-skip]
-      build-ptx and check-ptx for every kernel crate, fmt, clippy, then `cargo test` of gpu-std, every
+      build-ptx and check-ptx for every kernel crate, the shipped modules' check, fmt, clippy, then `cargo test` of gpu-std, every
       kernel crate, host, tests and xtask (with the `cuda` feature when an NVIDIA driver is found).
       One line per step; fails if any step fails.
   sanitize [EXAMPLE...] [--tools memcheck,racecheck,...] [--max-n N]
@@ -65,7 +69,7 @@ commands:
 
 options:
   -p, --package CRATE  a kernel crate: a workspace member whose Cargo.toml sets `build-ptx = true`
-                       under [package.metadata.xtask] (here: gpu-kernels, user-kernels)
+                       under [package.metadata.xtask] (here: gpu-kernels, gpu-algos-kernels, user-kernels)
 
 environment:
   PTXAS               ptxas to use instead of .tools/ptxas/bin/ptxas
@@ -175,6 +179,10 @@ fn dispatch(args: &[String]) -> Result<()> {
             build_ptx::build_ptx(&root, &krate, &opts.arch)?;
             let check = ptxas::CheckOptions { krate: &krate, arch: &opts.arch, allow_skip: opts.allow_skip };
             ptxas::check_ptx(&root, &check).map(|_| ())
+        }
+        "ship-ptx" => {
+            parse_options(command, rest, &[])?;
+            build_ptx::ship_ptx(&root, &Workspace::load(&root)?.kernel_crates())
         }
         "run" => flows::run(&root, rest),
         "sanitize" => flows::sanitize(&root, rest),

@@ -26,6 +26,10 @@ pub struct KernelCrate {
     pub crate_name: String,
     /// The package's directory (where its `Cargo.toml` is).
     pub dir: PathBuf,
+    /// Where a copy of its module is kept in the source tree, for a library that ships it
+    /// (`[package.metadata.xtask] shipped-ptx = "PATH"`, relative to the package's directory):
+    /// `cargo xtask ship-ptx` writes it, `cargo xtask test` checks it is current.
+    pub shipped: Option<PathBuf>,
 }
 
 impl KernelCrate {
@@ -45,6 +49,8 @@ struct Member {
     builds_ptx: bool,
     /// The directory of its `Cargo.toml`.
     dir: PathBuf,
+    /// `[package.metadata.xtask] shipped-ptx`, joined to `dir`.
+    shipped: Option<PathBuf>,
 }
 
 /// The members of the workspace.
@@ -90,7 +96,8 @@ impl Workspace {
                 let manifest =
                     p.get("manifest_path").and_then(Value::as_str).ok_or("a package without a manifest_path")?;
                 let dir = Path::new(manifest).parent().map(Path::to_path_buf).unwrap_or_default();
-                Ok(Member { name, lib, builds_ptx, dir })
+                let shipped = p.at(&["metadata", "xtask", "shipped-ptx"]).and_then(Value::as_str).map(|s| dir.join(s));
+                Ok(Member { name, lib, builds_ptx, dir, shipped })
             })
             .collect::<std::result::Result<Vec<_>, String>>()?;
         Ok(Workspace { members })
@@ -102,7 +109,12 @@ impl Workspace {
             .iter()
             .filter(|m| m.builds_ptx)
             .filter_map(|m| {
-                Some(KernelCrate { package: m.name.clone(), crate_name: m.lib.clone()?, dir: m.dir.clone() })
+                Some(KernelCrate {
+                    package: m.name.clone(),
+                    crate_name: m.lib.clone()?,
+                    dir: m.dir.clone(),
+                    shipped: m.shipped.clone(),
+                })
             })
             .collect()
     }
@@ -147,7 +159,7 @@ mod tests {
     ],"workspace_members":[],"version":1}"#;
 
     fn kc(package: &str, crate_name: &str, dir: &str) -> KernelCrate {
-        KernelCrate { package: package.into(), crate_name: crate_name.into(), dir: dir.into() }
+        KernelCrate { package: package.into(), crate_name: crate_name.into(), dir: dir.into(), shipped: None }
     }
 
     #[test]

@@ -9,8 +9,10 @@ use crate::device::{Device, Launch};
 use crate::report::ExampleResult;
 use crate::verify::exact;
 use anyhow::Result;
-use gpu_kernels::histogram_fast::{self as hf, BLOCK, NUM_BINS, SHARED_BYTES, histogram_fast};
-use gpu_kernels::histogram_small::{self as hs, histogram_small};
+use gpu_algos_kernels::histogram::bytes::{
+    self as hf, BLOCK, NUM_BINS, SHARED_BYTES, histogram_bytes as histogram_fast,
+};
+use gpu_algos_kernels::histogram::small::{self as hs, histogram_bytes_small as histogram_small};
 use gpu_std::Dim3;
 use rand::distributions::{Distribution, WeightedIndex};
 use rand::{Rng, SeedableRng, rngs::StdRng};
@@ -72,6 +74,14 @@ pub(crate) fn run_tiers(dev: &Device, p: &RunParams, r: &mut ExampleResult, data
         let got = hist.read()?;
         let m = exact(&got, &want, "bins");
         r.check(m.is_none(), format!("histogram_fast ({name}): all {NUM_BINS} bins exact{}", super::mismatch(m)));
+        // The library's call (gpu_algos::histogram::bytes) picks one of the two kernels by n.
+        let mut lib_hist = dev.filled("hist", NUM_BINS, 0u32)?;
+        gpu_algos::histogram::bytes(dev, &d, &mut lib_hist)?;
+        let m = exact(&lib_hist.read()?, &want, "bins");
+        r.check(
+            m.is_none(),
+            format!("gpu_algos::histogram::bytes ({name}): all {NUM_BINS} bins exact{}", super::mismatch(m)),
+        );
         let tier = format!("histogram_fast ({name})");
         measure_tier::<histogram_fast>(dev, p, r, &tier, cfg, args, n, &|| hist.write(&[0; NUM_BINS]))?;
 

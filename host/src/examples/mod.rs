@@ -387,6 +387,27 @@ where
     Ok(())
 }
 
+/// On a GPU with `p.reps > 0`: times `call` (a gpu-algos call, see [`Device::time_calls`]) and records
+/// it as the optimised tier `name` of `r`, at `bytes` / time.
+pub fn measure_call(
+    dev: &Device,
+    p: &RunParams,
+    r: &mut ExampleResult,
+    name: &str,
+    bytes: usize,
+    reset: &dyn Fn() -> Result<()>,
+    call: &dyn Fn() -> Result<()>,
+) -> Result<()> {
+    if p.reps == 0 {
+        return Ok(());
+    }
+    if let Some(t) = dev.time_calls(p.reps, reset, call)? {
+        let gbps = bytes as f64 / (t.median_ms * 1e6);
+        r.tiers.push(crate::report::Tier { name: name.to_string(), time_ms: t.median_ms, gbps });
+    }
+    Ok(())
+}
+
 /// `" — <what>"` for a failed comparison, nothing otherwise: appended to a check's description.
 pub fn mismatch(m: Option<String>) -> String {
     m.map(|m| format!(" — {m}")).unwrap_or_default()

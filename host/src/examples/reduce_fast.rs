@@ -1,137 +1,22 @@
-//! The optimised tiers of `reduce_sum` (gpu-kernels' `reduce_fast`): `f32`, `f64` and `i32` sums at
-//! the memory's bandwidth, and the deterministic `f32` sum, each checked (and timed on a GPU) next to
-//! the chapter's kernel. Each tier is launched as a user's launcher would: `reduce_small_*` on one
-//! block for small inputs ([`small_input`]), else `reduce_fast_*` on the tier's grid.
+//! The optimised tiers of `reduce_sum`: gpu-algos' device-wide sums (`gpu_algos::reduce`) of `f32`,
+//! `f64` and `i32` at the memory's bandwidth, and its deterministic `f32` sum, each checked (and timed
+//! on a GPU) next to the chapter's kernel. The runner calls the library exactly as a user would
+//! ([`gpu_algos::Algos::reduce_into`]), so every tier's figure is the library's; only the check that
+//! the deterministic sum's bits do not depend on the grid launches its kernel directly, on other grids.
 
-use super::{RunParams, measure_tier};
+use super::{RunParams, measure_call};
 use crate::device::{Buffer, Device, Launch};
 use crate::report::ExampleResult;
 use crate::verify::{kahan_sum, within};
 use anyhow::Result;
-use gpu_kernels::reduce_fast::{
-    BLOCK, SHARED_BYTES, Summand, UNROLL, deterministic_grid, deterministic_vblocks, fast_grid, reduce_fast_f32,
-    reduce_fast_f64, reduce_fast_i32, reduce_small_f32, reduce_small_f64, reduce_small_i32, small_input,
-};
-use gpu_std::{Dim3, Global, GlobalMut, Kernel, Pod};
+use gpu_algos::{Algos, Reducible, Sum, plan};
+use gpu_algos_kernels::reduce::{BLOCK, SHARED_BYTES, UNROLL, deterministic_vblocks, reduce_sum_f32};
+use gpu_std::Pod;
 use rand::{Rng, SeedableRng, rngs::StdRng};
 
-/// Grids the deterministic sum is launched with besides the launcher's: its bits must not change.
+/// Grids the deterministic sum's kernel is launched with besides the library's: its bits must not
+/// change.
 const OTHER_GRIDS: &[u32] = &[1, 7, 64];
-/// Blocks per launch on the emulator, whose cost grows with the number of threads.
-const EMU_GRID: u32 = 4;
-
-/// A sum kernel of `reduce_fast`, with its element type and its small-input kernel.
-trait SumKernel:
-    for<'a> Kernel<
-    Args<'a> = (Global<'a, Self::T>, u32, GlobalMut<'a, Self::T>, GlobalMut<'a, u32>, GlobalMut<'a, Self::T>),
->
-{
-    type T: Summand + Pod;
-    /// `reduce_small_*` of the same type.
-    type Small: for<'a> Kernel<Args<'a> = (Global<'a, Self::T>, GlobalMut<'a, Self::T>)>;
-}
-impl SumKernel for reduce_fast_f32 {
-    type T = f32;
-    type Small = reduce_small_f32;
-}
-impl SumKernel for reduce_fast_f64 {
-    type T = f64;
-    type Small = reduce_small_f64;
-}
-impl SumKernel for reduce_fast_i32 {
-    type T = i32;
-    type Small = reduce_small_i32;
-}
-
-/// What a launcher launches for one sum: `reduce_small_*` on one block, or `reduce_fast_*` with
-/// `vblocks` virtual blocks on `grid` blocks.
-#[derive(Clone, Copy, Debug)]
-enum Plan {
-    Small,
-    Fast { vblocks: u32, grid: u32 },
-}
-
-impl Plan {
-    /// `reduce_small` for the small inputs, else `reduce_fast` on `(vblocks, grid)`.
-    fn for_input<T>(n: usize, vblocks: u32, grid: u32) -> Plan {
-        if small_input::<T>(n) { Plan::Small } else { Plan::Fast { vblocks, grid } }
-    }
-    /// The virtual blocks whose bits the launch gives (one for `reduce_small`).
-    fn vblocks(self) -> u32 {
-        match self {
-            Plan::Small => 1,
-            Plan::Fast { vblocks, .. } => vblocks,
-        }
-    }
-}
-
-/// The input and the kernel's workspace: one partial per virtual block, the ticket (zero between launches),
-/// the result.
-struct Sum<'d, T: Pod> {
-    dev: &'d Device,
-    input: Buffer<'d, T>,
-    partials: Buffer<'d, T>,
-    ticket: Buffer<'d, u32>,
-    out: Buffer<'d, T>,
-}
-
-impl<'d, T: Summand + Pod> Sum<'d, T> {
-    fn new(dev: &'d Device, input: &[T], max_vblocks: u32) -> Result<Self> {
-        Ok(Sum {
-            dev,
-            input: dev.upload("input", input)?,
-            partials: dev.filled("partials", max_vblocks as usize, T::ZERO)?,
-            ticket: dev.filled("ticket", 1, 0u32)?,
-            out: dev.filled("out", 1, T::ZERO)?,
-        })
-    }
-    fn cfg(grid: u32) -> Launch {
-        Launch::linear(grid, BLOCK, SHARED_BYTES)
-    }
-    /// One launch of `plan`; the result.
-    fn run<K: SumKernel<T = T>>(&self, plan: Plan) -> Result<T> {
-        match plan {
-            Plan::Small => self.dev.launch::<K::Small>(Self::cfg(1), (self.input.view(), self.out.view_mut()))?,
-            Plan::Fast { vblocks, grid } => {
-                let args =
-                    (self.input.view(), vblocks, self.partials.view_mut(), self.ticket.view_mut(), self.out.view_mut());
-                self.dev.launch::<K>(Self::cfg(grid), args)?
-            }
-        }
-        Ok(self.out.read()?[0])
-    }
-    /// Times `plan` (GPU) as tier `name`, then checks that the result after the timed launches has the
-    /// bits of `first` (the ticket was reset by every launch).
-    fn time<K: SumKernel<T = T>>(
-        &self,
-        p: &RunParams,
-        r: &mut ExampleResult,
-        name: &str,
-        plan: Plan,
-        first: T,
-    ) -> Result<()> {
-        let bytes = self.input.len() * size_of::<T>();
-        match plan {
-            Plan::Small => {
-                let args = (self.input.view(), self.out.view_mut());
-                measure_tier::<K::Small>(self.dev, p, r, name, Self::cfg(1), args, bytes, &|| Ok(()))?
-            }
-            Plan::Fast { vblocks, grid } => {
-                let args =
-                    (self.input.view(), vblocks, self.partials.view_mut(), self.ticket.view_mut(), self.out.view_mut());
-                measure_tier::<K>(self.dev, p, r, name, Self::cfg(grid), args, bytes, &|| Ok(()))?
-            }
-        }
-        if p.reps > 0 && self.dev.is_gpu() {
-            let again = self.out.read()?[0];
-            r.check(
-                bits(again) == bits(first),
-                format!("{name}: the result after {} timed launches has the same bits ({again:?})", p.reps),
-            );
-        }
-        Ok(())
-    }
-}
 
 fn bits<T: Pod>(v: T) -> u64 {
     let mut b = [0u8; 8];
@@ -150,55 +35,80 @@ fn depth(n: usize, lanes: usize, vblocks: u32) -> usize {
     2 + tiles_per_vblock + 2 + 10 + (vblocks as usize).div_ceil(BLOCK as usize) + 10 + 2 * lanes
 }
 
-/// Blocks of the fast tier of `K`: one per resident slot on a GPU (occupancy x SMs), a few on the
-/// emulator.
-fn resident_grid<K: Kernel>(dev: &Device) -> Result<u32> {
-    let resident = dev.max_coresident_blocks::<K>(Dim3::x(BLOCK), SHARED_BYTES)?;
-    Ok(if dev.is_gpu() { resident } else { resident.min(EMU_GRID) })
+/// The virtual blocks whose bits the library's sum of `n` elements of `T` gives on `dev`.
+fn library_vblocks<T: Reducible<Sum>>(dev: &Device, n: usize, deterministic: bool) -> Result<u32> {
+    let target = plan::Target { gpu: dev.is_gpu(), sms: dev.sm_count()? };
+    let resident = T::resident(dev)?;
+    Ok(match plan::reduce::<T>(n, target, resident, deterministic) {
+        plan::Reduce::Fast { vblocks, .. } => vblocks,
+        _ => 1,
+    })
 }
 
-/// Blocks (and virtual blocks) of the fast tier of `K` for `n` elements of `lanes` per vector: on a GPU
-/// [`fast_grid`] (one per resident slot, fewer for small inputs), a few on the emulator.
-fn launcher_grid<K: Kernel>(dev: &Device, n: usize, lanes: usize) -> Result<u32> {
-    let resident = resident_grid::<K>(dev)?;
-    Ok(if dev.is_gpu() { fast_grid(n / lanes, resident) } else { resident })
+/// One tier: the library's sum of `x` into `out`, checked by `check`, then timed as `name` (and checked
+/// again: the result after the timed calls has the same bits).
+struct Tier<'a, 'd, T: Pod> {
+    algos: &'a Algos<'d>,
+    x: Buffer<'d, T>,
+    out: Buffer<'d, T>,
 }
 
-/// The launcher's plan for the deterministic sum of `n` elements of `T` on `dev`.
-fn deterministic_plan<K: SumKernel>(dev: &Device, n: usize) -> Result<Plan> {
-    let vblocks = deterministic_vblocks::<K::T>(n);
-    Ok(Plan::for_input::<K::T>(n, vblocks, deterministic_grid::<K::T>(n, resident_grid::<K>(dev)?)))
-}
-
-/// `reduce_fast` with the deterministic sum's virtual blocks on each of [`OTHER_GRIDS`] (on the
-/// emulator, those of at most `2 * EMU_GRID` blocks): its bits must be the launcher's.
-fn other_grid_plans(dev: &Device, n: usize) -> impl Iterator<Item = Plan> + '_ {
-    let vblocks = deterministic_vblocks::<f32>(n);
-    OTHER_GRIDS
-        .iter()
-        .copied()
-        .filter(|&g| dev.is_gpu() || g <= 2 * EMU_GRID)
-        .map(move |grid| Plan::Fast { vblocks, grid })
-}
-
-/// A launch's name in a report: `reduce_small`, or `reduce_fast` on its grid.
-fn plan_name(plan: Plan) -> String {
-    match plan {
-        Plan::Small => "reduce_small".to_string(),
-        Plan::Fast { grid, .. } => format!("grid {grid}"),
+impl<'a, 'd, T: Reducible<Sum>> Tier<'a, 'd, T> {
+    fn new(algos: &'a Algos<'d>, input: &[T]) -> Result<Self> {
+        let dev = algos.device();
+        Ok(Tier { algos, x: dev.upload("input", input)?, out: dev.filled("out", 1, T::default())? })
+    }
+    fn run(&self, deterministic: bool) -> Result<T> {
+        self.algos.reduce_into::<T, Sum>(&self.x, &self.out, deterministic)?;
+        self.out.read_at(0)
+    }
+    fn time(&self, p: &RunParams, r: &mut ExampleResult, name: &str, deterministic: bool, first: T) -> Result<()> {
+        let dev = self.algos.device();
+        let bytes = self.x.len() * size_of::<T>();
+        let call = || self.algos.reduce_into::<T, Sum>(&self.x, &self.out, deterministic);
+        measure_call(dev, p, r, name, bytes, &|| Ok(()), &call)?;
+        if p.reps > 0 && dev.is_gpu() {
+            let again = self.out.read_at(0)?;
+            r.check(
+                bits(again) == bits(first),
+                format!("{name}: the result after {} timed calls has the same bits ({again:?})", p.reps),
+            );
+        }
+        Ok(())
     }
 }
 
-/// The deterministic sum of `input` on `dev`, run `k` of several: run `k` uses the `k`-th launch of
-/// the launcher's and `reduce_fast` on 1, 7 and 64 blocks (on the emulator, at most `2 * EMU_GRID`).
-/// The sum and the launch's name.
+/// `reduce_sum_f32` with `vblocks` virtual blocks on `grid` blocks (a grid the library does not
+/// choose): the result.
+fn on_grid(dev: &Device, x: &Buffer<'_, f32>, vblocks: u32, grid: u32) -> Result<f32> {
+    let partials = dev.filled("partials", vblocks as usize, 0u64)?;
+    let ticket = dev.filled("ticket", 1, 0u32)?;
+    let out = dev.filled("out", 1, 0f32)?;
+    let args = (x.view(), vblocks, partials.view_mut(), ticket.view_mut(), out.view_mut());
+    dev.launch::<reduce_sum_f32>(Launch::linear(grid, BLOCK, SHARED_BYTES), args)?;
+    out.read_at(0)
+}
+
+/// The deterministic sum of `input` on `dev`, run `k` of several: run `k` uses the `k`-th of the
+/// library's call and `reduce_sum_f32` on 1, 7 and 64 blocks (on the emulator, at most 8) with the
+/// same virtual blocks. The sum and the launch's name.
 pub(crate) fn deterministic_sum(dev: &Device, input: &[f32], k: usize) -> Result<(f32, String)> {
+    let grids = other_grids(dev);
     let n = input.len();
-    let plans: Vec<Plan> =
-        std::iter::once(deterministic_plan::<reduce_fast_f32>(dev, n)?).chain(other_grid_plans(dev, n)).collect();
-    let plan = plans[k % plans.len()];
-    let s = Sum::new(dev, input, plan.vblocks())?;
-    Ok((s.run::<reduce_fast_f32>(plan)?, plan_name(plan)))
+    let x = dev.upload("input", input)?;
+    if k.is_multiple_of(grids.len() + 1) || reduce_small(n) {
+        return Ok((gpu_algos::reduce::deterministic_sum(dev, &x)?, "gpu_algos::reduce::deterministic_sum".into()));
+    }
+    let grid = grids[k % (grids.len() + 1) - 1];
+    Ok((on_grid(dev, &x, deterministic_vblocks::<f32>(n), grid)?, format!("grid {grid}")))
+}
+
+fn reduce_small(n: usize) -> bool {
+    gpu_algos_kernels::reduce::small_input::<f32>(n)
+}
+
+fn other_grids(dev: &Device) -> Vec<u32> {
+    OTHER_GRIDS.iter().copied().filter(|&g| dev.is_gpu() || g <= 8).collect()
 }
 
 /// The error bound of the deterministic sum of `n` elements whose magnitudes add to `sum_abs`.
@@ -215,64 +125,60 @@ pub(crate) fn run_tiers(
     seed_case: bool,
 ) -> Result<()> {
     let n = input.len();
-    let grid = launcher_grid::<reduce_fast_f32>(dev, n, 4)?;
-    let fast = Plan::for_input::<f32>(n, grid, grid);
-    let det_plan = deterministic_plan::<reduce_fast_f32>(dev, n)?;
-    let det_vblocks = det_plan.vblocks();
+    let algos = Algos::new(dev)?;
     let sum_abs = kahan_sum(input.iter().map(|&x| (x as f64).abs()));
     let want = kahan_sum(input.iter().map(|&x| x as f64));
 
-    // f32, fast: one virtual block per block.
-    let s = Sum::new(dev, input, fast.vblocks().max(det_vblocks))?;
-    let got = s.run::<reduce_fast_f32>(fast)?;
-    check_f32(r, "reduce_fast_f32", got, want, sum_abs, n, fast.vblocks(), seed_case);
-    s.time::<reduce_fast_f32>(p, r, "reduce_fast_f32", fast, got)?;
+    // f32: one virtual block per block.
+    let t = Tier::new(&algos, input)?;
+    let got = t.run(false)?;
+    let vblocks = library_vblocks::<f32>(dev, n, false)?;
+    check_f32(r, "reduce::sum f32", got, want, sum_abs, n, vblocks, seed_case);
+    t.time(p, r, "reduce::sum f32", false, got)?;
 
-    // f32, deterministic: virtual blocks from n alone; the bits must not depend on the grid (nor on
-    // whether reduce_small or reduce_fast sums one virtual block).
-    let det = s.run::<reduce_fast_f32>(det_plan)?;
-    check_f32(r, "reduce_deterministic_f32", det, want, sum_abs, n, det_vblocks, seed_case);
-    let mut same = true;
-    let mut launches = vec![plan_name(det_plan)];
-    for plan in other_grid_plans(dev, n) {
-        same &= bits(s.run::<reduce_fast_f32>(plan)?) == bits(det);
-        launches.push(plan_name(plan));
+    // f32, deterministic: virtual blocks from n alone; the bits must not depend on the grid.
+    let det = t.run(true)?;
+    let det_vblocks = library_vblocks::<f32>(dev, n, true)?;
+    check_f32(r, "reduce::deterministic_sum f32", det, want, sum_abs, n, det_vblocks, seed_case);
+    if !reduce_small(n) {
+        let mut same = true;
+        let mut launches = vec!["the library's grid".to_string()];
+        for grid in other_grids(dev) {
+            same &= bits(on_grid(dev, &t.x, det_vblocks, grid)?) == bits(det);
+            launches.push(format!("grid {grid}"));
+        }
+        r.check(
+            same,
+            format!(
+                "reduce::deterministic_sum f32: {det_vblocks} virtual blocks give the same bits ({:#010x}) on {}",
+                det.to_bits(),
+                launches.join(", ")
+            ),
+        );
     }
-    r.check(
-        same,
-        format!(
-            "reduce_deterministic_f32: {det_vblocks} virtual blocks give the same bits ({:#010x}) on {}",
-            det.to_bits(),
-            launches.join(", ")
-        ),
-    );
-    s.time::<reduce_fast_f32>(p, r, "reduce_deterministic_f32", det_plan, det)?;
-    drop(s);
+    t.time(p, r, "reduce::deterministic_sum f32", true, det)?;
+    drop(t);
 
     // f64: the same values.
     let wide: Vec<f64> = input.iter().map(|&x| x as f64).collect();
-    let grid = launcher_grid::<reduce_fast_f64>(dev, n, 2)?;
-    let plan = Plan::for_input::<f64>(n, grid, grid);
-    let s = Sum::new(dev, &wide, plan.vblocks())?;
-    let got = s.run::<reduce_fast_f64>(plan)?;
-    let bound = (depth(n, 2, plan.vblocks()) + 4) as f64 * (f64::EPSILON / 2.0) * sum_abs;
+    let t = Tier::new(&algos, &wide)?;
+    let got = t.run(false)?;
+    let bound = (depth(n, 2, library_vblocks::<f64>(dev, n, false)?) + 4) as f64 * (f64::EPSILON / 2.0) * sum_abs;
     r.check(
         within(got, want, bound) && (!seed_case || got == n as f64),
-        format!("reduce_fast_f64: sum {got} vs Kahan {want:.6} (|err| {:.3e} <= {bound:.3e})", (got - want).abs()),
+        format!("reduce::sum f64: sum {got} vs Kahan {want:.6} (|err| {:.3e} <= {bound:.3e})", (got - want).abs()),
     );
-    s.time::<reduce_fast_f64>(p, r, "reduce_fast_f64", plan, got)?;
-    drop(s);
+    t.time(p, r, "reduce::sum f64", false, got)?;
+    drop(t);
 
     // i32: seeded integers in [-1000, 1000]; the wrapping sum is exact.
     let mut rng = StdRng::seed_from_u64(p.seed.wrapping_add(0x132));
     let ints: Vec<i32> = (0..n).map(|_| rng.gen_range(-1000..=1000)).collect();
     let want_i = ints.iter().fold(0i32, |a, &x| a.wrapping_add(x));
-    let grid = launcher_grid::<reduce_fast_i32>(dev, n, 4)?;
-    let plan = Plan::for_input::<i32>(n, grid, grid);
-    let s = Sum::new(dev, &ints, plan.vblocks())?;
-    let got = s.run::<reduce_fast_i32>(plan)?;
-    r.check(got == want_i, format!("reduce_fast_i32: sum {got} (exactly {want_i} expected)"));
-    s.time::<reduce_fast_i32>(p, r, "reduce_fast_i32", plan, got)?;
+    let t = Tier::new(&algos, &ints)?;
+    let got = t.run(false)?;
+    r.check(got == want_i, format!("reduce::sum i32: sum {got} (exactly {want_i} expected)"));
+    t.time(p, r, "reduce::sum i32", false, got)?;
     Ok(())
 }
 

@@ -8,9 +8,12 @@ use crate::device::{Buffer, Device, Launch};
 use crate::report::ExampleResult;
 use crate::verify::exact;
 use anyhow::Result;
-use gpu_kernels::scan::{
-    self, ERROR_GAVE_UP, Epochs, SHARED_BYTES, SPINE_BLOCK, SPINE_SHARED_BYTES, scan_downsweep_u32, scan_f32,
-    scan_no_acquire_u32, scan_no_release_u32, scan_reduce_u32, scan_spine_u32, scan_u32,
+use gpu_algos_kernels::scan::{
+    self, ERROR_GAVE_UP, Epochs, SHARED_BYTES, scan_inclusive_f32 as scan_f32, scan_inclusive_u32 as scan_u32,
+};
+use gpu_algos_kernels::scan_twins::{
+    SPINE_BLOCK, SPINE_SHARED_BYTES, scan_downsweep_u32, scan_no_acquire_u32, scan_no_release_u32, scan_reduce_u32,
+    scan_spine_u32,
 };
 use rand::{Rng, SeedableRng, rngs::StdRng};
 
@@ -66,6 +69,15 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
             super::mismatch(m)
         ),
     );
+    // The library's call launches the same kernel on the same shape (gpu_algos::plan::scan).
+    let mut lib_out = dev.filled("out", n, 0u32)?;
+    gpu_algos::scan::inclusive_sum(dev, &input, &mut lib_out)?;
+    let m = exact(&lib_out.read()?, &want, "out");
+    r.check(
+        m.is_none(),
+        format!("gpu_algos::scan::inclusive_sum u32: all {n} prefix sums exact{}", super::mismatch(m)),
+    );
+    drop(lib_out);
     if tiles > 1 {
         r.check(st[0] == 0, format!("the last of {tiles} tickets resets the ticket: it ends at {}", st[0]));
     }

@@ -1,5 +1,5 @@
 //! The byte histogram for small inputs: the launcher's choice up to [`MAX_BYTES`], where
-//! [`histogram_fast`](crate::histogram_fast) spends more on its 32 KiB of counters per block than on
+//! [`histogram_bytes`](super::bytes) spends more on its 32 KiB of counters per block than on
 //! the bytes.
 //!
 //! The chapter's privatised histogram again, with 16-byte loads: each block of [`BLOCK`] threads keeps
@@ -10,21 +10,22 @@
 //! same byte contend for one counter (all of them, for an input of one repeated byte); at these
 //! sizes that cost measured less than the column layout's zeroing and merging. On an H200, GPU time
 //! with the L2 flushed, 2^10 … 2^23 bytes: 1.04–1.57x CUB's time on uniform, one-bin and Zipf bytes
-//! (`histogram_fast` 0.76–1.09x in the same sweep); eight sets of bins, one per warp, measured 0.97–1.32x in the run
+//! (`histogram_bytes` 0.76–1.09x in the same sweep); eight sets of bins, one per warp, measured 0.97–1.32x in the run
 //! that chose one. At 2^24 it measured 0.88–0.92x on uniform and Zipf bytes, no better than
-//! `histogram_fast`, hence [`MAX_BYTES`].
+//! `histogram_bytes`, hence [`MAX_BYTES`].
 //!
 //! Decision procedure (§5.7): many threads update one counter, so every update is atomic; the counters
 //! are zeroed, filled and read by different threads, so barriers separate the three phases; blocks meet
 //! only through global atomics. Integer adds commute: the bins are exact and deterministic.
-use crate::histogram_fast::{NUM_BINS, count_ends};
+use super::bytes::NUM_BINS;
+use super::even::count_ends;
 use gpu_std::block::sync_threads;
 use gpu_std::thread::{block_dim, global_index_x, grid_stride_x, thread_idx};
 use gpu_std::{Global, GlobalMut, kernel, shared_layout};
 
 /// Threads per block.
 pub const BLOCK: u32 = 256;
-/// Largest input the launcher gives this kernel; above, `histogram_fast`.
+/// Largest input the launcher gives this kernel; above, `histogram_bytes`.
 pub const MAX_BYTES: usize = 1 << 23;
 /// Input bytes per block up to 1 MiB: one 16-byte vector per thread.
 pub const SMALL_BLOCK_BYTES: usize = 4 * 1024;
@@ -35,7 +36,7 @@ pub const BLOCK_BYTES: usize = 16 * 1024;
 pub const BLOCKS_PER_SM: u32 = 8;
 
 /// The launcher's grid for `n` bytes on a device of `sms` SMs, or `None` above [`MAX_BYTES`] (then
-/// `histogram_fast` runs): one block per [`SMALL_BLOCK_BYTES`] up to 1 MiB, per [`BLOCK_BYTES`]
+/// `histogram_bytes` runs): one block per [`SMALL_BLOCK_BYTES`] up to 1 MiB, per [`BLOCK_BYTES`]
 /// above; at least 1, at most [`BLOCKS_PER_SM`] per SM.
 pub fn grid(n: usize, sms: u32) -> Option<u32> {
     if n > MAX_BYTES {
@@ -58,7 +59,7 @@ kernel! {
     /// `hist[b] += count of b in data` for every byte value b (hist zeroed by the host; 256 bins).
     /// Launch: any block size up to 1024, `SHARED_BYTES`, any 1-D grid (the launcher: `BLOCK` threads,
     /// [`grid`] blocks).
-    pub fn histogram_small<'a>(data: Global<'a, u8>, hist: GlobalMut<'a, u32>) {
+    pub fn histogram_bytes_small<'a>(data: Global<'a, u8>, hist: GlobalMut<'a, u32>) {
         let bins = Bins::view().bins;
         let (t, threads) = (thread_idx().x as usize, block_dim().x as usize);
         let mut k = t;

@@ -1,4 +1,4 @@
-//! A 256-bin byte histogram at the memory's bandwidth: the optimised tier of `histogram_privatised`.
+//! A 256-bin byte histogram at the memory's bandwidth (the chapter's privatised histogram, optimised).
 //!
 //! The chapter's version gives each block one set of 256 shared bins. With random bytes, the 32 lanes
 //! of a warp hit random bins: several land in one of the 32 shared-memory banks and are serialised,
@@ -20,9 +20,10 @@
 //! only through global atomics. Integer adds commute: the bins are exact and deterministic.
 use gpu_std::block::sync_threads;
 use gpu_std::thread::{block_dim, block_idx, global_index_x, grid_stride_x, thread_idx};
-use gpu_std::vector::Split;
 use gpu_std::warp::{self, FULL_MASK, WARP_SIZE};
 use gpu_std::{Global, GlobalMut, kernel, shared_layout};
+
+use super::even::count_ends;
 
 /// Bins: one per byte value.
 pub const NUM_BINS: usize = 256;
@@ -45,7 +46,7 @@ pub const SMALL_BLOCK_BYTES: usize = 16 * 1024;
 pub const SMALL_GRID: usize = 16;
 
 /// The grid for `n` bytes (the launcher runs this kernel above
-/// [`histogram_small::MAX_BYTES`](crate::histogram_small::MAX_BYTES), `histogram_small` below; the rule
+/// [`small::MAX_BYTES`](super::small::MAX_BYTES), `histogram_bytes_small` below; the rule
 /// for small inputs is for a direct use): `ceil(n / MIN_BLOCK_BYTES)` blocks, or for small inputs
 /// `ceil(n / SMALL_BLOCK_BYTES)` up to `SMALL_GRID` when that is more; at least 1, at most
 /// `BLOCKS_PER_SM` per SM (and `resident`, what fits).
@@ -65,24 +66,10 @@ pub const LOADS: usize = 4;
 /// Dynamic shared memory per block: 32 KiB.
 pub const SHARED_BYTES: usize = Counts::BYTES;
 
-/// The bytes before the first and after the last 16-byte boundary of `split`: block 0 counts them,
-/// its threads taking one byte each in turn.
-#[inline(always)]
-pub(crate) fn count_ends(split: &Split<'_, u8>, count: impl Fn(u8)) {
-    if block_idx().x == 0 {
-        let (head, tail) = (split.head.len(), split.tail.len());
-        let mut j = thread_idx().x as usize;
-        while j < head + tail {
-            count(if j < head { split.head.get(j) } else { split.tail.get(j - head) });
-            j += block_dim().x as usize;
-        }
-    }
-}
-
 kernel! {
     /// `hist[b] += count of b in data` for every byte value b (hist zeroed by the host; 256 bins).
     /// Launch: `BLOCK` threads, `SHARED_BYTES`, any 1-D grid.
-    pub fn histogram_fast<'a>(data: Global<'a, u8>, hist: GlobalMut<'a, u32>) {
+    pub fn histogram_bytes<'a>(data: Global<'a, u8>, hist: GlobalMut<'a, u32>) {
         let counts = Counts::view().lanes;
         let (t, threads) = (thread_idx().x as usize, block_dim().x as usize);
         let mut k = t;

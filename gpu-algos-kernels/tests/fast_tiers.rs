@@ -3,12 +3,15 @@
 //! `histogram_fast` and `histogram_small` (exact bins on uneven, misaligned inputs). Every launch must
 //! be race-free.
 
+#[path = "../../gpu-kernels/tests/common/mod.rs"]
 mod common;
 
 use common::{Buf, launch, seed};
-use gpu_kernels::histogram_fast::{self as hf, histogram_fast};
-use gpu_kernels::histogram_small::{self as hs, histogram_small};
-use gpu_kernels::reduce_fast::{self, BLOCK, SHARED_BYTES, UNROLL, reduce_fast_f32, reduce_fast_f64, reduce_fast_i32};
+use gpu_algos_kernels::histogram::bytes::{self as hf, histogram_bytes};
+use gpu_algos_kernels::histogram::small::{self as hs, histogram_bytes_small};
+use gpu_algos_kernels::reduce::{
+    self as reduce_fast, BLOCK, SHARED_BYTES, UNROLL, reduce_sum_f32, reduce_sum_f64, reduce_sum_i32,
+};
 use gpu_std::emu::{LaunchConfig, Outcome};
 use gpu_std::{Global, GlobalMut, Pod};
 
@@ -25,14 +28,14 @@ fn from<T: Pod>(buf: &Buf<T>, skip: usize) -> Global<'_, T> {
 
 /// The sum kernel's workspace and result for one launch.
 struct Work<T: Pod> {
-    partials: Buf<T>,
+    partials: Buf<u64>,
     ticket: Buf<u32>,
     out: Buf<T>,
 }
 impl<T: Pod> Work<T> {
     fn new(vblocks: u32) -> Self {
         Work {
-            partials: Buf::new("partials", vec![T::default(); vblocks as usize]),
+            partials: Buf::new("partials", vec![0u64; vblocks as usize]),
             ticket: Buf::new("ticket", vec![0]),
             out: Buf::new("out", vec![T::default()]),
         }
@@ -41,7 +44,7 @@ impl<T: Pod> Work<T> {
         &mut self,
         input: Global<'a, T>,
         vblocks: u32,
-    ) -> (Global<'a, T>, u32, GlobalMut<'a, T>, GlobalMut<'a, u32>, GlobalMut<'a, T>) {
+    ) -> (Global<'a, T>, u32, GlobalMut<'a, u64>, GlobalMut<'a, u32>, GlobalMut<'a, T>) {
         (input, vblocks, self.partials.view_mut(), self.ticket.view_mut(), self.out.view_mut())
     }
 }
@@ -66,7 +69,7 @@ fn deterministic_sum_has_the_same_bits_on_every_grid() {
     let mut first: Option<u32> = None;
     for (grid, s) in [(1, 1), (2, 2), (3, 3), (5, 1), (3, 4)] {
         let mut w = Work::<f32>::new(vblocks);
-        let o = launch::<reduce_fast_f32>(cfg(grid), &seed(s), w.args(from(&input, 1), vblocks));
+        let o = launch::<reduce_sum_f32>(cfg(grid), &seed(s), w.args(from(&input, 1), vblocks));
         clean(&o, &format!("grid {grid}"));
         let got = w.out.data[0];
         assert!((got as f64 - want).abs() < 1e-5 * want, "grid {grid}: {got} vs {want}");
@@ -98,7 +101,7 @@ fn one_virtual_block_on_one_block_gives_the_bits_of_every_other_grid() {
     let mut first: Option<u32> = None;
     for (grid, s) in [(1, 1), (2, 2), (4, 3), (1, 4)] {
         let mut w = Work::<f32>::new(grid.max(1));
-        let o = launch::<reduce_fast_f32>(cfg(grid), &seed(s), w.args(from(&input, 3), 1));
+        let o = launch::<reduce_sum_f32>(cfg(grid), &seed(s), w.args(from(&input, 3), 1));
         clean(&o, &format!("grid {grid}"));
         assert_eq!(w.ticket.data[0], 0, "grid {grid}: the ticket is left 0");
         let bits = *first.get_or_insert(w.out.data[0].to_bits());
@@ -130,7 +133,9 @@ where
 /// `reduce_fast_*` with one virtual block on `grid` blocks: the result.
 fn one_vblock<K, T>(input: &Buf<T>, skip: usize, grid: u32) -> T
 where
-    K: for<'a> gpu_std::Kernel<Args<'a> = (Global<'a, T>, u32, GlobalMut<'a, T>, GlobalMut<'a, u32>, GlobalMut<'a, T>)>,
+    K: for<'a> gpu_std::Kernel<
+            Args<'a> = (Global<'a, T>, u32, GlobalMut<'a, u64>, GlobalMut<'a, u32>, GlobalMut<'a, T>),
+        >,
     T: Pod,
 {
     let mut w = Work::<T>::new(1);
@@ -140,25 +145,25 @@ where
 
 #[test]
 fn reduce_small_has_the_bits_of_one_virtual_block() {
-    use reduce_fast::{SMALL_TILES_AHEAD, reduce_small_f32, reduce_small_f64, reduce_small_i32};
+    use reduce_fast::{SMALL_TILES_AHEAD, reduce_small_sum_f32, reduce_small_sum_f64, reduce_small_sum_i32};
     let t = tile_elems::<f32>();
     // Less than a tile, one tile and a bit (the loop's first round, mostly past the end), and more
     // tiles than one round of the loop loads; heads of 0, 1 and 3 elements.
     for (n, skip) in [(1000, 1), (t + 5, 3), ((SMALL_TILES_AHEAD + 1) * t + 777, 0), (0, 0), (3, 1)] {
         let input =
             Buf::new("input", (0..n + skip).map(|i| ((i * 7919) % 1000) as f32 / 997.0 - 0.4).collect::<Vec<_>>());
-        let want = one_vblock::<reduce_fast_f32, f32>(&input, skip, 2);
+        let want = one_vblock::<reduce_sum_f32, f32>(&input, skip, 2);
         for s in [1, 2] {
-            let got = small::<reduce_small_f32, f32>(&input, skip, s);
+            let got = small::<reduce_small_sum_f32, f32>(&input, skip, s);
             assert_eq!(got.to_bits(), want.to_bits(), "n = {n}, head {skip}, seed {s}: {got} vs {want}");
         }
         let wide = Buf::new("wide", input.data.iter().map(|&x| x as f64 * 1.000001).collect::<Vec<_>>());
-        let got = small::<reduce_small_f64, f64>(&wide, skip, 3);
-        let want = one_vblock::<reduce_fast_f64, f64>(&wide, skip, 1);
+        let got = small::<reduce_small_sum_f64, f64>(&wide, skip, 3);
+        let want = one_vblock::<reduce_sum_f64, f64>(&wide, skip, 1);
         assert_eq!(got.to_bits(), want.to_bits(), "f64 n = {n}: {got} vs {want}");
         let ints = Buf::new("ints", (0..n + skip).map(|i| (i as i32).wrapping_mul(0x2f0f_1e03)).collect::<Vec<_>>());
         let want = ints.data[skip..].iter().fold(0i32, |a, &x| a.wrapping_add(x));
-        assert_eq!(small::<reduce_small_i32, i32>(&ints, skip, 4), want, "i32 n = {n}: wraps exactly");
+        assert_eq!(small::<reduce_small_sum_i32, i32>(&ints, skip, 4), want, "i32 n = {n}: wraps exactly");
     }
 }
 
@@ -167,7 +172,8 @@ fn reduce_small_refuses_a_grid_of_more_than_one_block() {
     use gpu_std::emu::EmuError;
     let input = Buf::new("input", vec![1.0f32; 100]);
     let mut out = Buf::new("out", vec![0.0f32]);
-    match common::launch_raw::<reduce_fast::reduce_small_f32>(&cfg(2), &seed(1), (from(&input, 0), out.view_mut())) {
+    match common::launch_raw::<reduce_fast::reduce_small_sum_f32>(&cfg(2), &seed(1), (from(&input, 0), out.view_mut()))
+    {
         Err(EmuError::KernelPanic { message, .. }) => assert!(message.contains("one block"), "{message}"),
         other => panic!("expected the kernel to refuse two blocks, got {:?}", other.map(|_| ())),
     }
@@ -179,7 +185,7 @@ fn the_ticket_lets_one_workspace_serve_launch_after_launch() {
     let input = Buf::new("input", vec![1.0f32; n]);
     let mut w = Work::<f32>::new(2);
     for _ in 0..3 {
-        let o = launch::<reduce_fast_f32>(cfg(2), &seed(1), w.args(from(&input, 0), 2));
+        let o = launch::<reduce_sum_f32>(cfg(2), &seed(1), w.args(from(&input, 0), 2));
         clean(&o, "repeat");
         assert_eq!(w.out.data[0], n as f32);
     }
@@ -191,7 +197,7 @@ fn integer_and_double_sums_are_exact_with_a_misaligned_head() {
     let ints = Buf::new("ints", (0..n as i64).map(|i| ((i * 31) % 2001 - 1000) as i32).collect::<Vec<_>>());
     let want = ints.data[3..].iter().fold(0i32, |a, &x| a.wrapping_add(x));
     let mut w = Work::<i32>::new(3);
-    let o = launch::<reduce_fast_i32>(cfg(3), &seed(2), w.args(from(&ints, 3), 3));
+    let o = launch::<reduce_sum_i32>(cfg(3), &seed(2), w.args(from(&ints, 3), 3));
     clean(&o, "i32");
     assert_eq!(w.out.data[0], want);
 
@@ -200,7 +206,7 @@ fn integer_and_double_sums_are_exact_with_a_misaligned_head() {
     let wide = Buf::new("wide", (0..n).map(|i| (i % 100) as f64).collect::<Vec<_>>());
     let want: f64 = wide.data[1..].iter().sum();
     let mut w = Work::<f64>::new(2);
-    let o = launch::<reduce_fast_f64>(cfg(2), &seed(3), w.args(from(&wide, 1), 2));
+    let o = launch::<reduce_sum_f64>(cfg(2), &seed(3), w.args(from(&wide, 1), 2));
     clean(&o, "f64");
     assert_eq!(w.out.data[0], want);
 }
@@ -226,7 +232,7 @@ fn histogram_fast_counts_every_byte_exactly() {
         let data = Buf::new("data", data);
         let mut hist = Buf::new("hist", vec![0u32; hf::NUM_BINS]);
         let cfg = LaunchConfig::linear(2, hf::BLOCK, hf::SHARED_BYTES);
-        let o = launch::<histogram_fast>(cfg, &seed(1), (from(&data, skip), hist.view_mut()));
+        let o = launch::<histogram_bytes>(cfg, &seed(1), (from(&data, skip), hist.view_mut()));
         clean(&o, what);
         assert_eq!(hist.data, want, "{what}");
     }
@@ -240,7 +246,7 @@ fn histogram_small_counts_every_byte_exactly_on_every_schedule() {
         for s in 1..=3 {
             let mut hist = Buf::new("hist", vec![0u32; hf::NUM_BINS]);
             let cfg = LaunchConfig::linear(3, hs::BLOCK, hs::SHARED_BYTES);
-            let o = launch::<histogram_small>(cfg, &seed(s), (from(&data, skip), hist.view_mut()));
+            let o = launch::<histogram_bytes_small>(cfg, &seed(s), (from(&data, skip), hist.view_mut()));
             clean(&o, what);
             assert_eq!(hist.data, want, "{what}, schedule {s}");
         }

@@ -4,13 +4,14 @@
 //! reported as races on the status words; the twin that takes its tile from `blockIdx` reported as a
 //! livelock when fewer blocks are resident than the grid has, while the ticketed scan completes.
 
+#[path = "../../gpu-kernels/tests/common/mod.rs"]
 mod common;
 
 use common::{Buf, SEEDS, launch, launch_raw, seed};
-use gpu_kernels::scan::{
-    self, SHARED_BYTES, SPINE_BLOCK, SPINE_SHARED_BYTES, scan_blockidx_u32, scan_downsweep_u32, scan_f32,
-    scan_items16_u32, scan_items24_u32, scan_no_acquire_u32, scan_no_release_u32, scan_reduce_u32, scan_sleeps_u32,
-    scan_spine_u32, scan_u32,
+use gpu_algos_kernels::scan::{self, SHARED_BYTES, scan_inclusive_f32 as scan_f32, scan_inclusive_u32 as scan_u32};
+use gpu_algos_kernels::scan_twins::{
+    SPINE_BLOCK, SPINE_SHARED_BYTES, scan_blockidx_u32, scan_downsweep_u32, scan_items16_u32, scan_items24_u32,
+    scan_no_acquire_u32, scan_no_release_u32, scan_reduce_u32, scan_sleeps_u32, scan_spine_u32,
 };
 use gpu_std::emu::{EmuError, LaunchConfig, Options, Outcome};
 use gpu_std::{Global, GlobalMut, Kernel};

@@ -1,11 +1,13 @@
-//! An inclusive prefix sum in one pass over the data: `out[i] = in[0] + … + in[i]`, for `u32`
-//! (wrapping, exact) and `f32`, by *decoupled look-back*; and the three-kernel reduce-then-scan it
-//! replaces, as the baseline.
+//! Device-wide prefix sums in one pass over the data, by *decoupled look-back*: inclusive
+//! (`out[i] = in[0] + … + in[i]`) and exclusive (`out[i] = in[0] + … + in[i - 1]`, `out[0] = 0`), into
+//! another buffer or in place, for `u32`, `i32`, `u64`, `i64` (wrapping, exact), `f32` and `f64`
+//! (rounded: the bound is below).
 //!
-//! **Tiles.** The input is cut into tiles of `blockDim.x * ITEMS` elements, one per block. In a tile,
-//! warp `w` owns a contiguous segment of `32 * ITEMS` elements, read as `ITEMS / 4` chunks of 32
-//! 16-byte vectors (lane `l` holds vector `l` of each chunk: four consecutive elements), all loads
-//! issued before the first is used. Before the look-back a thread only *sums* its elements and the
+//! **Tiles.** The input is cut into tiles of `blockDim.x * items` elements, one per block ([`ITEMS`]
+//! for 4-byte elements, [`WIDE_ITEMS`] for 8-byte ones, the same bytes per thread). In a tile, warp
+//! `w` owns a contiguous segment of `32 * items` elements, read as `items / 4` chunks of 128
+//! elements (lane `l` holds elements `4l .. 4l + 4` of each chunk: one 16-byte vector, or two for
+//! 8-byte elements), all loads issued before the first is used. Before the look-back a thread only *sums* its elements and the
 //! warp sums those (a butterfly); warp totals cross warps through shared memory between two
 //! barriers, and warp 0 scans them: the tile's *aggregate* (its own sum) is then known. After the
 //! look-back each warp scans its chunks in turn, from its exclusive prefix: a thread scans its four
@@ -19,13 +21,17 @@
 //! tile id from a global counter (`atomicAdd`, one ticket per block). Blocks start in any order and only
 //! some of a large grid are resident at once; with tickets, a tile only ever waits for tiles that were
 //! drawn before it, by blocks that are already running, so the wait always ends. (The twin
-//! [`scan_blockidx_u32`] takes `blockIdx.x` instead: a resident block can wait for a tile whose block
+//! `scan_blockidx_u32` in [`crate::scan_twins`] takes `blockIdx.x` instead: a resident block can wait for a tile whose block
 //! has not started and cannot start until a slot frees — a deadlock on a GPU, a livelock report on the
 //! emulator when it runs fewer blocks at once than the grid has.)
 //!
 //! **Decoupled look-back.** Each tile has a 64-bit status word: the flag (1: aggregate, 2: inclusive
-//! prefix) and the launch's *epoch* in the high half (`epoch * 4 + flag`), the value's bits in the low
-//! half, so no reader can see a flag without its value. A word holding another epoch (or zero) is not
+//! prefix) and the launch's *epoch* in the high half (`epoch * 4 + flag`). For 4-byte elements the
+//! value's bits are the low half, so no reader can see a flag without its value. For 8-byte elements
+//! the value cannot share the word: each tile has two value words next to its status word, one for
+//! the aggregate and one for the inclusive prefix, each written once per launch with a plain store
+//! *before* the release store of the flag that announces it, and read with a plain load *after* the
+//! acquire load that saw that flag (so the write happens before the read: no race, and no fence). A word holding another epoch (or zero) is not
 //! published yet: the words need no zeroing between launches, only a new epoch per launch
 //! ([`Epochs`]; zeroing them is a separate operation before the launch, which cost 0.5–2.7 µs of a
 //! 7–52 µs scan on an H200, `bench/sweep.md`), and the block that draws the last ticket resets the
@@ -46,27 +52,31 @@
 //!
 //! **Shape.** The launchers' kernels take 8 chunks (32 elements) per thread, on [`launch_block`]`(n)`
 //! threads per block (128 to 512: small inputs take one tile of as few threads as hold them, and
-//! inputs of a few tiles take half-size tiles, for more SMs); [`scan_items16_u32`] and
-//! [`scan_items24_u32`] are the same kernel with 4 and 6 chunks, kept to measure the shape (fewer
-//! registers and more blocks per SM, but smaller tiles: slower on an H200, `bench/sweep.md`), and
-//! [`scan_sleeps_u32`] takes the look-back's sleeps as arguments.
+//! inputs of a few tiles take half-size tiles, for more SMs); 8-byte elements take 4 chunks (16
+//! elements, the same 128 bytes per thread). [`crate::scan_twins`] holds the same kernel with 4 and 6
+//! chunks, kept to measure the shape (fewer registers and more blocks per SM, but smaller tiles:
+//! slower on an H200, `bench/sweep.md`), one that takes the look-back's sleeps as arguments, and the
+//! three-kernel reduce-then-scan this replaces (no block ever waits for another, and the input is
+//! read twice).
 //!
-//! **Reduce-then-scan.** [`scan_reduce_u32`] writes each tile's sum, [`scan_spine_u32`] (one block)
-//! turns the sums into exclusive prefixes, [`scan_downsweep_u32`] rescans each tile from its prefix:
-//! three launches, no block ever waits for another, and the input is read twice.
-//!
-//! **`f32`.** Additions are rounded, in an order fixed by the tile shape and the look-back (an element
+//! **Floats.** Additions are rounded, in an order fixed by the tile shape and the look-back (an element
 //! of tile `t` reaches its prefix through at most `t + 1` tile-prefix additions and `63` others: with
 //! 8 chunks, at most 15 rounded additions make a tile's aggregate, 25 an element's in-tile part (the
-//! warp's prefix, the chunk carries, the scans) and 6 each look-back window). So
-//! `|out[i] - exact| <= (t + 64) * 2^-24 * sum(|in[0..=i]|)` ([`f32_error_bound_terms`]).
+//! warp's prefix, the chunk carries, the scans) and 6 each look-back window; fewer with 4). So
+//! `|out[i] - exact| <= (t + 64) * u * sum(|in[0..=i]|)` with `u = 2^-24` for `f32`, `2^-53` for `f64`
+//! ([`f32_error_bound_terms`]); the same for the exclusive scan's `in[0..i]`.
+//!
+//! **Exclusive and in place.** The exclusive scan adds the same values in the same order, leaving each
+//! element's own out: `out[i]` is the sum that the inclusive scan adds `in[i]` to. In place, a tile
+//! reads its elements before it writes them, and no other tile reads them, so one buffer serves as
+//! both (its loads are plain or streaming, never through the read-only cache).
 //!
 //! Decision procedure (§5.7): tiles cross blocks, and a block waits for others, so (1) tile ids come
 //! from an atomic ticket, in start order, not from `blockIdx` (forward progress); (2) a status word is
 //! written by one block and polled by others, so every access to it is a strong one: a device-scope
 //! release store publishes it and device-scope acquire loads read it (the twins
-//! [`scan_no_release_u32`] and [`scan_no_acquire_u32`] use a plain store or load there, a data race
-//! that the emulator reports); flag and value share the word, so no fence is needed to order them;
+//! `scan_no_release_u32` and `scan_no_acquire_u32` in [`crate::scan_twins`] use a plain store or
+//! load there, a data race that the emulator reports); flag and value share the word, so no fence is needed to order them;
 //! (3) within a block, warp totals and the tile's prefix cross warps through shared memory between
 //! barriers; within a warp, shuffles and votes. The result is exact for `u32` and, for `f32`, depends
 //! on the grid and the schedule (a tile's prefix may come from a nearer or a farther window).
@@ -75,6 +85,8 @@ use gpu_std::fence::nanosleep;
 use gpu_std::thread::{block_dim, block_idx, grid_dim, thread_idx};
 use gpu_std::warp::{self, FULL_MASK, WARP_SIZE};
 use gpu_std::{Global, GlobalMut, kernel, shared_layout};
+
+use crate::element::{Element, Op, Sum};
 
 /// Threads per block of large scans (any multiple of 32 up to 1024 is accepted; [`launch_block`]
 /// picks): with [`ITEMS`], tiles of 16384 elements; two blocks per SM on an H200 (at most 64
@@ -91,11 +103,15 @@ pub const MID_MAX_N: usize = 1 << 18;
 /// size, so twice as many SMs share the work (the input spans few tiles). Above, `BLOCK`.
 /// (Measured on an H200, cold L2: `bench/sweep.md`.)
 pub const fn launch_block(n: usize) -> u32 {
-    if n <= tile_elems(128) {
+    launch_block_of(n, ITEMS)
+}
+/// [`launch_block`] for `items` elements per thread ([`items`]`::<T>()`).
+pub const fn launch_block_of(n: usize, items: usize) -> u32 {
+    if n <= 128 * items {
         128
-    } else if n <= tile_elems(256) {
+    } else if n <= 256 * items {
         256
-    } else if n <= tile_elems(BLOCK) {
+    } else if n <= BLOCK as usize * items {
         BLOCK
     } else if n <= MID_MAX_N {
         MID_BLOCK
@@ -103,11 +119,20 @@ pub const fn launch_block(n: usize) -> u32 {
         BLOCK
     }
 }
-/// Elements per thread: `ITEMS / 4` 16-byte vectors, held in registers from the load to the store.
+/// Elements per thread of 4-byte types: `ITEMS / 4` 16-byte vectors, held in registers from the load
+/// to the store.
 pub const ITEMS: usize = 32;
-/// Vectors per thread (chunks per warp segment) of the launchers' kernels.
-const CHUNKS: usize = ITEMS / 4;
-/// Elements per thread of the tuning variants [`scan_items16_u32`] and [`scan_items24_u32`].
+/// Elements per thread of 8-byte types (the same 128 bytes).
+pub const WIDE_ITEMS: usize = 16;
+/// Chunks (of four elements) per thread of the launchers' kernels, 4-byte types.
+pub(crate) const CHUNKS: usize = ITEMS / 4;
+/// Chunks per thread, 8-byte types.
+pub(crate) const WIDE_CHUNKS: usize = WIDE_ITEMS / 4;
+/// Elements per thread for `T`: [`ITEMS`], or [`WIDE_ITEMS`] for 8-byte types.
+pub const fn items<T: Element>() -> usize {
+    if T::WIDE { WIDE_ITEMS } else { ITEMS }
+}
+/// Elements per thread of the tuning variants [`scan_items16_u32`](crate::scan_twins::scan_items16_u32) and [`scan_items24_u32`](crate::scan_twins::scan_items24_u32).
 pub const VARIANT_ITEMS: [usize; 2] = [16, 24];
 
 /// `$body` once for each chunk `$k` in `0..$n` (`$n` at most 8), written out, not looped: the
@@ -155,7 +180,7 @@ pub const ZERO_STATE_MIN_N: usize = 1 << 25;
 /// 1, 2, …, [`MAX_EPOCH`], then the state is zeroed once and the tags start again at 1.
 ///
 /// ```
-/// use gpu_kernels::scan::{Epochs, MAX_EPOCH};
+/// use gpu_algos_kernels::scan::{Epochs, MAX_EPOCH};
 /// let mut e = Epochs::new(); // for a state that is all zero now
 /// assert_eq!(e.advance(), (1, false));
 /// assert_eq!(e.advance(), (2, false));
@@ -192,8 +217,9 @@ impl Epochs {
 pub const ERROR_GAVE_UP: u64 = 1;
 
 shared_layout! {
-    /// Warp totals (then their exclusive prefixes), the tile id and the tile's exclusive prefix.
-    pub struct ScanShared { pub warps: [u32; 32], pub tile: [u32; 1], pub prefix: [u32; 1] }
+    /// Warp totals (then their exclusive prefixes) and the tile's exclusive prefix, as
+    /// [`Element::to_word`] bits, and the tile id.
+    pub struct ScanShared { pub warps: [u64; 32], pub prefix: [u64; 1], pub tile: [u32; 1] }
 }
 /// Dynamic shared memory per block.
 pub const SHARED_BYTES: usize = ScanShared::BYTES;
@@ -212,9 +238,19 @@ pub const fn tiles_of(n: usize, block: u32, items: usize) -> usize {
     let t = n.div_ceil(block as usize * items);
     if t == 0 { 1 } else { t }
 }
-/// `state` words the single-pass scan of `n` elements needs: the header and one status word per tile.
+/// `state` words the single-pass scan of `n` 4-byte elements needs: the header and one status word per
+/// tile.
 pub const fn state_len(n: usize, block: u32) -> usize {
     STATE_HEADER + tiles(n, block)
+}
+/// Status-and-value words per tile: 1 for 4-byte elements (the value shares the status word), 3 for
+/// 8-byte ones (the status word, the aggregate, the inclusive prefix).
+pub const fn words_per_tile<T: Element>() -> usize {
+    if T::WIDE { 3 } else { 1 }
+}
+/// `state` words the single-pass scan of `n` elements of `T` needs on blocks of `block` threads.
+pub const fn state_len_of<T: Element>(n: usize, block: u32) -> usize {
+    STATE_HEADER + words_per_tile::<T>() * tiles_of(n, block, items::<T>())
 }
 /// `k` in the `f32` bound `|out[i] - exact| <= k * 2^-24 * sum(|in[0..=i]|)` for an element of tile
 /// `tile`: rounded additions on the longest path from an input to the result.
@@ -222,53 +258,33 @@ pub fn f32_error_bound_terms(tile: usize) -> usize {
     tile + 64
 }
 
-/// An element type the scan adds: `u32` (wrapping) or `f32`, carried as 32 bits in the status word.
-pub trait ScanValue: Copy + gpu_std::Pod + gpu_std::Lanes<Vector = [Self; 4]> + warp::ShflValue {
+/// An element type the scan adds: every [`Element`], with [`Sum`].
+pub trait ScanValue: Element {
     /// The additive identity.
-    const ZERO: Self;
-    /// `a + b` (wrapping for `u32`).
+    fn zero() -> Self;
+    /// `a + b` (wrapping for integers).
     fn add(a: Self, b: Self) -> Self;
-    /// The value's bits.
-    fn to_bits(self) -> u32;
-    /// The value of `bits`.
-    fn from_bits(bits: u32) -> Self;
 }
-impl ScanValue for u32 {
-    const ZERO: u32 = 0;
+impl<T: Element> ScanValue for T
+where
+    Sum: Op<T>,
+{
     #[inline(always)]
-    fn add(a: u32, b: u32) -> u32 {
-        a.wrapping_add(b)
+    fn zero() -> T {
+        <Sum as Op<T>>::identity()
     }
     #[inline(always)]
-    fn to_bits(self) -> u32 {
-        self
-    }
-    #[inline(always)]
-    fn from_bits(bits: u32) -> u32 {
-        bits
-    }
-}
-impl ScanValue for f32 {
-    const ZERO: f32 = 0.0;
-    #[inline(always)]
-    fn add(a: f32, b: f32) -> f32 {
-        a + b
-    }
-    #[inline(always)]
-    fn to_bits(self) -> u32 {
-        f32::to_bits(self)
-    }
-    #[inline(always)]
-    fn from_bits(bits: u32) -> f32 {
-        f32::from_bits(bits)
+    fn add(a: T, b: T) -> T {
+        <Sum as Op<T>>::apply(a, b)
     }
 }
 
-/// A status word of a launch tagged `epoch`: `epoch * 4 + flag` in the high half, the value's bits in
-/// the low half.
+/// A status word of a launch tagged `epoch`: `epoch * 4 + flag` in the high half, and for 4-byte
+/// elements the value's bits in the low half (8-byte elements keep theirs in the tile's value words).
 #[inline(always)]
 pub fn pack<T: ScanValue>(flag: u64, epoch: u32, v: T) -> u64 {
-    ((((epoch as u64) << 2) | flag) << 32) | v.to_bits() as u64
+    let low = if T::WIDE { 0 } else { v.to_word() };
+    ((((epoch as u64) << 2) | flag) << 32) | low
 }
 /// The flag of `word` for a launch tagged `epoch`: 0 (not published) if another launch wrote it.
 #[inline(always)]
@@ -276,14 +292,26 @@ fn flag_of(word: u64, epoch: u32) -> u64 {
     let hi = (word >> 32) as u32;
     if hi >> 2 == epoch { (hi & 3) as u64 } else { 0 }
 }
+/// Where tile `tile`'s status word is in `state`; for 8-byte elements its aggregate and inclusive
+/// prefix follow it (at `+ FLAG_AGGREGATE` and `+ FLAG_PREFIX`).
 #[inline(always)]
-fn value_of<T: ScanValue>(word: u64) -> T {
-    T::from_bits(word as u32)
+fn status_index<T: ScanValue>(tile: usize) -> usize {
+    STATE_HEADER + words_per_tile::<T>() * tile
+}
+/// The value that `word` (tile `tile`'s status word, published: its flag is not 0) announces: its low
+/// half, or for 8-byte elements the value word of its flag, read after the acquire that saw the flag.
+#[inline(always)]
+fn value_of<T: ScanValue>(state: GlobalMut<u64>, tile: usize, word: u64, epoch: u32) -> T {
+    if T::WIDE {
+        T::from_word(state.get(status_index::<T>(tile) + flag_of(word, epoch) as usize))
+    } else {
+        T::from_word(word & 0xffff_ffff)
+    }
 }
 
 /// Inclusive scan over the warp (`shfl.up`, offsets 1, 2, 4, 8, 16).
 #[inline(always)]
-fn warp_inclusive<T: ScanValue>(mut v: T) -> T {
+pub(crate) fn warp_inclusive<T: ScanValue>(mut v: T) -> T {
     let lane = warp::lane_id();
     let mut offset = 1;
     while offset < WARP_SIZE {
@@ -308,27 +336,31 @@ fn warp_sum<T: ScanValue>(mut v: T) -> T {
 
 /// How the status word is written and read: the correct accesses, or a twin's plain ones.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Access {
+pub(crate) enum Access {
     ReleaseAcquire,
     PlainStore,
     PlainLoad,
 }
 
+/// Publishes `v` with `flag` for tile `tile`: for 8-byte elements the value word first (a plain store),
+/// then the status word (a release store, which orders the value's store before it).
 #[inline(always)]
-fn publish(state: GlobalMut<u64>, tile: usize, word: u64, access: Access) {
+fn publish<T: ScanValue>(state: GlobalMut<u64>, tile: usize, flag: u64, epoch: u32, v: T, access: Access) {
+    let at = status_index::<T>(tile);
+    if T::WIDE {
+        state.set(at + flag as usize, v.to_word());
+    }
+    let word = pack(flag, epoch, v);
     if access == Access::PlainStore {
-        state.set(STATE_HEADER + tile, word);
+        state.set(at, word);
     } else {
-        state.atomic(STATE_HEADER + tile).store_release(word);
+        state.atomic(at).store_release(word);
     }
 }
 #[inline(always)]
-fn read_status(state: GlobalMut<u64>, tile: usize, access: Access) -> u64 {
-    if access == Access::PlainLoad {
-        state.get(STATE_HEADER + tile)
-    } else {
-        state.atomic(STATE_HEADER + tile).load_acquire()
-    }
+fn read_status<T: ScanValue>(state: GlobalMut<u64>, tile: usize, access: Access) -> u64 {
+    let at = status_index::<T>(tile);
+    if access == Access::PlainLoad { state.get(at) } else { state.atomic(at).load_acquire() }
 }
 
 /// Warp 0's look-back for tile `tile > 0` with aggregate `aggregate`: publishes the aggregate, finds the
@@ -353,23 +385,24 @@ fn look_back<T: ScanValue>(
 ) -> T {
     let lane = warp::lane_id() as usize;
     if lane == 0 {
-        publish(state, tile, pack(FLAG_AGGREGATE, epoch, aggregate), access);
+        publish(state, tile, FLAG_AGGREGATE, epoch, aggregate, access);
     }
     if wait.pre_ns > 0 {
         nanosleep(wait.pre_ns);
     }
-    let mut prefix = T::ZERO;
+    let mut prefix = T::zero();
     // The window: tiles hi, hi - 1, …, hi - 31 (lane l reads tile hi - l); tiles below 0 read as an
     // inclusive prefix of zero, so every window from tile 0 on ends the search.
     let mut hi = tile as isize - 1;
     loop {
         let me = hi - lane as isize;
-        let mut word = pack(FLAG_PREFIX, epoch, T::ZERO);
+        let mut word = pack(FLAG_PREFIX, epoch, T::zero());
+        let mut value = T::zero();
         if me >= 0 {
             // Each lane waits for its own tile's word (bounded), then the warp meets at the votes.
             let mut spins = 0u32;
             loop {
-                word = read_status(state, me as usize, access);
+                word = read_status::<T>(state, me as usize, access);
                 if flag_of(word, epoch) != 0 || spins >= SPIN_LIMIT {
                     break;
                 }
@@ -377,6 +410,9 @@ fn look_back<T: ScanValue>(
                 if wait.poll_ns > 0 {
                     nanosleep(wait.poll_ns);
                 }
+            }
+            if flag_of(word, epoch) != 0 {
+                value = value_of::<T>(state, me as usize, word, epoch);
             }
         }
         if warp::any(FULL_MASK, flag_of(word, epoch) == 0) {
@@ -389,29 +425,29 @@ fn look_back<T: ScanValue>(
         if prefixes != 0 {
             // The nearest tile with its inclusive prefix, and the aggregates of the tiles after it.
             let nearest = prefixes.trailing_zeros() as usize;
-            let v = if lane <= nearest { value_of::<T>(word) } else { T::ZERO };
+            let v = if lane <= nearest { value } else { T::zero() };
             prefix = T::add(warp_sum(v), prefix);
             break;
         }
-        prefix = T::add(warp_sum(value_of::<T>(word)), prefix);
+        prefix = T::add(warp_sum(value), prefix);
         hi -= WARP_SIZE as isize;
     }
     if lane == 0 {
-        publish(state, tile, pack(FLAG_PREFIX, epoch, T::add(prefix, aggregate)), access);
+        publish(state, tile, FLAG_PREFIX, epoch, T::add(prefix, aggregate), access);
     }
     prefix
 }
 
 /// The look-back's sleeps, in nanoseconds: before the first poll, and between polls.
 #[derive(Clone, Copy)]
-struct Wait {
-    pre_ns: u32,
-    poll_ns: u32,
+pub(crate) struct Wait {
+    pub(crate) pre_ns: u32,
+    pub(crate) poll_ns: u32,
     /// Grids of fewer tiles look back without sleeping.
-    min_tiles: usize,
+    pub(crate) min_tiles: usize,
 }
 /// The launchers' look-back sleeps (tuned on an H200: `bench/sweep.md`).
-const WAIT: Wait = Wait { pre_ns: PRE_SLEEP_NS, poll_ns: POLL_SLEEP_NS, min_tiles: SLEEP_MIN_TILES };
+pub(crate) const WAIT: Wait = Wait { pre_ns: PRE_SLEEP_NS, poll_ns: POLL_SLEEP_NS, min_tiles: SLEEP_MIN_TILES };
 impl Wait {
     /// The sleeps for this launch: none on grids of fewer than `min_tiles` tiles, where few tiles wait
     /// and a sleep would only add to the launch's time.
@@ -423,7 +459,7 @@ impl Wait {
 
 /// Where a tile's id and exclusive prefix come from.
 #[derive(Clone, Copy)]
-enum Carry<'a, T: ScanValue> {
+pub(crate) enum Carry<'a, T: ScanValue> {
     /// The ticket and the look-back over `state` with the launch's epoch (the single-pass scan), with
     /// the status word's accesses and the look-back's sleeps.
     LookBack(GlobalMut<'a, u64>, u32, Access, Wait),
@@ -435,12 +471,50 @@ enum Carry<'a, T: ScanValue> {
     Given(GlobalMut<'a, T>),
 }
 
+/// What a scan writes, and where from.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Mode {
+    /// `out[i]` leaves `in[i]` out.
+    pub(crate) exclusive: bool,
+    /// `out` is the input's own memory: loads never go through the read-only cache.
+    pub(crate) in_place: bool,
+}
+/// The inclusive scan into another buffer.
+pub(crate) const INCLUSIVE: Mode = Mode { exclusive: false, in_place: false };
+
+/// Four consecutive elements from vector `i` of `body` on (one vector, or two of 8-byte elements),
+/// loaded with `load`.
+#[inline(always)]
+fn gather<T: ScanValue>(load: impl Fn(usize) -> T::Vector, i: usize) -> [T; 4] {
+    let a = load(i);
+    let b = if T::LANES == 2 { load(i + 1) } else { a };
+    let (a, b) = (a.as_ref(), b.as_ref());
+    core::array::from_fn(|j| if j < T::LANES { a[j] } else { b[j - T::LANES] })
+}
+/// `r` as the vectors [`gather`] reads: the first, and for 8-byte elements the second.
+#[inline(always)]
+fn vectors_of<T: ScanValue>(r: [T; 4]) -> (T::Vector, T::Vector) {
+    let (mut a, mut b) = (T::Vector::default(), T::Vector::default());
+    for j in 0..T::LANES {
+        a.as_mut()[j] = r[j];
+        if T::LANES == 2 {
+            b.as_mut()[j] = r[j + 2];
+        }
+    }
+    (a, b)
+}
+
 /// One tile of the scan, `N` chunks (`4 * N` elements) per thread: see the module docs. `out` is `None`
-/// for the reduce pass.
+/// for the reduce pass; with `mode.in_place`, `out` is `input`'s memory.
 // The carry update of the last chunk, written out by `each_chunk!` but skipped, is never read.
 #[allow(unused_assignments)]
 #[inline(always)]
-fn scan_tile<T: ScanValue, const N: usize>(input: Global<T>, out: Option<GlobalMut<T>>, carry: Carry<T>) {
+pub(crate) fn scan_tile<T: ScanValue, const N: usize>(
+    input: Global<T>,
+    out: Option<GlobalMut<T>>,
+    carry: Carry<T>,
+    mode: Mode,
+) {
     let threads = block_dim().x;
     let n = input.len();
     let t = thread_idx().x;
@@ -473,26 +547,28 @@ fn scan_tile<T: ScanValue, const N: usize>(input: Global<T>, out: Option<GlobalM
 
     // Load: lane `lane` of warp `w` holds elements e .. e + 4 of each chunk. Where the warp's whole
     // segment is in range and the view starts on a 16-byte boundary (on a GPU, every tile but the
-    // last), one 16-byte load per chunk, all issued before any is used;
+    // last), one 16-byte load per chunk (two of 8-byte elements), all issued before any is used;
     // elsewhere chunk by chunk, element by element where a vector is not whole.
     let seg = tile * tile_len + w as usize * (32 * items);
     let src = input.split_vectors();
     let whole = src.head.is_empty() && seg + 32 * items <= n;
-    let first = seg / 4 + lane as usize;
-    let mut v = [[T::ZERO; 4]; N];
+    // Vectors per lane and chunk: 1, or 2 of 8-byte elements.
+    let per = 4 / T::LANES;
+    let first = seg / T::LANES + per * lane as usize;
+    let mut v = [[T::zero(); 4]; N];
     // The single pass reads and writes every element once: streaming accesses (evict-first), which keep
     // the status words in the caches. Reduce-then-scan reads its input twice: read-only loads there.
     let streaming = matches!(carry, Carry::LookBack(..) | Carry::LookBackBlockIdx(..));
-    // The warp's vectors: `first`, `first + 32`, …, one bounds check for all of them.
-    let span = 32 * (N - 1) + 1;
+    // The warp's vectors: `first`, `first + 32 * per`, …, one bounds check for all of them.
+    let span = 32 * per * (N - 1) + per;
     if whole && streaming {
         let body = src.body.sub(first, span);
-        each_chunk!(N, k => v[k] = body.get_streaming(32 * k));
+        each_chunk!(N, k => v[k] = gather::<T>(|i| body.get_streaming(i), 32 * per * k));
     } else if whole {
         let body = src.body.sub(first, span);
-        each_chunk!(N, k => v[k] = body.get_nc(32 * k));
+        each_chunk!(N, k => v[k] = gather::<T>(|i| body.get_nc(i), 32 * per * k));
     } else {
-        each_chunk!(N, k => v[k] = load_partial(input, seg + k * 128 + 4 * lane as usize));
+        each_chunk!(N, k => v[k] = load_partial(input, seg + k * 128 + 4 * lane as usize, mode.in_place));
     }
     // The launch's preconditions, checked once this thread's loads are issued and before any warp
     // collective or any write: the checks read the launch configuration (the block size, the dynamic
@@ -511,7 +587,7 @@ fn scan_tile<T: ScanValue, const N: usize>(input: Global<T>, out: Option<GlobalM
     let sh = ScanShared::view();
     // Reduce: the thread's sum (a tree over its elements), the warp's (a butterfly). Only the loaded
     // values stay live across the look-back; the scan comes after it.
-    let mut sums = [T::ZERO; N];
+    let mut sums = [T::zero(); N];
     each_chunk!(N, k => sums[k] = T::add(T::add(v[k][0], v[k][1]), T::add(v[k][2], v[k][3])));
     // A tree over the chunk sums: the upper half added onto the lower, until one is left.
     let mut len = N;
@@ -524,17 +600,17 @@ fn scan_tile<T: ScanValue, const N: usize>(input: Global<T>, out: Option<GlobalM
     }
     let warp_total = warp_sum(sums[0]);
     if lane == 0 {
-        sh.warps.set(w as usize, warp_total.to_bits());
+        sh.warps.set(w as usize, warp_total.to_word());
     }
     sync_threads();
     // Warp 0: the warps' exclusive prefixes, the tile's aggregate, and the tile's exclusive prefix.
     if w == 0 {
-        let total = if lane < nwarps { T::from_bits(sh.warps.get(lane as usize)) } else { T::ZERO };
+        let total = if lane < nwarps { T::from_word(sh.warps.get(lane as usize)) } else { T::zero() };
         let inclusive = warp_inclusive(total);
         let up = warp::shfl_up(FULL_MASK, inclusive, 1);
         let aggregate = warp::shfl_idx(FULL_MASK, inclusive, WARP_SIZE - 1);
         if lane < nwarps {
-            sh.warps.set(lane as usize, if lane == 0 { T::ZERO } else { up }.to_bits());
+            sh.warps.set(lane as usize, if lane == 0 { T::zero() } else { up }.to_word());
         }
         let (state, epoch, access, wait) = match carry {
             Carry::LookBack(state, epoch, access, wait) => (Some(state), epoch, access, wait),
@@ -546,20 +622,20 @@ fn scan_tile<T: ScanValue, const N: usize>(input: Global<T>, out: Option<GlobalM
                 if lane == 0 {
                     sums.set(tile, aggregate);
                 }
-                T::ZERO
+                T::zero()
             }
             (Carry::Given(sums), _) => sums.get(tile),
             (_, Some(state)) if tile > 0 => look_back(state, epoch, tile, aggregate, access, wait.for_grid()),
             (_, Some(state)) => {
                 if lane == 0 && grid_dim().x > 1 {
-                    publish(state, 0, pack(FLAG_PREFIX, epoch, aggregate), access);
+                    publish(state, 0, FLAG_PREFIX, epoch, aggregate, access);
                 }
-                T::ZERO
+                T::zero()
             }
-            (_, None) => T::ZERO,
+            (_, None) => T::zero(),
         };
         if lane == 0 {
-            sh.prefix.set(0, prefix.to_bits());
+            sh.prefix.set(0, prefix.to_word());
         }
     }
     sync_threads();
@@ -569,15 +645,23 @@ fn scan_tile<T: ScanValue, const N: usize>(input: Global<T>, out: Option<GlobalM
     let dst = out.split_vectors_mut();
     let whole = whole && dst.head.is_empty();
     let body = if whole { dst.body.sub(first, span) } else { dst.body.sub(0, 0) };
-    let mut carry = T::add(T::from_bits(sh.prefix.get(0)), T::from_bits(sh.warps.get(w as usize)));
+    let mut carry = T::add(T::from_word(sh.prefix.get(0)), T::from_word(sh.warps.get(w as usize)));
     // One loop, the store chosen per chunk: with a loop per kind of store, LLVM hoists the scans out of
     // the branches and keeps every chunk's results live at once (72 registers: one block per SM).
     each_chunk!(N, k => {
-        let r = scan_chunk(v[k], &mut carry, k + 1 < N);
+        let r = scan_chunk(v[k], &mut carry, k + 1 < N, mode.exclusive);
+        let (a, b) = vectors_of::<T>(r);
+        let at = 32 * per * k;
         if whole && streaming {
-            body.set_streaming(32 * k, r);
+            body.set_streaming(at, a);
+            if per == 2 {
+                body.set_streaming(at + 1, b);
+            }
         } else if whole {
-            body.set(32 * k, r);
+            body.set(at, a);
+            if per == 2 {
+                body.set(at + 1, b);
+            }
         } else {
             store_partial(out, seg + k * 128 + 4 * lane as usize, r);
         }
@@ -585,11 +669,13 @@ fn scan_tile<T: ScanValue, const N: usize>(input: Global<T>, out: Option<GlobalM
 }
 
 /// One chunk of a warp's segment scanned from `carry` (the sum of everything before the chunk): the
-/// thread's four elements, then the warp's 32 vector totals (`shfl.up`). With `more` (a chunk
-/// follows), `carry` becomes the sum up to the chunk's end.
+/// thread's four elements, then the warp's 32 four-element totals (`shfl.up`). With `more` (a chunk
+/// follows), `carry` becomes the sum up to the chunk's end. With `exclusive`, each element's result
+/// is the sum the inclusive result adds it to.
 #[inline(always)]
-fn scan_chunk<T: ScanValue>(mut c: [T; 4], carry: &mut T, more: bool) -> [T; 4] {
+fn scan_chunk<T: ScanValue>(x: [T; 4], carry: &mut T, more: bool, exclusive: bool) -> [T; 4] {
     let lane = warp::lane_id();
+    let mut c = x;
     c[1] = T::add(c[0], c[1]);
     c[2] = T::add(c[1], c[2]);
     c[3] = T::add(c[2], c[3]);
@@ -599,17 +685,23 @@ fn scan_chunk<T: ScanValue>(mut c: [T; 4], carry: &mut T, more: bool) -> [T; 4] 
     if more {
         *carry = T::add(*carry, warp::shfl_idx(FULL_MASK, inclusive, WARP_SIZE - 1));
     }
-    c.map(|x| T::add(before, x))
+    if exclusive {
+        [before, T::add(before, c[0]), T::add(before, c[1]), T::add(before, c[2])]
+    } else {
+        c.map(|x| T::add(before, x))
+    }
 }
 
-/// Elements `e .. e + 4` of `input`, those past its end read as zero: one 16-byte load where the four
-/// are in range and the view starts on a 16-byte boundary, single elements elsewhere.
+/// Elements `e .. e + 4` of `input`, those past its end read as zero: 16-byte loads where the four
+/// are in range and the view starts on a 16-byte boundary (through the read-only cache unless
+/// `in_place`), single elements elsewhere.
 #[inline(always)]
-fn load_partial<T: ScanValue>(input: Global<T>, e: usize) -> [T; 4] {
+fn load_partial<T: ScanValue>(input: Global<T>, e: usize, in_place: bool) -> [T; 4] {
     let src = input.split_vectors();
-    let mut x = [T::ZERO; 4];
+    let mut x = [T::zero(); 4];
     if src.head.is_empty() && e + 4 <= input.len() {
-        x = src.body.get_nc(e / 4);
+        let i = e / T::LANES;
+        x = if in_place { gather::<T>(|i| src.body.get(i), i) } else { gather::<T>(|i| src.body.get_nc(i), i) };
     } else {
         for (j, y) in x.iter_mut().enumerate() {
             if e + j < input.len() {
@@ -625,7 +717,11 @@ fn load_partial<T: ScanValue>(input: Global<T>, e: usize) -> [T; 4] {
 fn store_partial<T: ScanValue>(out: GlobalMut<T>, e: usize, r: [T; 4]) {
     let dst = out.split_vectors_mut();
     if dst.head.is_empty() && e + 4 <= out.len() {
-        dst.body.set(e / 4, r);
+        let (a, b) = vectors_of::<T>(r);
+        dst.body.set(e / T::LANES, a);
+        if T::LANES == 2 {
+            dst.body.set(e / T::LANES + 1, b);
+        }
     } else {
         for (j, &x) in r.iter().enumerate() {
             if e + j < out.len() {
@@ -635,141 +731,52 @@ fn store_partial<T: ScanValue>(out: GlobalMut<T>, e: usize, r: [T; 4]) {
     }
 }
 
-kernel! {
-    /// `out[i] = in[0] + … + in[i]` (wrapping), in one pass. Launch: any multiple of 32 threads up to
-    /// 1024 ([`launch_block`]), `SHARED_BYTES`, `tiles(n, threads)` blocks; `state` holds `state_len`
-    /// words (with a grid of one block, `state` is not touched). At launch the ticket `state[0]` and
-    /// the error word `state[1]` are 0 (every launch leaves the ticket 0), and no status word was
-    /// written by a launch tagged with the same `epoch` (at most [`MAX_EPOCH`]): zero the state once,
-    /// then tag launches 1, 2, … ([`Epochs`]); a state zeroed before each launch may always be tagged
-    /// 0. After the launch, `state[1]` is `ERROR_GAVE_UP` if a tile gave up waiting (the result is then
-    /// wrong). `input` is
-    /// read with streaming loads (`ld.global.cs`; a partial last tile through the read-only data cache,
-    /// `ld.global.nc`): it must not overlap `out` (the result would be unspecified, never undefined
-    /// behaviour).
-    pub fn scan_u32<'a>(input: Global<'a, u32>, out: GlobalMut<'a, u32>, state: GlobalMut<'a, u64>, epoch: u32) {
-        scan_tile::<_, CHUNKS>(input, Some(out), Carry::LookBack(state, epoch, Access::ReleaseAcquire, WAIT))
-    }
-}
-kernel! {
-    /// `out[i] = in[0] + … + in[i]` in `f32`, in one pass; launch as [`scan_u32`].
-    pub fn scan_f32<'a>(input: Global<'a, f32>, out: GlobalMut<'a, f32>, state: GlobalMut<'a, u64>, epoch: u32) {
-        scan_tile::<_, CHUNKS>(input, Some(out), Carry::LookBack(state, epoch, Access::ReleaseAcquire, WAIT))
-    }
-}
-kernel! {
-    /// Tuning variant of [`scan_u32`]: 16 elements per thread (tiles of `blockDim.x * 16`, so
-    /// [`tiles_of`]`(n, threads, 16)` blocks); fewer registers, more blocks per SM. Otherwise launch as
-    /// [`scan_u32`]. The bench measures it against the launchers' shape.
-    pub fn scan_items16_u32<'a>(input: Global<'a, u32>, out: GlobalMut<'a, u32>, state: GlobalMut<'a, u64>, epoch: u32) {
-        scan_tile::<_, 4>(input, Some(out), Carry::LookBack(state, epoch, Access::ReleaseAcquire, WAIT))
-    }
-}
-kernel! {
-    /// Tuning variant of [`scan_u32`]: 24 elements per thread (tiles of `blockDim.x * 24`, so
-    /// [`tiles_of`]`(n, threads, 24)` blocks); launch as [`scan_items16_u32`].
-    pub fn scan_items24_u32<'a>(input: Global<'a, u32>, out: GlobalMut<'a, u32>, state: GlobalMut<'a, u64>, epoch: u32) {
-        scan_tile::<_, 6>(input, Some(out), Carry::LookBack(state, epoch, Access::ReleaseAcquire, WAIT))
-    }
-}
-kernel! {
-    /// Tuning variant of [`scan_u32`]: the look-back sleeps `pre_ns` before its first poll and `poll_ns`
-    /// between polls, on any grid (the launchers' kernel: [`PRE_SLEEP_NS`], [`POLL_SLEEP_NS`], from
-    /// [`SLEEP_MIN_TILES`] tiles on). Launch as [`scan_u32`].
-    pub fn scan_sleeps_u32<'a>(input: Global<'a, u32>, out: GlobalMut<'a, u32>, state: GlobalMut<'a, u64>, epoch: u32, pre_ns: u32, poll_ns: u32) {
-        let wait = Wait { pre_ns, poll_ns, min_tiles: 0 };
-        scan_tile::<_, CHUNKS>(input, Some(out), Carry::LookBack(state, epoch, Access::ReleaseAcquire, wait))
-    }
-}
-kernel! {
-    /// RACY twin of [`scan_u32`]: publishes the status word with a plain store, no release.
-    pub fn scan_no_release_u32<'a>(input: Global<'a, u32>, out: GlobalMut<'a, u32>, state: GlobalMut<'a, u64>, epoch: u32) {
-        scan_tile::<_, CHUNKS>(input, Some(out), Carry::LookBack(state, epoch, Access::PlainStore, WAIT))
-    }
-}
-kernel! {
-    /// RACY twin of [`scan_u32`]: reads the status words with plain loads, no acquire.
-    pub fn scan_no_acquire_u32<'a>(input: Global<'a, u32>, out: GlobalMut<'a, u32>, state: GlobalMut<'a, u64>, epoch: u32) {
-        scan_tile::<_, CHUNKS>(input, Some(out), Carry::LookBack(state, epoch, Access::PlainLoad, WAIT))
-    }
-}
-kernel! {
-    /// BROKEN twin of [`scan_u32`]: tile `blockIdx.x` instead of a ticket. A resident block may wait for
-    /// a tile whose block has not started: it hangs when fewer blocks are resident than the grid has.
-    /// Never launched on a GPU.
-    pub fn scan_blockidx_u32<'a>(input: Global<'a, u32>, out: GlobalMut<'a, u32>, state: GlobalMut<'a, u64>, epoch: u32) {
-        scan_tile::<_, CHUNKS>(input, Some(out), Carry::LookBackBlockIdx(state, epoch))
-    }
-}
-kernel! {
-    /// Reduce-then-scan, pass 1: `sums[b]` = the sum of tile `b`. Launch: as [`scan_u32`] (tiles by
-    /// `blockIdx`), `sums` holds `tiles(n, threads)` elements.
-    pub fn scan_reduce_u32<'a>(input: Global<'a, u32>, sums: GlobalMut<'a, u32>) {
-        scan_tile::<_, CHUNKS>(input, None, Carry::ReduceOnly(sums))
-    }
-}
-kernel! {
-    /// Reduce-then-scan, pass 2: `sums` becomes its exclusive prefix sum (wrapping). Launch: 1 block of
-    /// `SPINE_BLOCK` threads, `SPINE_SHARED_BYTES`.
-    pub fn scan_spine_u32<'a>(sums: GlobalMut<'a, u32>) {
-        spine(sums)
-    }
-}
-kernel! {
-    /// Reduce-then-scan, pass 3: tile `b` scanned from the prefix `sums[b]`. Launch as
-    /// [`scan_reduce_u32`].
-    pub fn scan_downsweep_u32<'a>(input: Global<'a, u32>, sums: GlobalMut<'a, u32>, out: GlobalMut<'a, u32>) {
-        scan_tile::<_, CHUNKS>(input, Some(out), Carry::Given(sums))
-    }
-}
-
-/// Threads of the spine kernel.
-pub const SPINE_BLOCK: u32 = 1024;
-shared_layout! {
-    /// Warp totals of the spine and the carry between its rounds.
-    pub struct SpineShared { pub warps: [u32; 32], pub carry: [u32; 1] }
-}
-/// Dynamic shared memory of the spine kernel.
-pub const SPINE_SHARED_BYTES: usize = SpineShared::BYTES;
-
-/// Exclusive scan of `sums` in place by one block: rounds of `blockDim.x` consecutive elements (one
-/// per thread, coalesced), a block scan per round, a carry between rounds.
-#[inline(always)]
-fn spine(sums: GlobalMut<u32>) {
-    let sh = SpineShared::view();
-    let t = thread_idx().x as usize;
-    let (lane, w) = (warp::lane_id(), warp::warp_id());
-    let threads = block_dim().x as usize;
-    let nwarps = block_dim().x / WARP_SIZE;
-    if t == 0 {
-        sh.carry.set(0, 0);
-    }
-    let mut base = 0;
-    while base < sums.len() {
-        let i = base + t;
-        let x = if i < sums.len() { sums.get(i) } else { 0 };
-        let inclusive = warp_inclusive(x);
-        if lane == WARP_SIZE - 1 {
-            sh.warps.set(w as usize, inclusive);
-        }
-        sync_threads();
-        if w == 0 {
-            let total = if lane < nwarps { sh.warps.get(lane as usize) } else { 0 };
-            let incl = warp_inclusive(total);
-            if lane < nwarps {
-                sh.warps.set(lane as usize, incl.wrapping_sub(total));
+/// The four kernels of one element type: inclusive and exclusive, into `out` and in place.
+macro_rules! scan_kernels {
+    ($($t:ty, $chunks:ident: $incl:ident, $excl:ident, $incl_ip:ident, $excl_ip:ident;)*) => {$(
+        kernel! {
+            #[doc = concat!("`out[i] = in[0] + … + in[i]` in `", stringify!($t), "`, in one pass. Launch: any multiple of 32 \
+              threads up to 1024 ([`launch_block_of`]), `SHARED_BYTES`, `tiles_of(n, threads, items::<", stringify!($t), ">())` \
+              blocks; `state` holds `state_len_of::<", stringify!($t), ">(n, threads)` words (with a grid of one block, `state` is \
+              not touched). At launch the ticket `state[0]` and the error word `state[1]` are 0 (every launch leaves the \
+              ticket 0), and no status word was written by a launch tagged with the same `epoch` (at most [`MAX_EPOCH`]): \
+              zero the state once, then tag launches 1, 2, … ([`Epochs`]); a state zeroed before each launch may always be \
+              tagged 0. After the launch, `state[1]` is `ERROR_GAVE_UP` if a tile gave up waiting (the result is then \
+              wrong). `input` is read with streaming loads (`ld.global.cs`; a partial last tile through the read-only \
+              data cache, `ld.global.nc`).")]
+            pub fn $incl<'a>(input: Global<'a, $t>, out: GlobalMut<'a, $t>, state: GlobalMut<'a, u64>, epoch: u32) {
+                scan_tile::<_, $chunks>(input, Some(out), Carry::LookBack(state, epoch, Access::ReleaseAcquire, WAIT), INCLUSIVE)
             }
         }
-        sync_threads();
-        let carry = sh.carry.get(0);
-        if i < sums.len() {
-            sums.set(i, carry.wrapping_add(sh.warps.get(w as usize)).wrapping_add(inclusive).wrapping_sub(x));
+        kernel! {
+            #[doc = concat!("`out[i] = in[0] + … + in[i - 1]` (`out[0] = 0`) in `", stringify!($t), "`; launch as [`", stringify!($incl), "`].")]
+            pub fn $excl<'a>(input: Global<'a, $t>, out: GlobalMut<'a, $t>, state: GlobalMut<'a, u64>, epoch: u32) {
+                let mode = Mode { exclusive: true, in_place: false };
+                scan_tile::<_, $chunks>(input, Some(out), Carry::LookBack(state, epoch, Access::ReleaseAcquire, WAIT), mode)
+            }
         }
-        sync_threads();
-        if t == threads - 1 {
-            sh.carry.set(0, carry.wrapping_add(sh.warps.get(w as usize)).wrapping_add(inclusive));
+        kernel! {
+            #[doc = concat!("[`", stringify!($incl), "`] in place: `data` is the input and the output.")]
+            pub fn $incl_ip<'a>(data: GlobalMut<'a, $t>, state: GlobalMut<'a, u64>, epoch: u32) {
+                let mode = Mode { exclusive: false, in_place: true };
+                scan_tile::<_, $chunks>(data.as_global(), Some(data), Carry::LookBack(state, epoch, Access::ReleaseAcquire, WAIT), mode)
+            }
         }
-        sync_threads();
-        base += threads;
-    }
+        kernel! {
+            #[doc = concat!("[`", stringify!($excl), "`] in place: `data` is the input and the output.")]
+            pub fn $excl_ip<'a>(data: GlobalMut<'a, $t>, state: GlobalMut<'a, u64>, epoch: u32) {
+                let mode = Mode { exclusive: true, in_place: true };
+                scan_tile::<_, $chunks>(data.as_global(), Some(data), Carry::LookBack(state, epoch, Access::ReleaseAcquire, WAIT), mode)
+            }
+        }
+    )*};
+}
+
+scan_kernels! {
+    u32, CHUNKS: scan_inclusive_u32, scan_exclusive_u32, scan_inclusive_in_place_u32, scan_exclusive_in_place_u32;
+    i32, CHUNKS: scan_inclusive_i32, scan_exclusive_i32, scan_inclusive_in_place_i32, scan_exclusive_in_place_i32;
+    f32, CHUNKS: scan_inclusive_f32, scan_exclusive_f32, scan_inclusive_in_place_f32, scan_exclusive_in_place_f32;
+    u64, WIDE_CHUNKS: scan_inclusive_u64, scan_exclusive_u64, scan_inclusive_in_place_u64, scan_exclusive_in_place_u64;
+    i64, WIDE_CHUNKS: scan_inclusive_i64, scan_exclusive_i64, scan_inclusive_in_place_i64, scan_exclusive_in_place_i64;
+    f64, WIDE_CHUNKS: scan_inclusive_f64, scan_exclusive_f64, scan_inclusive_in_place_f64, scan_exclusive_in_place_f64;
 }

@@ -1,5 +1,6 @@
-//! Sum at the memory's bandwidth: the optimised tier of `reduce_sum`, for `f32`, `f64` and `i32`, and
-//! its deterministic form.
+//! Device-wide reductions at the memory's bandwidth: the sum, the minimum and the maximum of `u32`,
+//! `i32`, `u64`, `i64`, `f32` and `f64` ([`Element`], [`Op`]), and a deterministic sum whose bits
+//! depend only on the input.
 //!
 //! What changes from the chapter's `reduceSum`:
 //! - **16-byte loads.** The input is read as 16-byte vectors ([`gpu_std::vector`]), four independent
@@ -30,7 +31,7 @@
 //!   input's code straight from its loads to the block sum, longer inputs in a loop out of line with
 //!   four tiles' loads in flight at once. It adds in the same order as `reduce_fast` with one virtual
 //!   block, so its bits are the deterministic sum's.
-//! - **`i32`: one accumulator.** Wrapping addition is associative, so a thread adds its four vectors
+//! - **Integers, minima, maxima: one accumulator.** Wrapping addition, `min` and `max` are associative, so a thread combines its four vectors
 //!   into one accumulator instead of four: the same bits, and fewer registers.
 //!
 //! **Deterministic sum.** Each virtual block is summed in a fixed order (each thread's four
@@ -53,9 +54,11 @@ use gpu_std::block::{sync_threads, sync_threads_or};
 use gpu_std::fence::threadfence;
 use gpu_std::shared::SharedSlice;
 use gpu_std::thread::{block_dim, block_idx, grid_dim, thread_idx};
-use gpu_std::vector::{Lanes, Vectors};
-use gpu_std::warp::{self, FULL_MASK, ShflValue, WARP_SIZE};
+use gpu_std::vector::Vectors;
+use gpu_std::warp::{self, FULL_MASK, WARP_SIZE};
 use gpu_std::{Global, GlobalMut, kernel, shared_layout};
+
+use crate::element::{Element, Max, Min, Op, Sum, vector_fold};
 
 /// Threads per block (a multiple of 32).
 pub const BLOCK: u32 = 512;
@@ -113,89 +116,19 @@ pub fn deterministic_grid<T>(n: usize, resident: u32) -> u32 {
 }
 
 shared_layout! {
-    /// Warp sums of an `f32` block sum.
-    pub struct WarpSumsF32 { pub sums: [f32; 32] }
+    /// A block's warp results (as [`Element::to_word`] bits).
+    pub struct WarpWords { pub words: [u64; 32] }
 }
-shared_layout! {
-    /// Warp sums of an `f64` block sum.
-    pub struct WarpSumsF64 { pub sums: [f64; 32] }
-}
-shared_layout! {
-    /// Warp sums of an `i32` block sum.
-    pub struct WarpSumsI32 { pub sums: [i32; 32] }
-}
-/// Dynamic shared memory per block (the largest of the three layouts).
-pub const SHARED_BYTES: usize = WarpSumsF64::BYTES;
+/// Dynamic shared memory per block.
+pub const SHARED_BYTES: usize = WarpWords::BYTES;
 
-/// An element type the fast sum handles: how to add two (integers wrap, as CUB's sum does), how to
-/// add the lanes of one 16-byte vector in a fixed order, and where the block's warp sums live.
-pub trait Summand: Lanes + ShflValue {
-    /// The additive identity.
-    const ZERO: Self;
-    /// `a + b` (wrapping for integers).
-    fn add(a: Self, b: Self) -> Self;
-    /// The lanes of `v` added in a fixed order: `(v0 + v1) + (v2 + v3)` for 4 lanes, `v0 + v1` for 2.
-    fn vector_sum(v: Self::Vector) -> Self;
-    /// The block's shared slots for warp sums.
-    fn warp_sums() -> SharedSlice<Self>;
-    /// Whether `add` is associative and commutative (wrapping integers): then a thread keeps one
-    /// accumulator instead of `UNROLL` (the same bits in any order, and fewer registers).
-    const ASSOCIATIVE: bool = false;
-}
-impl Summand for f32 {
-    const ZERO: f32 = 0.0;
-    #[inline(always)]
-    fn add(a: f32, b: f32) -> f32 {
-        a + b
-    }
-    #[inline(always)]
-    fn vector_sum(v: [f32; 4]) -> f32 {
-        (v[0] + v[1]) + (v[2] + v[3])
-    }
-    #[inline(always)]
-    fn warp_sums() -> SharedSlice<f32> {
-        WarpSumsF32::view().sums
-    }
-}
-impl Summand for f64 {
-    const ZERO: f64 = 0.0;
-    #[inline(always)]
-    fn add(a: f64, b: f64) -> f64 {
-        a + b
-    }
-    #[inline(always)]
-    fn vector_sum(v: [f64; 2]) -> f64 {
-        v[0] + v[1]
-    }
-    #[inline(always)]
-    fn warp_sums() -> SharedSlice<f64> {
-        WarpSumsF64::view().sums
-    }
-}
-impl Summand for i32 {
-    const ZERO: i32 = 0;
-    #[inline(always)]
-    fn add(a: i32, b: i32) -> i32 {
-        a.wrapping_add(b)
-    }
-    #[inline(always)]
-    fn vector_sum(v: [i32; 4]) -> i32 {
-        (v[0].wrapping_add(v[1])).wrapping_add(v[2].wrapping_add(v[3]))
-    }
-    #[inline(always)]
-    fn warp_sums() -> SharedSlice<i32> {
-        WarpSumsI32::view().sums
-    }
-    const ASSOCIATIVE: bool = true;
-}
-
-/// Sum over the warp by a butterfly (`shfl.sync.bfly`, offsets 16, 8, 4, 2, 1): every lane gets the
+/// `O` over the warp by a butterfly (`shfl.sync.bfly`, offsets 16, 8, 4, 2, 1): every lane gets the
 /// same bits, in a fixed order.
 #[inline(always)]
-fn warp_sum<T: Summand>(mut v: T) -> T {
+fn warp_sum<T: Element, O: Op<T>>(mut v: T) -> T {
     let mut offset = WARP_SIZE / 2;
     while offset > 0 {
-        v = T::add(v, warp::shfl_xor(FULL_MASK, v, offset));
+        v = O::apply(v, warp::shfl_xor(FULL_MASK, v, offset));
         offset >>= 1;
     }
     v
@@ -205,25 +138,25 @@ fn warp_sum<T: Summand>(mut v: T) -> T {
 /// over the warp sums. Every thread of the block must call it (two barriers); `sums` may be reused
 /// when it returns.
 #[inline(always)]
-fn block_sum<T: Summand>(v: T, sums: SharedSlice<T>) -> T {
-    let total = block_sum_once(v, sums);
+fn block_sum<T: Element, O: Op<T>>(v: T, sums: SharedSlice<u64>) -> T {
+    let total = block_sum_once::<T, O>(v, sums);
     sync_threads();
     total
 }
 
 /// [`block_sum`] without its last barrier: `sums` must not be written again in this launch.
 #[inline(always)]
-fn block_sum_once<T: Summand>(v: T, sums: SharedSlice<T>) -> T {
-    let v = warp_sum(v);
+fn block_sum_once<T: Element, O: Op<T>>(v: T, sums: SharedSlice<u64>) -> T {
+    let v = warp_sum::<T, O>(v);
     let (lane, wid) = (warp::lane_id(), warp::warp_id());
     if lane == 0 {
-        sums.set(wid as usize, v);
+        sums.set(wid as usize, v.to_word());
     }
     sync_threads();
-    let mut total = T::ZERO;
+    let mut total = O::identity();
     if wid == 0 {
         let nwarps = block_dim().x / WARP_SIZE;
-        total = warp_sum(if lane < nwarps { sums.get(lane as usize) } else { T::ZERO });
+        total = warp_sum::<T, O>(if lane < nwarps { T::from_word(sums.get(lane as usize)) } else { O::identity() });
     }
     total
 }
@@ -233,14 +166,14 @@ pub const UNROLL: usize = 4;
 
 /// This thread's share of virtual block `c` of `vblocks`: in each of the virtual block's tiles (tiles
 /// `c`, `c + vblocks`, …, of `UNROLL * BLOCK` vectors each), vectors `t`, `t + B`, `t + 2B`, `t + 3B`,
-/// one accumulator each (one for all four if `T::ASSOCIATIVE`), added at the end in a fixed order. The block size is the constant `BLOCK`, so
+/// one accumulator each (one for all four if `O::ASSOCIATIVE`), added at the end in a fixed order. The block size is the constant `BLOCK`, so
 /// the four loads share one address with constant offsets (few registers).
 #[inline(always)]
-fn virtual_block_sum<T: Summand>(body: Vectors<T>, c: usize, vblocks: usize) -> T {
+fn virtual_block_sum<T: Element, O: Op<T>>(body: Vectors<T>, c: usize, vblocks: usize) -> T {
     const B: usize = BLOCK as usize;
     const TILE: usize = UNROLL * B;
     let nv = body.len();
-    let mut acc = [T::ZERO; UNROLL];
+    let mut acc = [O::identity(); UNROLL];
     let mut i = c * TILE + thread_idx().x as usize;
     // Tiles where all four of this thread's vectors exist: four loads after one bounds check
     // (`get_strided`), all in flight before any is used.
@@ -251,8 +184,8 @@ fn virtual_block_sum<T: Summand>(body: Vectors<T>, c: usize, vblocks: usize) -> 
         // stack frame.
         #[allow(clippy::needless_range_loop)]
         for u in 0..UNROLL {
-            let a = if T::ASSOCIATIVE { 0 } else { u };
-            acc[a] = T::add(acc[a], T::vector_sum(v[u]));
+            let a = if O::ASSOCIATIVE { 0 } else { u };
+            acc[a] = O::apply(acc[a], vector_fold::<T, O>(v[u]));
         }
         i += vblocks * TILE;
     }
@@ -262,33 +195,34 @@ fn virtual_block_sum<T: Summand>(body: Vectors<T>, c: usize, vblocks: usize) -> 
     // once per vector.
     if i < nv {
         let v: [T::Vector; UNROLL] = core::array::from_fn(|u| body.get((i + u * B).min(nv - 1)));
-        // Adding zero leaves an accumulator's bits as they are (it starts at +0.0, never -0.0), and
-        // every loaded value is used, so the compiler cannot move a load behind its range test.
+        // Combining with the identity leaves an accumulator's bits as they are (a sum starts at +0.0,
+        // never -0.0), and every loaded value is used, so the compiler cannot move a load behind its
+        // range test.
         for (u, a) in acc.iter_mut().enumerate() {
-            let x = T::vector_sum(v[u]);
-            *a = T::add(*a, if i + u * B < nv { x } else { T::ZERO });
+            let x = vector_fold::<T, O>(v[u]);
+            *a = O::apply(*a, if i + u * B < nv { x } else { O::identity() });
         }
     }
-    T::add(T::add(acc[0], acc[1]), T::add(acc[2], acc[3]))
+    O::apply(O::apply(acc[0], acc[1]), O::apply(acc[2], acc[3]))
 }
 
 /// `s` plus the elements before the first and after the last whole 16-byte vector, in order. Not
 /// inlined: it splits `input` again, so the kernel need not keep the head and the tail in registers
 /// through its loop (`input` is a kernel parameter, which the code can read again at any time).
 #[inline(never)]
-fn add_ends<T: Summand>(s: T, input: Global<T>) -> T {
-    add_ends_inline(s, input)
+fn add_ends<T: Element, O: Op<T>>(s: T, input: Global<T>) -> T {
+    add_ends_inline::<T, O>(s, input)
 }
 
 /// [`add_ends`] in line (the small-input kernels, which have no loop to keep registers through).
 #[inline(always)]
-fn add_ends_inline<T: Summand>(mut s: T, input: Global<T>) -> T {
+fn add_ends_inline<T: Element, O: Op<T>>(mut s: T, input: Global<T>) -> T {
     let split = input.split_vectors();
     for i in 0..split.head.len() {
-        s = T::add(s, split.head.get(i));
+        s = O::apply(s, split.head.get(i));
     }
     for i in 0..split.tail.len() {
-        s = T::add(s, split.tail.get(i));
+        s = O::apply(s, split.tail.get(i));
     }
     s
 }
@@ -298,19 +232,19 @@ fn add_ends_inline<T: Summand>(mut s: T, input: Global<T>) -> T {
 /// shared memory size), and done first they delayed the first loads of a small launch. (The loads
 /// before it are bounds-checked whatever the block size; only the tile arithmetic assumes `BLOCK`.)
 #[inline(always)]
-fn checked_warp_sums<T: Summand>() -> SharedSlice<T> {
+fn checked_warp_sums() -> SharedSlice<u64> {
     if block_dim().x != BLOCK {
-        panic!("reduce_fast kernels are launched with BLOCK threads per block");
+        panic!("reduce kernels are launched with BLOCK threads per block");
     }
-    T::warp_sums()
+    WarpWords::view().words
 }
 
-/// The kernel body shared by the three element types: see the module docs.
+/// The kernel body shared by every element type and operation: see the module docs.
 #[inline(always)]
-fn reduce_fast<T: Summand>(
+fn reduce_fast<T: Element, O: Op<T>>(
     input: Global<T>,
     vblocks: u32,
-    partials: GlobalMut<T>,
+    partials: GlobalMut<u64>,
     ticket: GlobalMut<u32>,
     out: GlobalMut<T>,
 ) {
@@ -321,19 +255,19 @@ fn reduce_fast<T: Summand>(
     // last block adds the one partial to zero; its further additions of zeros change no bits after
     // that one), so both paths give the same bits.
     if grid_dim().x == 1 && vblocks == 1 {
-        let v = virtual_block_sum(split.body, 0, 1);
-        let s = block_sum(v, checked_warp_sums());
+        let v = virtual_block_sum::<T, O>(split.body, 0, 1);
+        let s = block_sum::<T, O>(v, checked_warp_sums());
         if t == 0 {
-            out.set(0, add_ends(T::add(T::ZERO, s), input));
+            out.set(0, add_ends::<T, O>(O::apply(O::identity(), s), input));
         }
         return;
     }
     let mut c = block_idx().x;
     while c < vblocks {
-        let v = virtual_block_sum(split.body, c as usize, vblocks as usize);
-        let s = block_sum(v, checked_warp_sums());
+        let v = virtual_block_sum::<T, O>(split.body, c as usize, vblocks as usize);
+        let s = block_sum::<T, O>(v, checked_warp_sums());
         if t == 0 {
-            partials.set(c as usize, s);
+            partials.set(c as usize, s.to_word());
         }
         c += grid_dim().x;
     }
@@ -351,15 +285,15 @@ fn reduce_fast<T: Summand>(
     }
     if sync_threads_or(last) {
         let sums = checked_warp_sums();
-        let mut s = T::ZERO;
+        let mut s = O::identity();
         let mut k = t;
         while k < vblocks {
-            s = T::add(s, partials.get(k as usize));
+            s = O::apply(s, T::from_word(partials.get(k as usize)));
             k += block_dim().x;
         }
-        let s = block_sum(s, sums);
+        let s = block_sum::<T, O>(s, sums);
         if t == 0 {
-            out.set(0, add_ends(s, input));
+            out.set(0, add_ends::<T, O>(s, input));
             // Every block has drawn its ticket: reset it for the next launch.
             if grid_dim().x > 1 {
                 ticket.atomic(0).swap(0);
@@ -393,10 +327,10 @@ pub const SMALL_TILES_AHEAD: usize = 4;
 /// `AHEAD` tiles of the small-input sum, from vector `base` on: this thread's vectors
 /// `base + k * UNROLL * BLOCK + t + u * BLOCK`, every load issued before any is added (those past the
 /// end read the last vector, and are not added), added tile by tile to accumulator `u` (`acc[0]` only
-/// if `T::ASSOCIATIVE`). Adding zero leaves an accumulator's bits as they are (it starts at +0.0,
+/// if `O::ASSOCIATIVE`). Adding zero leaves an accumulator's bits as they are (it starts at +0.0,
 /// never -0.0), so this is [`virtual_block_sum`]'s arithmetic for one virtual block.
 #[inline(always)]
-fn small_tiles<T: Summand, const AHEAD: usize>(acc: &mut [T; UNROLL], body: Vectors<T>, nv: u32, base: u32) {
+fn small_tiles<T: Element, O: Op<T>, const AHEAD: usize>(acc: &mut [T; UNROLL], body: Vectors<T>, nv: u32, base: u32) {
     let i = |k: usize, u: usize| base + thread_idx().x + (k * UNROLL * BLOCK as usize + u * BLOCK as usize) as u32;
     let v: [[T::Vector; UNROLL]; AHEAD] =
         core::array::from_fn(|k| core::array::from_fn(|u| body.get(i(k, u).min(nv - 1) as usize)));
@@ -404,9 +338,9 @@ fn small_tiles<T: Summand, const AHEAD: usize>(acc: &mut [T; UNROLL], body: Vect
     #[allow(clippy::needless_range_loop)]
     for k in 0..AHEAD {
         for u in 0..UNROLL {
-            let a = if T::ASSOCIATIVE { 0 } else { u };
-            let x = T::vector_sum(v[k][u]);
-            acc[a] = T::add(acc[a], if i(k, u) < nv { x } else { T::ZERO });
+            let a = if O::ASSOCIATIVE { 0 } else { u };
+            let x = vector_fold::<T, O>(v[k][u]);
+            acc[a] = O::apply(acc[a], if i(k, u) < nv { x } else { O::identity() });
         }
     }
 }
@@ -417,13 +351,13 @@ fn small_tiles<T: Summand, const AHEAD: usize>(acc: &mut [T; UNROLL], body: Vect
 /// longer (4.16 µs against 3.94 µs for the nvcc twin, whose loop stayed small).
 #[inline(never)]
 #[cold]
-fn small_tiles_loop<T: Summand>(mut acc: [T; UNROLL], body: Vectors<T>, nv: u32) -> [T; UNROLL] {
+fn small_tiles_loop<T: Element, O: Op<T>>(mut acc: [T; UNROLL], body: Vectors<T>, nv: u32) -> [T; UNROLL] {
     const TILE: u32 = UNROLL as u32 * BLOCK;
     // One check that `nv` is the length, so that the loads' checks (of indices below `nv`) fold away.
     let body = body.sub(0, nv as usize);
     let mut base = 0;
     while base < nv {
-        small_tiles::<T, SMALL_TILES_AHEAD>(&mut acc, body, nv, base);
+        small_tiles::<T, O, SMALL_TILES_AHEAD>(&mut acc, body, nv, base);
         base += SMALL_TILES_AHEAD as u32 * TILE;
     }
     acc
@@ -433,72 +367,65 @@ fn small_tiles_loop<T: Summand>(mut acc: [T; UNROLL], body: Vectors<T>, nv: u32)
 /// same additions in the same order and the same bits) with 32-bit indices, and the tiles after the
 /// first out of line (see the module docs).
 #[inline(always)]
-fn reduce_small<T: Summand>(input: Global<T>, out: GlobalMut<T>) {
+fn reduce_small<T: Element, O: Op<T>>(input: Global<T>, out: GlobalMut<T>) {
     let body = input.split_vectors().body;
     if body.len() > SMALL_KERNEL_LIMIT {
         panic!("reduce_small kernels sum at most SMALL_KERNEL_LIMIT vectors");
     }
     // 32-bit indices: below SMALL_KERNEL_LIMIT + SMALL_TILES_AHEAD tiles, they never wrap.
     let nv = body.len() as u32;
-    let mut acc = [T::ZERO; UNROLL];
+    let mut acc = [O::identity(); UNROLL];
     if nv > (UNROLL * BLOCK as usize) as u32 {
-        acc = small_tiles_loop(acc, body, nv);
+        acc = small_tiles_loop::<T, O>(acc, body, nv);
     } else if nv > 0 {
-        small_tiles::<T, 1>(&mut acc, body, nv, 0);
+        small_tiles::<T, O, 1>(&mut acc, body, nv, 0);
     }
     if grid_dim().x != 1 {
         panic!("reduce_small kernels are launched on one block");
     }
-    let s = block_sum_once(T::add(T::add(acc[0], acc[1]), T::add(acc[2], acc[3])), checked_warp_sums());
+    let s = block_sum_once::<T, O>(O::apply(O::apply(acc[0], acc[1]), O::apply(acc[2], acc[3])), checked_warp_sums());
     if thread_idx().x == 0 {
-        out.set(0, add_ends_inline(T::add(T::ZERO, s), input));
+        out.set(0, add_ends_inline::<T, O>(O::apply(O::identity(), s), input));
     }
 }
 
-kernel! {
-    /// `out[0] = sum(input)` in `f32` for small inputs, with the bits of [`reduce_fast_f32`] with one
-    /// virtual block. Launch: one block of `BLOCK` threads, `SHARED_BYTES`; at most
-    /// [`SMALL_KERNEL_LIMIT`] vectors.
-    #[launch_bounds(512, 1)]
-    pub fn reduce_small_f32<'a>(input: Global<'a, f32>, out: GlobalMut<'a, f32>) {
-        reduce_small(input, out)
-    }
-}
-kernel! {
-    /// `out[0] = sum(input)` in `f64` for small inputs; launch as [`reduce_small_f32`].
-    #[launch_bounds(512, 1)]
-    pub fn reduce_small_f64<'a>(input: Global<'a, f64>, out: GlobalMut<'a, f64>) {
-        reduce_small(input, out)
-    }
-}
-kernel! {
-    /// `out[0] = sum(input)` in `i32` for small inputs, wrapping on overflow; launch as
-    /// [`reduce_small_f32`].
-    #[launch_bounds(512, 1)]
-    pub fn reduce_small_i32<'a>(input: Global<'a, i32>, out: GlobalMut<'a, i32>) {
-        reduce_small(input, out)
-    }
+/// The two kernels of one operation and element type: `$small` (one block, small inputs) and `$fast`.
+macro_rules! reduce_kernels {
+    ($($small:ident, $fast:ident: $op:ident, $t:ty, $what:literal;)*) => {$(
+        kernel! {
+            #[doc = concat!("`out[0]` = ", $what, " of `input` (`", stringify!($t), "`) for small inputs, with the bits of [`", stringify!($fast), "`] on one block with one virtual block. Launch: one block of `BLOCK` threads, `SHARED_BYTES`; at most [`SMALL_KERNEL_LIMIT`] vectors; `input` not empty.")]
+            #[launch_bounds(512, 1)]
+            pub fn $small<'a>(input: Global<'a, $t>, out: GlobalMut<'a, $t>) {
+                reduce_small::<$t, $op>(input, out)
+            }
+        }
+        kernel! {
+            #[doc = concat!("`out[0]` = ", $what, " of `input` (`", stringify!($t), "`). Launch: `BLOCK` threads, `SHARED_BYTES`, any 1-D grid; `partials` holds at least `vblocks` words; `ticket[0]` is 0 at launch (every launch leaves it 0); `input` not empty.")]
+            #[launch_bounds(512, 3)]
+            pub fn $fast<'a>(input: Global<'a, $t>, vblocks: u32, partials: GlobalMut<'a, u64>, ticket: GlobalMut<'a, u32>, out: GlobalMut<'a, $t>) {
+                reduce_fast::<$t, $op>(input, vblocks, partials, ticket, out)
+            }
+        }
+    )*};
 }
 
-kernel! {
-    /// `out[0] = sum(input)` in `f32`. Launch: `BLOCK` threads, `SHARED_BYTES`, any 1-D grid; `partials`
-    /// holds at least `vblocks` elements; `ticket[0]` is 0 at launch (every launch leaves it 0).
-    #[launch_bounds(512, 3)]
-    pub fn reduce_fast_f32<'a>(input: Global<'a, f32>, vblocks: u32, partials: GlobalMut<'a, f32>, ticket: GlobalMut<'a, u32>, out: GlobalMut<'a, f32>) {
-        reduce_fast(input, vblocks, partials, ticket, out)
-    }
-}
-kernel! {
-    /// `out[0] = sum(input)` in `f64`; launch as [`reduce_fast_f32`].
-    #[launch_bounds(512, 3)]
-    pub fn reduce_fast_f64<'a>(input: Global<'a, f64>, vblocks: u32, partials: GlobalMut<'a, f64>, ticket: GlobalMut<'a, u32>, out: GlobalMut<'a, f64>) {
-        reduce_fast(input, vblocks, partials, ticket, out)
-    }
-}
-kernel! {
-    /// `out[0] = sum(input)` in `i32`, wrapping on overflow; launch as [`reduce_fast_f32`].
-    #[launch_bounds(512, 3)]
-    pub fn reduce_fast_i32<'a>(input: Global<'a, i32>, vblocks: u32, partials: GlobalMut<'a, i32>, ticket: GlobalMut<'a, u32>, out: GlobalMut<'a, i32>) {
-        reduce_fast(input, vblocks, partials, ticket, out)
-    }
+reduce_kernels! {
+    reduce_small_sum_u32, reduce_sum_u32: Sum, u32, "the wrapping sum";
+    reduce_small_sum_i32, reduce_sum_i32: Sum, i32, "the wrapping sum";
+    reduce_small_sum_u64, reduce_sum_u64: Sum, u64, "the wrapping sum";
+    reduce_small_sum_i64, reduce_sum_i64: Sum, i64, "the wrapping sum";
+    reduce_small_sum_f32, reduce_sum_f32: Sum, f32, "the sum";
+    reduce_small_sum_f64, reduce_sum_f64: Sum, f64, "the sum";
+    reduce_small_min_u32, reduce_min_u32: Min, u32, "the minimum";
+    reduce_small_min_i32, reduce_min_i32: Min, i32, "the minimum";
+    reduce_small_min_u64, reduce_min_u64: Min, u64, "the minimum";
+    reduce_small_min_i64, reduce_min_i64: Min, i64, "the minimum";
+    reduce_small_min_f32, reduce_min_f32: Min, f32, "the minimum (NaN if any element is)";
+    reduce_small_min_f64, reduce_min_f64: Min, f64, "the minimum (NaN if any element is)";
+    reduce_small_max_u32, reduce_max_u32: Max, u32, "the maximum";
+    reduce_small_max_i32, reduce_max_i32: Max, i32, "the maximum";
+    reduce_small_max_u64, reduce_max_u64: Max, u64, "the maximum";
+    reduce_small_max_i64, reduce_max_i64: Max, i64, "the maximum";
+    reduce_small_max_f32, reduce_max_f32: Max, f32, "the maximum (NaN if any element is)";
+    reduce_small_max_f64, reduce_max_f64: Max, f64, "the maximum (NaN if any element is)";
 }

@@ -1,0 +1,21 @@
+//! The device code of `gpu-algos`: device-wide reduce ([`reduce`]), histogram ([`histogram`]) and
+//! scan ([`scan`]) kernels, with the launch rules (grids, tiles, block sizes) the library applies,
+//! as constants and functions of `n` and the device.
+//!
+//! A kernel crate like any other, written against `gpu-std` only: `no_std` on nvptx, where
+//! `cargo xtask build-ptx -p gpu-algos-kernels` builds it to the PTX module that gpu-algos ships;
+//! plain Rust on the host, where every kernel runs on the emulator, race-checked. Call the kernels
+//! through `gpu-algos`, which owns their temporary storage and checks their inputs.
+#![cfg_attr(target_arch = "nvptx64", no_std, feature(abi_gpu_kernel))]
+
+/// This crate's promise about thread-locals, which every `kernel!` needs (see `gpu_std::KernelCrate`).
+// SAFETY: no kernel of this crate, nor anything it calls, reaches a gpu-std primitive or view access
+// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
+// thread-local.
+pub const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
+
+pub mod element;
+pub mod histogram;
+pub mod reduce;
+pub mod scan;
+pub mod scan_twins;

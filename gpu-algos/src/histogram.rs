@@ -1,0 +1,100 @@
+//! Device-wide histograms: [`bytes`] (256 bins, one per byte value) and [`even`] (`hist.len()` bins of
+//! equal width over `[lower, upper)`, for `u16`, `u32` and `f32` samples, as CUB's `HistogramEven`).
+//! Each overwrites `hist` with the counts, which are exact: integer adds commute.
+use crate::kernels::EvenSample;
+use crate::{Algos, plan};
+use anyhow::{Result, bail};
+use gpu_algos_kernels::histogram::{bytes as hb, even as he, small as hs};
+use gpu_host::{Buffer, Device, Launch};
+use gpu_std::Dim3;
+
+/// `hist[b]` = how many bytes of `data` are `b`; `hist` holds 256 bins.
+pub fn bytes(dev: &Device, data: &Buffer<'_, u8>, hist: &mut Buffer<'_, u32>) -> Result<()> {
+    Algos::new(dev)?.histogram_bytes(data, hist)
+}
+
+/// `hist[b]` = how many samples of `data` lie in bin `b` of `hist.len()` even bins over
+/// `[lower, upper)`: integers in bin `floor((x - lower) * bins / (upper - lower))`, floats in bin
+/// `floor((x - lower) * (bins / (upper - lower)))` computed in `f64` (at most `bins - 1`). Samples
+/// outside the range, and NaN, are not counted. An error when `lower >= upper` (or either is NaN), when
+/// `hist` is empty, or when it has more than [`MAX_EVEN_BINS`] bins.
+pub fn even<T: EvenSample>(
+    dev: &Device,
+    data: &Buffer<'_, T>,
+    lower: T,
+    upper: T,
+    hist: &mut Buffer<'_, u32>,
+) -> Result<()> {
+    Algos::new(dev)?.histogram_even(data, lower, upper, hist)
+}
+
+/// Most bins of [`even`].
+pub const MAX_EVEN_BINS: usize = 1 << 24;
+
+/// Most samples one histogram counts: every count fits its `u32` bin.
+pub const MAX_SAMPLES: usize = u32::MAX as usize;
+
+fn check_len(n: usize) -> Result<()> {
+    if n > MAX_SAMPLES {
+        bail!("histogram: {n} samples are more than a u32 count holds ({MAX_SAMPLES})");
+    }
+    Ok(())
+}
+
+impl<'d> Algos<'d> {
+    /// [`bytes`] with this object's device.
+    pub fn histogram_bytes(&self, data: &Buffer<'_, u8>, hist: &mut Buffer<'_, u32>) -> Result<()> {
+        if hist.len() != hb::NUM_BINS {
+            bail!("histogram::bytes: the histogram holds {} bins, not {}", hb::NUM_BINS, hist.len());
+        }
+        check_len(data.len())?;
+        let dev = self.dev;
+        hist.zero()?;
+        if data.is_empty() {
+            return Ok(());
+        }
+        let resident = if dev.is_gpu() && data.len() > hs::MAX_BYTES {
+            dev.max_coresident_blocks::<hb::histogram_bytes>(Dim3::x(hb::BLOCK), hb::SHARED_BYTES)?
+        } else {
+            1
+        };
+        let p = plan::histogram_bytes(data.len(), crate::target(dev)?, resident);
+        if p.small {
+            dev.launch::<hs::histogram_bytes_small>(
+                Launch::linear(p.grid, hs::BLOCK, hs::SHARED_BYTES),
+                (data.view(), hist.view_mut()),
+            )
+        } else {
+            dev.launch::<hb::histogram_bytes>(
+                Launch::linear(p.grid, hb::BLOCK, hb::SHARED_BYTES),
+                (data.view(), hist.view_mut()),
+            )
+        }
+    }
+
+    /// [`even`] with this object's device.
+    pub fn histogram_even<T: EvenSample>(
+        &self,
+        data: &Buffer<'_, T>,
+        lower: T,
+        upper: T,
+        hist: &mut Buffer<'_, u32>,
+    ) -> Result<()> {
+        // Anything but `Less` (`None` for a NaN bound) is refused.
+        if lower.partial_cmp(&upper) != Some(std::cmp::Ordering::Less) {
+            bail!("histogram::even: the range needs lower < upper (got {lower:?} and {upper:?})");
+        }
+        if hist.is_empty() || hist.len() > MAX_EVEN_BINS {
+            bail!("histogram::even: {} bins; a histogram holds 1 to {MAX_EVEN_BINS}", hist.len());
+        }
+        check_len(data.len())?;
+        let dev = self.dev;
+        hist.zero()?;
+        if data.is_empty() {
+            return Ok(());
+        }
+        let resident = if dev.is_gpu() { T::resident(dev)? } else { 1 };
+        let grid = plan::histogram_even::<T>(data.len(), crate::target(dev)?, resident);
+        T::launch(dev, Launch::linear(grid, he::BLOCK, he::SHARED_BYTES), data, lower, upper, hist)
+    }
+}

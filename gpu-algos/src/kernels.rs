@@ -1,0 +1,183 @@
+//! Which kernel of `gpu-algos-kernels` serves each element type: one trait per family, implemented for
+//! each type by a macro, so that the calls are generic over the element type.
+use anyhow::Result;
+use gpu_algos_kernels::element::{Element, Max, Min, Sum};
+use gpu_algos_kernels::histogram::even::{self, Sample};
+use gpu_algos_kernels::{reduce as rk, scan as sk};
+use gpu_host::{Buffer, Device, Launch};
+use gpu_std::Dim3;
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// An element type that the reductions with `O` take: `u32`, `i32`, `u64`, `i64`, `f32`, `f64`.
+/// Sealed: the library's kernels exist for these only.
+pub trait Reducible<O>: Element + sealed::Sealed {
+    /// The identity of `O` (the result of an empty input).
+    fn identity() -> Self;
+    /// Launches `reduce_small_*` with `x` into `out[0]`.
+    fn launch_small(dev: &Device, cfg: Launch, x: &Buffer<'_, Self>, out: &Buffer<'_, Self>) -> Result<()>;
+    /// Launches `reduce_*` with `x` into `out[0]`.
+    fn launch_fast(
+        dev: &Device,
+        cfg: Launch,
+        x: &Buffer<'_, Self>,
+        vblocks: u32,
+        partials: &Buffer<'_, u64>,
+        ticket: &Buffer<'_, u32>,
+        out: &Buffer<'_, Self>,
+    ) -> Result<()>;
+    /// Blocks of `reduce_*` resident at once (occupancy x SMs; the emulator's resident blocks).
+    fn resident(dev: &Device) -> Result<u32>;
+}
+
+macro_rules! reducible {
+    ($($op:ident, $t:ty: $small:ident, $fast:ident;)*) => {$(
+        impl Reducible<$op> for $t {
+            fn identity() -> $t {
+                <$op as gpu_algos_kernels::element::Op<$t>>::identity()
+            }
+            fn launch_small(dev: &Device, cfg: Launch, x: &Buffer<'_, $t>, out: &Buffer<'_, $t>) -> Result<()> {
+                dev.launch::<rk::$small>(cfg, (x.view(), out.view_mut()))
+            }
+            fn launch_fast(
+                dev: &Device,
+                cfg: Launch,
+                x: &Buffer<'_, $t>,
+                vblocks: u32,
+                partials: &Buffer<'_, u64>,
+                ticket: &Buffer<'_, u32>,
+                out: &Buffer<'_, $t>,
+            ) -> Result<()> {
+                dev.launch::<rk::$fast>(cfg, (x.view(), vblocks, partials.view_mut(), ticket.view_mut(), out.view_mut()))
+            }
+            fn resident(dev: &Device) -> Result<u32> {
+                dev.max_coresident_blocks::<rk::$fast>(Dim3::x(rk::BLOCK), rk::SHARED_BYTES)
+            }
+        }
+    )*};
+}
+reducible! {
+    Sum, u32: reduce_small_sum_u32, reduce_sum_u32;
+    Sum, i32: reduce_small_sum_i32, reduce_sum_i32;
+    Sum, u64: reduce_small_sum_u64, reduce_sum_u64;
+    Sum, i64: reduce_small_sum_i64, reduce_sum_i64;
+    Sum, f32: reduce_small_sum_f32, reduce_sum_f32;
+    Sum, f64: reduce_small_sum_f64, reduce_sum_f64;
+    Min, u32: reduce_small_min_u32, reduce_min_u32;
+    Min, i32: reduce_small_min_i32, reduce_min_i32;
+    Min, u64: reduce_small_min_u64, reduce_min_u64;
+    Min, i64: reduce_small_min_i64, reduce_min_i64;
+    Min, f32: reduce_small_min_f32, reduce_min_f32;
+    Min, f64: reduce_small_min_f64, reduce_min_f64;
+    Max, u32: reduce_small_max_u32, reduce_max_u32;
+    Max, i32: reduce_small_max_i32, reduce_max_i32;
+    Max, u64: reduce_small_max_u64, reduce_max_u64;
+    Max, i64: reduce_small_max_i64, reduce_max_i64;
+    Max, f32: reduce_small_max_f32, reduce_max_f32;
+    Max, f64: reduce_small_max_f64, reduce_max_f64;
+}
+
+/// An element type the scans take: `u32`, `i32`, `u64`, `i64`, `f32`, `f64`. Sealed.
+pub trait Scannable: Element + sealed::Sealed {
+    /// Launches the scan of `x` into `out` (`exclusive` or inclusive).
+    fn launch(
+        dev: &Device,
+        cfg: Launch,
+        exclusive: bool,
+        x: &Buffer<'_, Self>,
+        out: &Buffer<'_, Self>,
+        state: &Buffer<'_, u64>,
+        epoch: u32,
+    ) -> Result<()>;
+    /// Launches the scan of `data` in place.
+    fn launch_in_place(
+        dev: &Device,
+        cfg: Launch,
+        exclusive: bool,
+        data: &Buffer<'_, Self>,
+        state: &Buffer<'_, u64>,
+        epoch: u32,
+    ) -> Result<()>;
+}
+
+macro_rules! scannable {
+    ($($t:ty: $incl:ident, $excl:ident, $incl_ip:ident, $excl_ip:ident;)*) => {$(
+        impl sealed::Sealed for $t {}
+        impl Scannable for $t {
+            fn launch(
+                dev: &Device,
+                cfg: Launch,
+                exclusive: bool,
+                x: &Buffer<'_, $t>,
+                out: &Buffer<'_, $t>,
+                state: &Buffer<'_, u64>,
+                epoch: u32,
+            ) -> Result<()> {
+                let args = (x.view(), out.view_mut(), state.view_mut(), epoch);
+                if exclusive { dev.launch::<sk::$excl>(cfg, args) } else { dev.launch::<sk::$incl>(cfg, args) }
+            }
+            fn launch_in_place(
+                dev: &Device,
+                cfg: Launch,
+                exclusive: bool,
+                data: &Buffer<'_, $t>,
+                state: &Buffer<'_, u64>,
+                epoch: u32,
+            ) -> Result<()> {
+                let args = (data.view_mut(), state.view_mut(), epoch);
+                if exclusive { dev.launch::<sk::$excl_ip>(cfg, args) } else { dev.launch::<sk::$incl_ip>(cfg, args) }
+            }
+        }
+    )*};
+}
+scannable! {
+    u32: scan_inclusive_u32, scan_exclusive_u32, scan_inclusive_in_place_u32, scan_exclusive_in_place_u32;
+    i32: scan_inclusive_i32, scan_exclusive_i32, scan_inclusive_in_place_i32, scan_exclusive_in_place_i32;
+    u64: scan_inclusive_u64, scan_exclusive_u64, scan_inclusive_in_place_u64, scan_exclusive_in_place_u64;
+    i64: scan_inclusive_i64, scan_exclusive_i64, scan_inclusive_in_place_i64, scan_exclusive_in_place_i64;
+    f32: scan_inclusive_f32, scan_exclusive_f32, scan_inclusive_in_place_f32, scan_exclusive_in_place_f32;
+    f64: scan_inclusive_f64, scan_exclusive_f64, scan_inclusive_in_place_f64, scan_exclusive_in_place_f64;
+}
+
+/// A sample type of the even histogram: `u16`, `u32`, `f32`. Sealed.
+pub trait EvenSample: Sample + PartialOrd + core::fmt::Debug + sealed::Sealed {
+    /// Launches `histogram_even_*` of `data` into `hist` (added to it).
+    fn launch(
+        dev: &Device,
+        cfg: Launch,
+        data: &Buffer<'_, Self>,
+        lower: Self,
+        upper: Self,
+        hist: &Buffer<'_, u32>,
+    ) -> Result<()>;
+    /// Blocks of `histogram_even_*` resident at once.
+    fn resident(dev: &Device) -> Result<u32>;
+}
+
+macro_rules! even_sample {
+    ($($t:ty: $k:ident;)*) => {$(
+        impl EvenSample for $t {
+            fn launch(
+                dev: &Device,
+                cfg: Launch,
+                data: &Buffer<'_, $t>,
+                lower: $t,
+                upper: $t,
+                hist: &Buffer<'_, u32>,
+            ) -> Result<()> {
+                dev.launch::<even::$k>(cfg, (data.view(), lower, upper, hist.view_mut()))
+            }
+            fn resident(dev: &Device) -> Result<u32> {
+                dev.max_coresident_blocks::<even::$k>(Dim3::x(even::BLOCK), even::SHARED_BYTES)
+            }
+        }
+    )*};
+}
+impl sealed::Sealed for u16 {}
+even_sample! {
+    u16: histogram_even_u16;
+    u32: histogram_even_u32;
+    f32: histogram_even_f32;
+}

@@ -1,0 +1,68 @@
+//! Device-wide reduce, histogram and scan in one call each, on a CUDA GPU or on the CPU SIMT emulator:
+//! what CUB's `DeviceReduce`, `DeviceHistogram` and `DeviceScan` are to CUDA C++, for
+//! [`gpu_host::Device`].
+//!
+//! ```
+//! use gpu_host::Device;
+//! // The emulator here; `Device::open(DeviceChoice::Auto, &gpu_algos::ptx(), ..)` picks the GPU when
+//! // there is one. A device opened with a module of one's own takes the library's too.
+//! let dev = Device::emulator(Default::default());
+//! let x = dev.upload("x", &[3u32, 1, 4, 1, 5, 9, 2, 6])?;
+//! assert_eq!(gpu_algos::reduce::sum(&dev, &x)?, 31);
+//! assert_eq!(gpu_algos::reduce::max(&dev, &x)?, 9);
+//! let mut prefix = dev.filled("prefix", 8, 0u32)?;
+//! gpu_algos::scan::inclusive_sum(&dev, &x, &mut prefix)?;
+//! assert_eq!(prefix.read()?, [3, 4, 8, 9, 14, 23, 25, 31]);
+//! assert!(dev.take_findings().is_clean()); // on the emulator, race-checked
+//! # Ok::<(), anyhow::Error>(())
+//! ```
+//!
+//! Every call picks its launch shape from `n` and the device ([`plan`]), owns its temporary storage
+//! (an [`Algos`] keeps it between calls; the free functions make one per call), and checks its
+//! input: an empty input gives the identity, and a length past what the kernels index, a histogram
+//! range with `lower >= upper`, an output of the wrong length, or a buffer of another device is an
+//! error, never a wrong answer. On the emulator every launch is race-checked, so a test of a
+//! pipeline that calls the library checks the library's synchronisation too
+//! ([`Device::take_findings`]).
+//!
+//! **The kernels' PTX.** On a GPU the calls load the library's module ([`ptx`]) next to whatever
+//! module the device was opened with ([`Device::load_module`]), once. The module is built from
+//! `gpu-algos-kernels` and kept in this crate's source (`ptx/gpu_algos_kernels.ptx`), so a user's
+//! build needs no GPU toolchain for it; `cargo xtask ship-ptx` rebuilds it, and `cargo xtask test`
+//! fails when it is not what the kernels' source builds to.
+pub mod histogram;
+pub mod kernels;
+pub mod plan;
+pub mod reduce;
+pub mod scan;
+mod scratch;
+
+pub use gpu_algos_kernels::element::{Element, Max, Min, Op, Sum};
+pub use kernels::{EvenSample, Reducible, Scannable};
+pub use scratch::Algos;
+
+use gpu_host::{Device, Ptx};
+
+/// The library's PTX module (sm_90), as built from `gpu-algos-kernels`.
+static PTX: &str = include_str!("../ptx/gpu_algos_kernels.ptx");
+
+/// The library's kernels as a module for [`Device::open`] (for a program with no kernels of its own)
+/// or [`Device::load_module`].
+pub fn ptx() -> Ptx {
+    // SAFETY: `PTX` is the module that gpu-builder built from the `gpu-algos-kernels` crate
+    // (`cargo xtask algos-ptx`; `cargo xtask test` checks it is what the crate's source builds to).
+    unsafe { Ptx::text("gpu_algos_kernels", PTX) }
+}
+
+/// Makes the library's kernels launchable on `dev` (once per device; nothing on the emulator).
+pub(crate) fn ensure_module(dev: &Device) -> anyhow::Result<()> {
+    if dev.is_gpu() {
+        dev.load_module(&ptx())?;
+    }
+    Ok(())
+}
+
+/// What the rules of [`plan`] need from `dev`.
+pub(crate) fn target(dev: &Device) -> anyhow::Result<plan::Target> {
+    Ok(plan::Target { gpu: dev.is_gpu(), sms: dev.sm_count()? })
+}
