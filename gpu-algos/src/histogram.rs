@@ -18,7 +18,7 @@ pub fn bytes(dev: &Device, data: &Buffer<'_, u8>, hist: &mut Buffer<'_, u32>) ->
 /// `floor((x - lower) * (bins / (upper - lower)))` computed in `f64` (at most `bins - 1`). Samples
 /// outside the range, and NaN, are not counted. An error when `lower >= upper` (or either is NaN), when
 /// `hist` is empty, or when it has more than [`MAX_EVEN_BINS`] bins.
-pub fn even<T: EvenSample>(
+pub fn even<T: EvenSample + 'static>(
     dev: &Device,
     data: &Buffer<'_, T>,
     lower: T,
@@ -54,7 +54,9 @@ impl<'d> Algos<'d> {
             return Ok(());
         }
         let resident = if dev.is_gpu() && data.len() > hs::MAX_BYTES {
-            dev.max_coresident_blocks::<hb::histogram_bytes>(Dim3::x(hb::BLOCK), hb::SHARED_BYTES)?
+            self.resident::<hb::histogram_bytes>(|| {
+                dev.max_coresident_blocks::<hb::histogram_bytes>(Dim3::x(hb::BLOCK), hb::SHARED_BYTES)
+            })?
         } else {
             1
         };
@@ -73,7 +75,7 @@ impl<'d> Algos<'d> {
     }
 
     /// [`even`] with this object's device.
-    pub fn histogram_even<T: EvenSample>(
+    pub fn histogram_even<T: EvenSample + 'static>(
         &self,
         data: &Buffer<'_, T>,
         lower: T,
@@ -93,7 +95,7 @@ impl<'d> Algos<'d> {
         if data.is_empty() {
             return Ok(());
         }
-        let resident = if dev.is_gpu() { T::resident(dev)? } else { 1 };
+        let resident = if dev.is_gpu() { self.resident::<T>(|| T::resident(dev))? } else { 1 };
         let grid = plan::histogram_even::<T>(data.len(), crate::target(dev)?, resident);
         T::launch(dev, Launch::linear(grid, he::BLOCK, he::SHARED_BYTES), data, lower, upper, hist)
     }

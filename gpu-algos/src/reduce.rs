@@ -55,7 +55,7 @@ impl<'d> Algos<'d> {
 
     /// The reduction of `x` with `O` into `out[0]` (a buffer of one element), without copying it to
     /// the host: for a pipeline whose next kernel reads it.
-    pub fn reduce_into<T: Reducible<O>, O>(
+    pub fn reduce_into<T: Reducible<O> + 'static, O: 'static>(
         &self,
         x: &Buffer<'_, T>,
         out: &Buffer<'_, T>,
@@ -67,7 +67,8 @@ impl<'d> Algos<'d> {
         let dev = self.dev;
         let n = x.len();
         // The occupancy query only where the grid depends on it.
-        let resident = if n > 0 && !rk::small_input::<T>(n) { T::resident(dev)? } else { 1 };
+        let resident =
+            if n > 0 && !rk::small_input::<T>(n) { self.resident::<(T, O)>(|| T::resident(dev))? } else { 1 };
         let p = plan::reduce::<T>(n, crate::target(dev)?, resident, deterministic);
         match p {
             plan::Reduce::Empty => out.write(&[T::identity()]),
@@ -86,7 +87,7 @@ impl<'d> Algos<'d> {
         }
     }
 
-    fn reduce<T: Reducible<O>, O>(&self, x: &Buffer<'_, T>, deterministic: bool) -> Result<T> {
+    fn reduce<T: Reducible<O> + 'static, O: 'static>(&self, x: &Buffer<'_, T>, deterministic: bool) -> Result<T> {
         if x.is_empty() {
             return Ok(T::identity());
         }

@@ -17,6 +17,8 @@ pub struct Algos<'d> {
     /// The scan's state and the epoch its last launch was tagged with.
     state: RefCell<Option<Buffer<'d, u64>>>,
     epochs: Cell<Epochs>,
+    /// Resident blocks per kernel (an occupancy query costs microseconds: once per kernel).
+    resident: RefCell<Vec<(std::any::TypeId, u32)>>,
 }
 
 impl<'d> Algos<'d> {
@@ -29,7 +31,19 @@ impl<'d> Algos<'d> {
             partials: RefCell::default(),
             state: RefCell::default(),
             epochs: Cell::new(Epochs::new()),
+            resident: RefCell::default(),
         })
+    }
+
+    /// `query()` the first time for `key`, the kept answer after.
+    pub(crate) fn resident<K: 'static>(&self, query: impl FnOnce() -> Result<u32>) -> Result<u32> {
+        let key = std::any::TypeId::of::<K>();
+        if let Some(&(_, r)) = self.resident.borrow().iter().find(|(k, _)| *k == key) {
+            return Ok(r);
+        }
+        let r = query()?;
+        self.resident.borrow_mut().push((key, r));
+        Ok(r)
     }
 
     /// The device.

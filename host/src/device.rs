@@ -80,6 +80,13 @@ pub unsafe fn open_with_ptx(
 
 /// Adds what to do to an error about a module that does not exist.
 fn with_hint(r: anyhow::Result<(Device, Option<String>)>, ptx: &Path) -> anyhow::Result<(Device, Option<String>)> {
+    // The library's kernels (gpu-algos), which the optimised tiers launch, next to the chapter's.
+    let r = r.and_then(|(dev, note)| {
+        if dev.is_gpu() {
+            dev.load_module(&gpu_algos::ptx())?;
+        }
+        Ok((dev, note))
+    });
     r.map_err(|e| {
         if !ptx.exists() && e.downcast_ref::<NoGpu>().is_none() {
             e.context("build the module first: `cargo xtask build-ptx` (`-p CRATE` for a kernel crate other than gpu-kernels)")
