@@ -391,7 +391,7 @@ fn reduce_small<T: Element, O: Op<T>>(input: Global<T>, out: GlobalMut<T>) {
 
 /// The two kernels of one operation and element type: `$small` (one block, small inputs) and `$fast`.
 macro_rules! reduce_kernels {
-    ($($small:ident, $fast:ident: $op:ident, $t:ty, $what:literal;)*) => {$(
+    ($($small:ident, $fast:ident: $op:ident, $t:ty, $what:literal, $blocks:literal;)*) => {$(
         kernel! {
             #[doc = concat!("`out[0]` = ", $what, " of `input` (`", stringify!($t), "`) for small inputs, with the bits of [`", stringify!($fast), "`] on one block with one virtual block. Launch: one block of `BLOCK` threads, `SHARED_BYTES`; at most [`SMALL_KERNEL_LIMIT`] vectors; `input` not empty.")]
             #[launch_bounds(512, 1)]
@@ -401,7 +401,7 @@ macro_rules! reduce_kernels {
         }
         kernel! {
             #[doc = concat!("`out[0]` = ", $what, " of `input` (`", stringify!($t), "`). Launch: `BLOCK` threads, `SHARED_BYTES`, any 1-D grid; `partials` holds at least `vblocks` words; `ticket[0]` is 0 at launch (every launch leaves it 0); `input` not empty.")]
-            #[launch_bounds(512, 3)]
+            #[launch_bounds(512, $blocks)]
             pub fn $fast<'a>(input: Global<'a, $t>, vblocks: u32, partials: GlobalMut<'a, u64>, ticket: GlobalMut<'a, u32>, out: GlobalMut<'a, $t>) {
                 reduce_fast::<$t, $op>(input, vblocks, partials, ticket, out)
             }
@@ -409,23 +409,25 @@ macro_rules! reduce_kernels {
     )*};
 }
 
+// Float minima and maxima (NaN and signed-zero handling) need more than the 42 registers that three
+// blocks of 512 threads per SM leave: two blocks per SM, so that ptxas does not spill.
 reduce_kernels! {
-    reduce_small_sum_u32, reduce_sum_u32: Sum, u32, "the wrapping sum";
-    reduce_small_sum_i32, reduce_sum_i32: Sum, i32, "the wrapping sum";
-    reduce_small_sum_u64, reduce_sum_u64: Sum, u64, "the wrapping sum";
-    reduce_small_sum_i64, reduce_sum_i64: Sum, i64, "the wrapping sum";
-    reduce_small_sum_f32, reduce_sum_f32: Sum, f32, "the sum";
-    reduce_small_sum_f64, reduce_sum_f64: Sum, f64, "the sum";
-    reduce_small_min_u32, reduce_min_u32: Min, u32, "the minimum";
-    reduce_small_min_i32, reduce_min_i32: Min, i32, "the minimum";
-    reduce_small_min_u64, reduce_min_u64: Min, u64, "the minimum";
-    reduce_small_min_i64, reduce_min_i64: Min, i64, "the minimum";
-    reduce_small_min_f32, reduce_min_f32: Min, f32, "the minimum (NaN if any element is)";
-    reduce_small_min_f64, reduce_min_f64: Min, f64, "the minimum (NaN if any element is)";
-    reduce_small_max_u32, reduce_max_u32: Max, u32, "the maximum";
-    reduce_small_max_i32, reduce_max_i32: Max, i32, "the maximum";
-    reduce_small_max_u64, reduce_max_u64: Max, u64, "the maximum";
-    reduce_small_max_i64, reduce_max_i64: Max, i64, "the maximum";
-    reduce_small_max_f32, reduce_max_f32: Max, f32, "the maximum (NaN if any element is)";
-    reduce_small_max_f64, reduce_max_f64: Max, f64, "the maximum (NaN if any element is)";
+    reduce_small_sum_u32, reduce_sum_u32: Sum, u32, "the wrapping sum", 3;
+    reduce_small_sum_i32, reduce_sum_i32: Sum, i32, "the wrapping sum", 3;
+    reduce_small_sum_u64, reduce_sum_u64: Sum, u64, "the wrapping sum", 3;
+    reduce_small_sum_i64, reduce_sum_i64: Sum, i64, "the wrapping sum", 3;
+    reduce_small_sum_f32, reduce_sum_f32: Sum, f32, "the sum", 3;
+    reduce_small_sum_f64, reduce_sum_f64: Sum, f64, "the sum", 3;
+    reduce_small_min_u32, reduce_min_u32: Min, u32, "the minimum", 3;
+    reduce_small_min_i32, reduce_min_i32: Min, i32, "the minimum", 3;
+    reduce_small_min_u64, reduce_min_u64: Min, u64, "the minimum", 3;
+    reduce_small_min_i64, reduce_min_i64: Min, i64, "the minimum", 3;
+    reduce_small_min_f32, reduce_min_f32: Min, f32, "the minimum (NaN if any element is)", 2;
+    reduce_small_min_f64, reduce_min_f64: Min, f64, "the minimum (NaN if any element is)", 3;
+    reduce_small_max_u32, reduce_max_u32: Max, u32, "the maximum", 3;
+    reduce_small_max_i32, reduce_max_i32: Max, i32, "the maximum", 3;
+    reduce_small_max_u64, reduce_max_u64: Max, u64, "the maximum", 3;
+    reduce_small_max_i64, reduce_max_i64: Max, i64, "the maximum", 3;
+    reduce_small_max_f32, reduce_max_f32: Max, f32, "the maximum (NaN if any element is)", 2;
+    reduce_small_max_f64, reduce_max_f64: Max, f64, "the maximum (NaN if any element is)", 3;
 }

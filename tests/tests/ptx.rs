@@ -430,7 +430,7 @@ fn the_fast_sums_keep_four_loads_together_under_their_launch_bounds() {
         ("reduce_sum_f64", "ld.global.v2.b64", 3),
         ("reduce_sum_i32", "ld.global.v4.b32", 3),
         ("reduce_min_u64", "ld.global.v2.b64", 3),
-        ("reduce_max_f32", "ld.global.v4.b32", 3),
+        ("reduce_max_f32", "ld.global.v4.b32", 2),
         ("reduce_small_sum_f32", "ld.global.v4.b32", 1),
         ("reduce_small_sum_f64", "ld.global.v2.b64", 1),
         ("reduce_small_sum_i32", "ld.global.v4.b32", 1),
