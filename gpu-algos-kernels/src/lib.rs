@@ -3,7 +3,7 @@
 //! as constants and functions of `n` and the device.
 //!
 //! A kernel crate like any other, written against `gpu-std` only: `no_std` on nvptx, where
-//! `cargo xtask build-ptx -p gpu-algos-kernels` builds it to the PTX module that gpu-algos ships;
+//! gpu-builder builds it to the PTX module that gpu-algos ships;
 //! plain Rust on the host, where every kernel runs on the emulator, race-checked. Call the kernels
 //! through `gpu-algos`, which owns their temporary storage and checks their inputs.
 #![cfg_attr(target_arch = "nvptx64", no_std, feature(abi_gpu_kernel))]

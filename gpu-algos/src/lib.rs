@@ -28,8 +28,8 @@
 //! **The kernels' PTX.** On a GPU the calls load the library's module ([`ptx`]) next to whatever
 //! module the device was opened with ([`Device::load_module`]), once. The module is built from
 //! `gpu-algos-kernels` and kept in this crate's source (`ptx/gpu_algos_kernels.ptx`), so a user's
-//! build needs no GPU toolchain for it; `cargo xtask ship-ptx` rebuilds it, and `cargo xtask test`
-//! fails when it is not what the kernels' source builds to.
+//! build needs no GPU toolchain for it; the crate's tests in its repository check that it is what
+//! the kernels' source builds to.
 pub mod histogram;
 pub mod kernels;
 pub mod plan;
@@ -50,7 +50,7 @@ static PTX: &str = include_str!("../ptx/gpu_algos_kernels.ptx");
 /// or [`Device::load_module`].
 pub fn ptx() -> Ptx {
     // SAFETY: `PTX` is the module that gpu-builder built from the `gpu-algos-kernels` crate
-    // (`cargo xtask algos-ptx`; `cargo xtask test` checks it is what the crate's source builds to).
+    // (its repository's tests check that it is what the crate's source builds to).
     unsafe { Ptx::text("gpu_algos_kernels", PTX) }
 }
 
