@@ -1,10 +1,13 @@
-// Performance benchmark on one GPU: the Rust kernels (rustc's NVPTX backend, loaded from
-// target/ptx/gpu_kernels.ptx through the driver API), the same algorithms compiled by nvcc, CUB, and a
-// read-limit proxy, all on the same device buffers.
+// Performance benchmark on one GPU, the study behind the library's kernels: the Rust kernels
+// (rustc's NVPTX backend: the chapter's from gpu_kernels.ptx, the library's and their variants from
+// gpu_algos_kernels.ptx, loaded through the driver API), the same algorithms compiled by nvcc, CUB,
+// and a read-limit proxy, all on the same device buffers. (bench/algos.cu times every call of the
+// library against CUB; this program keeps the nvcc twins and the tuning rows.)
 //
 // Build and run (on a machine with the CUDA toolkit):
 //   nvcc -O3 -std=c++17 -arch=sm_90 -o bench bench/bench.cu -lcuda
-//   ./bench target/ptx/gpu_kernels.ptx --csv bench/results.csv [--reps 50] [--hist-blocks-per-sm 1]
+//   ./bench target/ptx/gpu_kernels.ptx gpu-algos/ptx/gpu_algos_kernels.ptx --csv bench/study/results.csv
+//           [--reps 50] [--hist-blocks-per-sm 1]
 //           [--only WORKLOAD-SUBSTRING] [--sweep [--kmin K] [--kmax K]] [--tune] [--timing cold|host]
 //   --sweep: every power of two from 2^10 to 2^30 (f64 to 2^29) for reduce f32/f64/i32 (fast and
 //            deterministic tiers), the histogram (uniform, one-bin, Zipf) and the scan, without the
@@ -29,6 +32,7 @@
 // a mismatch stops the run with the workload and the implementation named. All rows are written to
 // the CSV file; a summary line per workload closes the run (the fastest Rust tier against CUB and
 // against the nvcc build of the same algorithm).
+#include "timing.cuh"
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <cub/cub.cuh>
@@ -45,11 +49,6 @@
 #include <thread>
 #include <type_traits>
 #include <vector>
-
-#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
-    fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); exit(1); } } while (0)
-#define CU(x) do { CUresult r_ = (x); if (r_ != CUDA_SUCCESS) { const char* s_ = nullptr; cuGetErrorName(r_, &s_); \
-    fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, s_ ? s_ : "?"); exit(1); } } while (0)
 
 static const int WARMUP = 5;
 static int g_reps = 50;
@@ -731,83 +730,6 @@ __global__ void nv_scan(const unsigned* __restrict__ in, unsigned* __restrict__ 
 
 // ==== host code ====================================================================================
 
-// ---- timing --------------------------------------------------------------------------------------
-// Two ways to time one launch (--timing):
-//   cold (default), as CUB's own benchmarks (NVBench) time a cold measurement: the L2 cache is
-//     flushed (a memset of twice its size) before each launch, and a kernel holds the stream while the
-//     host enqueues the start event, the launch and the stop event, so the events time what the GPU
-//     does between them, without the host's launch latency;
-//   host: the start event, the launch and the stop event are enqueued on an idle stream, so the time
-//     also holds the host's launch latency and the data may still be in L2 from the launch before.
-enum class Timing { Cold, Host };
-static Timing g_timing = Timing::Cold;
-static cudaEvent_t g_ev0, g_ev1;
-static volatile int* g_release;   // host-mapped: the host sets it to release the stream
-static volatile int* g_held_out;  // host-mapped: the holding kernel sets it when it gave up waiting
-static int *g_release_dev, *g_held_out_dev;  // their device addresses
-static void* g_flush;
-static size_t g_flush_bytes;
-// Holds the stream until *release is set, at most limit_ns (then it sets *held_out and returns, so
-// that a launch that waits for the host cannot hang the run).
-__global__ void hold_stream(volatile int* release, volatile int* held_out, unsigned long long limit_ns) {
-    unsigned long long t0, t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-    while (*release == 0) {
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-        if (t - t0 > limit_ns) { *held_out = 1; return; }
-        __nanosleep(500);
-    }
-}
-static void timing_init() {
-    int l2 = 0;
-    CK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
-    g_flush_bytes = 2 * (size_t)l2;
-    CK(cudaMalloc(&g_flush, g_flush_bytes));
-    int* h;
-    CK(cudaHostAlloc(&h, 2 * sizeof(int), cudaHostAllocMapped));
-    h[0] = h[1] = 0;
-    g_release = h;
-    g_held_out = h + 1;
-    CK(cudaHostGetDevicePointer((void**)&g_release_dev, h, 0));
-    CK(cudaHostGetDevicePointer((void**)&g_held_out_dev, h + 1, 0));
-}
-static void timing_free() {
-    CK(cudaFree(g_flush));
-    CK(cudaFreeHost((void*)g_release));
-}
-// The time of one call of `launch` (everything it enqueues), timed as --timing says; `k` varies the
-// flush's fill byte.
-static float time_one(const std::function<void()>& launch, int k) {
-    const bool cold = g_timing == Timing::Cold;
-    if (cold) {
-        CK(cudaMemsetAsync(g_flush, k & 0xff, g_flush_bytes));
-        *g_release = 0;
-        hold_stream<<<1, 1>>>(g_release_dev, g_held_out_dev, 2000000000ull);
-        CK(cudaGetLastError());
-    }
-    CK(cudaEventRecord(g_ev0));
-    launch();
-    CK(cudaGetLastError());
-    CK(cudaEventRecord(g_ev1));
-    if (cold) {
-        std::atomic_thread_fence(std::memory_order_seq_cst);
-        *g_release = 1;
-    }
-    CK(cudaEventSynchronize(g_ev1));
-    if (cold && *g_held_out) {
-        fprintf(stderr, "--timing cold: the launch could not be enqueued while the stream was held (it waits for the "
-                        "device?); time it with --timing host\n");
-        exit(1);
-    }
-    float ms;
-    CK(cudaEventElapsedTime(&ms, g_ev0, g_ev1));
-    return ms;
-}
-static double median(std::vector<float> t) {
-    std::sort(t.begin(), t.end());
-    const size_t m = t.size() / 2;
-    return t.size() % 2 ? t[m] : 0.5 * ((double)t[m - 1] + t[m]);
-}
 // Median time of one call of `launch`, over g_reps calls after WARMUP, one after the other (the
 // proxies; the rows of a table are timed by close_table, interleaved).
 static double time_ms(const std::function<void()>& launch) {
@@ -982,13 +904,14 @@ static void write_csv(const std::string& path, const cudaDeviceProp& prop) {
 }
 
 // ---- host helpers --------------------------------------------------------------------------------
-static CUfunction get_fn(CUmodule mod, const char* name) {
+// The modules loaded: gpu_kernels.ptx (the chapter's kernels) and gpu_algos_kernels.ptx (the library's).
+static std::vector<CUmodule> g_mods;
+static CUfunction get_fn(CUmodule, const char* name) {
     CUfunction f;
-    if (cuModuleGetFunction(&f, mod, name) != CUDA_SUCCESS) {
-        fprintf(stderr, "the PTX module has no kernel entry \"%s\"\n", name);
-        exit(1);
-    }
-    return f;
+    for (CUmodule m : g_mods)
+        if (cuModuleGetFunction(&f, m, name) == CUDA_SUCCESS) return f;
+    fprintf(stderr, "no PTX module loaded has a kernel entry \"%s\"\n", name);
+    exit(1);
 }
 static int rust_blocks_per_sm(CUfunction f, int block, size_t shared, const char* name) {
     int b = 0;
@@ -1103,7 +1026,7 @@ static void bench_reduce(CUmodule mod, int log2n, uint64_t seed) {
     };
 
     // Launch shapes of reduce_fast: the Rust kernel's occupancy sets the grid of both builds.
-    const std::string entry = "reduce_fast_" + tn;
+    const std::string entry = "reduce_sum_" + tn;
     CUfunction rs_fast = get_fn(mod, entry.c_str());
     const int bps = rust_blocks_per_sm(rs_fast, RF_BLOCK, RF_SHARED, entry.c_str());
     int nv_bps = 0;
@@ -1117,9 +1040,9 @@ static void bench_reduce(CUmodule mod, int log2n, uint64_t seed) {
     const unsigned vblocks_det = (unsigned)std::min<size_t>(std::max<size_t>(min_vblocks, 1), RF_MAX_DET_VBLOCKS);
     const unsigned grid_det = rf_det_grid(vblocks_det, resident);
     const size_t cap = std::max<size_t>({(size_t)resident, (size_t)vblocks_det, g_tune ? (size_t)4 * 4096 : 0});
-    T* partials;
+    T* partials;  // cap words of 8 bytes: the Rust kernel's are u64 words, the nvcc twin's are T
     unsigned* tickets;  // [0]: Rust, [1]: nvcc; zeroed once here, every launch leaves its ticket 0
-    CK(cudaMalloc(&partials, cap * sizeof(T)));
+    CK(cudaMalloc(&partials, cap * sizeof(uint64_t)));
     CK(cudaMalloc(&tickets, 2 * sizeof(unsigned)));
     CK(cudaMemset(tickets, 0, 2 * sizeof(unsigned)));
     CK(cudaDeviceSynchronize());
@@ -1134,7 +1057,7 @@ static void bench_reduce(CUmodule mod, int log2n, uint64_t seed) {
         nv_reduce_fast<T><<<grid, RF_BLOCK, RF_SHARED>>>(in, n, vblocks, partials, tickets + 1, out);
         CK(cudaGetLastError());
     };
-    const std::string small_entry = "reduce_small_" + tn;
+    const std::string small_entry = "reduce_small_sum_" + tn;
     CUfunction rs_small = get_fn(mod, small_entry.c_str());
     // The launchers' choice: reduce_small for small inputs, else reduce_fast on (grid, vblocks).
     auto rs_tier = [&](unsigned grid, unsigned vblocks) {
@@ -1196,7 +1119,7 @@ static void bench_reduce(CUmodule mod, int log2n, uint64_t seed) {
             CU(cuLaunchKernel(rs_reduce, grid_ch, 1, 1, BLOCK, 1, 1, 32 * sizeof(float), 0, args, nullptr));
         }, check_sum);
     }
-    measure(t, "Rust reduce_fast_" + tn, "nvcc reduce_fast", poison, [&] { rs_tier(grid_fast, vblocks_fast); }, check_fast(0));
+    measure(t, "Rust reduce_sum_" + tn, "nvcc reduce_fast", poison, [&] { rs_tier(grid_fast, vblocks_fast); }, check_fast(0));
     measure(t, "Rust reduce_deterministic_" + tn, "nvcc reduce_deterministic", poison, [&] { rs_tier(grid_det, vblocks_det); },
             check_fast(0));
 
@@ -1322,8 +1245,8 @@ static void bench_histogram(CUmodule mod, int log2n, int hist_bpsm, uint64_t see
     CK(cudaMalloc(&hf_ticket, sizeof(unsigned)));
     CK(cudaMemset(hf_ticket, 0, sizeof(unsigned)));
     CUfunction rs_priv = get_fn(mod, "histogram_privatised");
-    CUfunction rs_fast = get_fn(mod, "histogram_fast");
-    CUfunction rs_small = get_fn(mod, "histogram_small");
+    CUfunction rs_fast = get_fn(mod, "histogram_bytes");
+    CUfunction rs_small = get_fn(mod, "histogram_bytes_small");
     const int occ = rust_blocks_per_sm(rs_fast, HF_BLOCK, HF_SHARED, "histogram_fast");
     const int bps = std::min(occ, hist_bpsm);
     const unsigned grid_full = g_sms * bps, grid_fast = hf_grid(n, grid_full);
@@ -1383,14 +1306,14 @@ static void bench_histogram(CUmodule mod, int log2n, int hist_bpsm, uint64_t see
         }, check);
         if (!g_sweep)
             measure(t, "Rust histogram_privatised (chapter)", "nvcc histogram_privatised (chapter)", poison, [&] { rs_hist(rs_priv, grid_ch, BLOCK, 256 * sizeof(unsigned)); }, check);
-        measure(t, "Rust histogram_fast", "nvcc histogram_fast", poison, [&] { rs_hist(rs_fast, grid_fast, HF_BLOCK, HF_SHARED); }, check);
+        measure(t, "Rust histogram_bytes", "nvcc histogram_fast", poison, [&] { rs_hist(rs_fast, grid_fast, HF_BLOCK, HF_SHARED); }, check);
         if (n <= HS_MAX_BYTES) {  // the launcher's kernel up to 8 MiB
             measure(t, "nvcc histogram_small", "", poison, [&] {
                 zero();
                 nv_histogram_small<1><<<hs_grid(n), 256>>>(d, n, hist);
                 CK(cudaGetLastError());
             }, check);
-            measure(t, "Rust histogram_small", "nvcc histogram_small", poison, [&] { rs_hist(rs_small, hs_grid(n), 256, 1024); }, check);
+            measure(t, "Rust histogram_bytes_small", "nvcc histogram_small", poison, [&] { rs_hist(rs_small, hs_grid(n), 256, 1024); }, check);
         }
         if (g_tune) {
             const unsigned two = g_sms * std::min(occ, 2);
@@ -1515,7 +1438,7 @@ static void bench_scan(CUmodule mod, int log2n, uint64_t seed) {
     CK(cudaMemcpy(in, h.data(), bytes, cudaMemcpyHostToDevice));
     std::vector<uint32_t>().swap(h);
 
-    CUfunction rs_scan = get_fn(mod, "scan_u32");
+    CUfunction rs_scan = get_fn(mod, "scan_inclusive_u32");
     CUfunction rs_reduce = get_fn(mod, "scan_reduce_u32");
     CUfunction rs_spine = get_fn(mod, "scan_spine_u32");
     CUfunction rs_down = get_fn(mod, "scan_downsweep_u32");
@@ -1580,7 +1503,7 @@ static void bench_scan(CUmodule mod, int log2n, uint64_t seed) {
     measure(t, "CUB DeviceScan::InclusiveSum", "", poison, [&] { CK(cub::DeviceScan::InclusiveSum(tmp, tmp_bytes, in, out, (int)n)); },
             check(false));
     const bool sc_zeroed = n >= SC_ZERO_STATE_MIN_N;
-    measure(t, "Rust scan_u32 (single pass)", "nvcc scan_u32 (single pass)", poison, [&] { rs_single(sc_block, sc_zeroed); },
+    measure(t, "Rust scan_inclusive_u32 (single pass)", "nvcc scan_u32 (single pass)", poison, [&] { rs_single(sc_block, sc_zeroed); },
             check(sc_tiles(n, sc_block) > 1));
     {
         const size_t tiles = sc_tiles(n, SC_BLOCK);
@@ -1727,13 +1650,14 @@ static void bench_warp_reduce(CUmodule mod, uint64_t seed) {
 
 // ---- main ----------------------------------------------------------------------------------------
 static void usage(const char* argv0) {
-    fprintf(stderr, "usage: %s gpu_kernels.ptx [--csv bench/results.csv] [--reps 50] [--hist-blocks-per-sm 1] [--only WORKLOAD-SUBSTRING]\n"
+    fprintf(stderr, "usage: %s gpu_kernels.ptx gpu_algos_kernels.ptx [--csv bench/results.csv] [--reps 50] [--hist-blocks-per-sm 1] [--only WORKLOAD-SUBSTRING]\n"
                     "       [--sweep [--kmin 10] [--kmax 30]] [--tune] [--timing cold|host]\n", argv0);
     exit(2);
 }
 
 int main(int argc, char** argv) {
     const char* ptx = nullptr;
+    const char* algos_ptx = nullptr;
     std::string csv = "bench/results.csv";
     int hist_bpsm = 1;
     for (int i = 1; i < argc; i++) {
@@ -1757,13 +1681,15 @@ int main(int argc, char** argv) {
                 else usage(argv[0]);
             }
             else hist_bpsm = atoi(v);
-        } else if (a.rfind("--", 0) == 0 || ptx) {
+        } else if (a.rfind("--", 0) == 0 || algos_ptx) {
             usage(argv[0]);
-        } else {
+        } else if (!ptx) {
             ptx = argv[i];
+        } else {
+            algos_ptx = argv[i];
         }
     }
-    if (!ptx || g_reps < 1 || hist_bpsm < 1) usage(argv[0]);
+    if (!ptx || !algos_ptx || g_reps < 1 || hist_bpsm < 1) usage(argv[0]);
     if (g_reps < 50) fprintf(stderr, "warning: --reps %d: medians of fewer than 50 launches\n", g_reps);
     {  // fail now, not after the run, if the CSV cannot be written
         FILE* f = fopen(csv.c_str(), "a");
@@ -1772,15 +1698,15 @@ int main(int argc, char** argv) {
     }
 
     CK(cudaFree(0));  // creates the primary context, shared with the driver API below
-    CUmodule mod;
+    CUmodule mod, algos_mod;
     CU(cuModuleLoad(&mod, ptx));
+    CU(cuModuleLoad(&algos_mod, algos_ptx));
+    g_mods = {mod, algos_mod};
     cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, 0));
     g_sms = prop.multiProcessorCount;
     printf("device: %s, %d SMs; each row: median of %d timed launches after %d warm-ups; timing: %s\n", prop.name, g_sms, g_reps,
            WARMUP, g_timing == Timing::Cold ? "cold (L2 flushed, stream held while enqueuing)" : "host (events around the host's launch)");
-    CK(cudaEventCreate(&g_ev0));
-    CK(cudaEventCreate(&g_ev1));
     timing_init();
     CK(cudaMalloc(&g_sink, sizeof(unsigned)));
 
@@ -1819,8 +1745,7 @@ int main(int argc, char** argv) {
 
     CK(cudaFree(g_sink));
     timing_free();
-    CK(cudaEventDestroy(g_ev0));
-    CK(cudaEventDestroy(g_ev1));
     CU(cuModuleUnload(mod));
+    CU(cuModuleUnload(algos_mod));
     return 0;
 }

@@ -6,7 +6,7 @@
 //! gpu-builder builds it to the PTX module that gpu-algos ships;
 //! plain Rust on the host, where every kernel runs on the emulator, race-checked. Call the kernels
 //! through `gpu-algos`, which owns their temporary storage and checks their inputs.
-#![cfg_attr(target_arch = "nvptx64", no_std, feature(abi_gpu_kernel))]
+#![cfg_attr(target_arch = "nvptx64", no_std, feature(abi_gpu_kernel, float_minimum_maximum))]
 
 /// This crate's promise about thread-locals, which every `kernel!` needs (see `gpu_std::KernelCrate`).
 // SAFETY: no kernel of this crate, nor anything it calls, reaches a gpu-std primitive or view access

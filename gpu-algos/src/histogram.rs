@@ -53,14 +53,7 @@ impl<'d> Algos<'d> {
         if data.is_empty() {
             return Ok(());
         }
-        let resident = if dev.is_gpu() && data.len() > hs::MAX_BYTES {
-            self.resident::<hb::histogram_bytes>(|| {
-                dev.max_coresident_blocks::<hb::histogram_bytes>(Dim3::x(hb::BLOCK), hb::SHARED_BYTES)
-            })?
-        } else {
-            1
-        };
-        let p = plan::histogram_bytes(data.len(), crate::target(dev)?, resident);
+        let p = self.histogram_bytes_plan(data.len())?;
         if p.small {
             dev.launch::<hs::histogram_bytes_small>(
                 Launch::linear(p.grid, hs::BLOCK, hs::SHARED_BYTES),
@@ -95,8 +88,29 @@ impl<'d> Algos<'d> {
         if data.is_empty() {
             return Ok(());
         }
-        let resident = if dev.is_gpu() { self.resident::<T>(|| T::resident(dev))? } else { 1 };
-        let grid = plan::histogram_even::<T>(data.len(), crate::target(dev)?, resident);
+        let grid = self.histogram_even_grid::<T>(data.len())?;
         T::launch(dev, Launch::linear(grid, he::BLOCK, he::SHARED_BYTES), data, lower, upper, hist)
+    }
+
+    /// The launch of [`bytes`] for `n` bytes on this device ([`plan::histogram_bytes`] with the
+    /// kernel's occupancy), after the zeroing of the bins.
+    pub fn histogram_bytes_plan(&self, n: usize) -> Result<plan::Histogram> {
+        let dev = self.dev;
+        let resident = if dev.is_gpu() && n > hs::MAX_BYTES {
+            self.resident::<hb::histogram_bytes>(|| {
+                dev.max_coresident_blocks::<hb::histogram_bytes>(Dim3::x(hb::BLOCK), hb::SHARED_BYTES)
+            })?
+        } else {
+            1
+        };
+        Ok(plan::histogram_bytes(n, crate::target(dev)?, resident))
+    }
+
+    /// The blocks of [`even`] for `n` samples of `T` on this device ([`plan::histogram_even`] with the
+    /// kernel's occupancy; [`plan::EVEN_BLOCK`] threads each), after the zeroing of the bins.
+    pub fn histogram_even_grid<T: EvenSample + 'static>(&self, n: usize) -> Result<u32> {
+        let dev = self.dev;
+        let resident = if dev.is_gpu() { self.resident::<T>(|| T::resident(dev))? } else { 1 };
+        Ok(plan::histogram_even::<T>(n, crate::target(dev)?, resident))
     }
 }

@@ -14,6 +14,10 @@ mod sealed {
 /// An element type that the reductions with `O` take: `u32`, `i32`, `u64`, `i64`, `f32`, `f64`.
 /// Sealed: the library's kernels exist for these only.
 pub trait Reducible<O>: Element + sealed::Sealed {
+    /// The PTX entry of the one-block kernel (`reduce_small_*`).
+    const SMALL_KERNEL: &'static str;
+    /// The PTX entry of the grid-wide kernel (`reduce_*`).
+    const FAST_KERNEL: &'static str;
     /// The identity of `O` (the result of an empty input).
     fn identity() -> Self;
     /// Launches `reduce_small_*` with `x` into `out[0]`.
@@ -35,6 +39,8 @@ pub trait Reducible<O>: Element + sealed::Sealed {
 macro_rules! reducible {
     ($($op:ident, $t:ty: $small:ident, $fast:ident;)*) => {$(
         impl Reducible<$op> for $t {
+            const SMALL_KERNEL: &'static str = <rk::$small as gpu_std::Kernel>::NAME;
+            const FAST_KERNEL: &'static str = <rk::$fast as gpu_std::Kernel>::NAME;
             fn identity() -> $t {
                 <$op as gpu_algos_kernels::element::Op<$t>>::identity()
             }
@@ -81,6 +87,8 @@ reducible! {
 
 /// An element type the scans take: `u32`, `i32`, `u64`, `i64`, `f32`, `f64`. Sealed.
 pub trait Scannable: Element + sealed::Sealed {
+    /// The PTX entries: inclusive, exclusive, inclusive in place, exclusive in place.
+    const KERNELS: [&'static str; 4];
     /// Launches the scan of `x` into `out` (`exclusive` or inclusive).
     fn launch(
         dev: &Device,
@@ -106,6 +114,12 @@ macro_rules! scannable {
     ($($t:ty: $incl:ident, $excl:ident, $incl_ip:ident, $excl_ip:ident;)*) => {$(
         impl sealed::Sealed for $t {}
         impl Scannable for $t {
+            const KERNELS: [&'static str; 4] = [
+                <sk::$incl as gpu_std::Kernel>::NAME,
+                <sk::$excl as gpu_std::Kernel>::NAME,
+                <sk::$incl_ip as gpu_std::Kernel>::NAME,
+                <sk::$excl_ip as gpu_std::Kernel>::NAME,
+            ];
             fn launch(
                 dev: &Device,
                 cfg: Launch,
@@ -143,6 +157,8 @@ scannable! {
 
 /// A sample type of the even histogram: `u16`, `u32`, `f32`. Sealed.
 pub trait EvenSample: Sample + PartialOrd + core::fmt::Debug + sealed::Sealed {
+    /// The PTX entry (`histogram_even_*`).
+    const KERNEL: &'static str;
     /// Launches `histogram_even_*` of `data` into `hist` (added to it).
     fn launch(
         dev: &Device,
@@ -159,6 +175,7 @@ pub trait EvenSample: Sample + PartialOrd + core::fmt::Debug + sealed::Sealed {
 macro_rules! even_sample {
     ($($t:ty: $k:ident;)*) => {$(
         impl EvenSample for $t {
+            const KERNEL: &'static str = <even::$k as gpu_std::Kernel>::NAME;
             fn launch(
                 dev: &Device,
                 cfg: Launch,

@@ -66,10 +66,7 @@ impl<'d> Algos<'d> {
         }
         let dev = self.dev;
         let n = x.len();
-        // The occupancy query only where the grid depends on it.
-        let resident =
-            if n > 0 && !rk::small_input::<T>(n) { self.resident::<(T, O)>(|| T::resident(dev))? } else { 1 };
-        let p = plan::reduce::<T>(n, crate::target(dev)?, resident, deterministic);
+        let p = self.reduce_plan::<T, O>(n, deterministic)?;
         match p {
             plan::Reduce::Empty => out.write(&[T::identity()]),
             plan::Reduce::Small => {
@@ -85,6 +82,20 @@ impl<'d> Algos<'d> {
                 })
             }
         }
+    }
+
+    /// The launch a reduction of `n` elements of `T` with `O` takes on this device ([`plan::reduce`] with
+    /// the kernel's occupancy): what [`Algos::reduce_into`] launches.
+    pub fn reduce_plan<T: Reducible<O> + 'static, O: 'static>(
+        &self,
+        n: usize,
+        deterministic: bool,
+    ) -> Result<plan::Reduce> {
+        let dev = self.dev;
+        // The occupancy query only where the grid depends on it.
+        let resident =
+            if n > 0 && !rk::small_input::<T>(n) { self.resident::<(T, O)>(|| T::resident(dev))? } else { 1 };
+        Ok(plan::reduce::<T>(n, crate::target(dev)?, resident, deterministic))
     }
 
     fn reduce<T: Reducible<O> + 'static, O: 'static>(&self, x: &Buffer<'_, T>, deterministic: bool) -> Result<T> {

@@ -419,6 +419,24 @@ fn the_scan_keeps_its_tile_in_registers() {
 }
 
 #[test]
+fn float_minima_and_maxima_take_the_nan_propagating_instruction() {
+    // `element::Min` / `Max` for f32 are IEEE 754-2019 `minimum` / `maximum` on nvptx: one
+    // `min.NaN.f32` / `max.NaN.f32` per step (NaN if either input is), and no comparison chain.
+    let ptx = algos_ptx_text();
+    for (kernel, op) in [
+        ("reduce_min_f32", "min.NaN.f32"),
+        ("reduce_small_min_f32", "min.NaN.f32"),
+        ("reduce_max_f32", "max.NaN.f32"),
+        ("reduce_small_max_f32", "max.NaN.f32"),
+    ] {
+        let lines = entry_lines(&ptx, kernel);
+        let n = lines.iter().filter(|l| l.contains(op)).count();
+        assert!(n >= 8, "{kernel}: {n} `{op}`");
+        assert!(!lines.iter().any(|l| l.contains("setp.nan.f32")), "{kernel}: a NaN test beside `{op}`");
+    }
+}
+
+#[test]
 fn the_fast_sums_keep_four_loads_together_under_their_launch_bounds() {
     // `#[launch_bounds(512, 3)]` (`reduce_small`: `(512, 1)`) reaches each fast sum's `.entry` as
     // directives before its body, and a tile's four loads follow one bounds check
@@ -430,7 +448,7 @@ fn the_fast_sums_keep_four_loads_together_under_their_launch_bounds() {
         ("reduce_sum_f64", "ld.global.v2.b64", 3),
         ("reduce_sum_i32", "ld.global.v4.b32", 3),
         ("reduce_min_u64", "ld.global.v2.b64", 3),
-        ("reduce_max_f32", "ld.global.v4.b32", 2),
+        ("reduce_max_f32", "ld.global.v4.b32", 3),
         ("reduce_small_sum_f32", "ld.global.v4.b32", 1),
         ("reduce_small_sum_f64", "ld.global.v2.b64", 1),
         ("reduce_small_sum_i32", "ld.global.v4.b32", 1),

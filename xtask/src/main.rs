@@ -64,6 +64,11 @@ commands:
       Read the size sweep of bench/bench.cu --sweep (default bench/sweep.csv) and write line charts
       of GB/s against n per workload: the proxy, CUB and the Rust tiers (default bench/sweep.svg),
       and a table per workload with the ratios to CUB and to nvcc (default bench/sweep-tables.md).
+  plot-algos [--csv PATH] [--torch PATH] [--svg PATH] [--tables PATH]
+      Read gpu-algos' benchmark (bench/algos.cu: default bench/algos.csv; bench/torch_cupy.py:
+      default bench/torch_cupy.csv) and write line charts of CUB's time over gpu-algos' against n
+      (default bench/algos.svg, host-timed, and bench/algos-cold.svg), every row as Markdown tables
+      (default bench/algos.md), and print the README's summary table.
   help
       Show this text.
 
@@ -192,6 +197,7 @@ fn dispatch(args: &[String]) -> Result<()> {
         }
         "plot" => plot::plot(&root, rest),
         "plot-sweep" => plot::sweep::plot_sweep(&root, rest),
+        "plot-algos" => plot::algos::plot_algos(&root, rest),
         "bundle" => {
             parse_options(command, rest, &[])?;
             bundle::bundle(&root)

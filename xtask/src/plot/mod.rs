@@ -1,5 +1,7 @@
-//! `plot`: the benchmark results of `bench/bench.cu` (a CSV file) as an SVG chart and a Markdown table.
+//! `plot`: the benchmark results of `bench/bench.cu` (a CSV file) as an SVG chart and a Markdown table;
+//! `plot-sweep` ([`sweep`]) and `plot-algos` ([`algos`]) for the size sweeps.
 
+pub mod algos;
 pub mod chart;
 pub mod csv;
 pub mod sweep;
@@ -27,33 +29,37 @@ impl PlotOptions {
     /// Parses `--csv PATH`, `--svg PATH` and `--markdown PATH` (or `--flag=PATH`). Paths given are taken
     /// as they are (relative to the current directory); the defaults lie under `root`.
     pub fn parse(root: &Path, args: &[String]) -> Result<PlotOptions> {
-        let (mut csv, mut svg, mut markdown) = (None, None, None);
-        let mut it = args.iter();
-        while let Some(arg) = it.next() {
-            let (flag, inline) = match arg.split_once('=') {
-                Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
-                _ => (arg.as_str(), None),
-            };
-            let slot = match flag {
-                "--csv" => &mut csv,
-                "--svg" => &mut svg,
-                "--markdown" => &mut markdown,
-                _ => return Err(Error::usage(format!("`plot` does not take `{arg}`"))),
-            };
-            let value = inline
-                .or_else(|| it.next().cloned())
-                .filter(|v| !v.is_empty() && !v.starts_with("--"))
-                .ok_or_else(|| Error::usage(format!("`{flag}` needs a path")))?;
-            if slot.replace(PathBuf::from(value)).is_some() {
-                return Err(Error::usage(format!("`{flag}` is given twice")));
-            }
-        }
+        let [csv, svg, markdown] = path_flags("plot", args, ["--csv", "--svg", "--markdown"])?;
         Ok(PlotOptions {
             csv: csv.unwrap_or_else(|| root.join(DEFAULT_CSV)),
             svg: svg.unwrap_or_else(|| root.join(DEFAULT_SVG)),
             markdown: markdown.unwrap_or_else(|| root.join(DEFAULT_MARKDOWN)),
         })
     }
+}
+
+/// The paths given to `command` as `--flag PATH` or `--flag=PATH`, one slot per flag of `flags` (each
+/// at most once); anything else is a usage error.
+pub fn path_flags<const N: usize>(command: &str, args: &[String], flags: [&str; N]) -> Result<[Option<PathBuf>; N]> {
+    let mut slots: [Option<PathBuf>; N] = std::array::from_fn(|_| None);
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        let (flag, inline) = match arg.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
+            _ => (arg.as_str(), None),
+        };
+        let Some(k) = flags.iter().position(|f| *f == flag) else {
+            return Err(Error::usage(format!("`{command}` does not take `{arg}`")));
+        };
+        let value = inline
+            .or_else(|| it.next().cloned())
+            .filter(|v| !v.is_empty() && !v.starts_with("--"))
+            .ok_or_else(|| Error::usage(format!("`{flag}` needs a path")))?;
+        if slots[k].replace(PathBuf::from(value)).is_some() {
+            return Err(Error::usage(format!("`{flag}` is given twice")));
+        }
+    }
+    Ok(slots)
 }
 
 /// `cargo xtask plot`: reads the CSV, writes the chart and the table, and says what it wrote.

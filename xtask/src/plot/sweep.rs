@@ -2,7 +2,7 @@
 //! as one SVG of line charts, GB/s against `n` (log scale), one panel per workload family (a workload
 //! name without its `2^k`), one line per implementation: the proxy, CUB and the Rust tiers.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use plotters::prelude::*;
 
@@ -148,20 +148,7 @@ fn draw(
 /// `cargo xtask plot-sweep [--csv PATH] [--svg PATH] [--tables PATH]`: reads the sweep CSV and writes
 /// the chart and the tables.
 pub fn plot_sweep(root: &Path, args: &[String]) -> Result<()> {
-    let (mut csv_path, mut svg_path, mut tables_path): (Option<PathBuf>, Option<PathBuf>, Option<PathBuf>) =
-        (None, None, None);
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        let slot = match a.as_str() {
-            "--csv" => &mut csv_path,
-            "--svg" => &mut svg_path,
-            "--tables" => &mut tables_path,
-            _ => return Err(Error::usage(format!("`plot-sweep` does not take `{a}`"))),
-        };
-        let v =
-            it.next().filter(|v| !v.starts_with("--")).ok_or_else(|| Error::usage(format!("`{a}` needs a path")))?;
-        *slot = Some(PathBuf::from(v));
-    }
+    let [csv_path, svg_path, tables_path] = super::path_flags("plot-sweep", args, ["--csv", "--svg", "--tables"])?;
     let csv_path = csv_path.unwrap_or_else(|| root.join(DEFAULT_CSV));
     let svg_path = svg_path.unwrap_or_else(|| root.join(DEFAULT_SVG));
     let tables_path = tables_path.unwrap_or_else(|| root.join(DEFAULT_TABLES));

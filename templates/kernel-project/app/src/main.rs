@@ -1,6 +1,7 @@
 //! `app [N] [auto|gpu|emu]`: the dot product of two seeded vectors of N elements (default 1000003) by
 //! the `dot` kernel, on the GPU when there is one (the PTX that `build.rs` embedded), else on the CPU
-//! SIMT emulator, checked against the CPU.
+//! SIMT emulator; then, next to it, gpu-algos' one-call library on the same buffers (the largest
+//! element of `y`, the prefix sums of `x`). Everything is checked against the CPU.
 
 use gpu_host::{Device, DeviceChoice, Ptx, cover};
 use kernels::{BLOCK, SHARED_BYTES, dot};
@@ -39,11 +40,20 @@ fn main() -> Result<(), Error> {
     dev.launch::<dot>(cover(n, BLOCK, grid_cap, SHARED_BYTES), (xb.view(), yb.view(), result.view_mut()))?;
     let got = result.read()?[0];
 
+    // The library next to the kernel: it loads its own PTX module on a GPU, and on the emulator its
+    // launches are race-checked with the kernel's.
+    let y_max = gpu_algos::reduce::max(&dev, &yb)?;
+    let mut prefix = dev.filled("prefix", n, 0u32)?;
+    gpu_algos::scan::inclusive_sum(&dev, &xb, &mut prefix)?;
+    let x_total = if n > 0 { prefix.read_at(n - 1)? } else { 0 };
+    let (want_max, want_total) = (y.iter().copied().max().unwrap_or(0), x.iter().fold(0u32, |s, &v| s.wrapping_add(v)));
+    println!("gpu-algos: max of y {y_max} (CPU: {want_max}), last prefix sum of x {x_total} (CPU: {want_total})");
+
     let findings = dev.take_findings();
     for race in &findings.races {
         println!("{race}");
     }
-    let ok = got == expected && findings.is_clean();
+    let ok = got == expected && y_max == want_max && x_total == want_total && findings.is_clean();
     println!("dot of {n} elements on {}: {got} (CPU: {expected}): {}", dev.kind(), if ok { "PASS" } else { "FAIL" });
     if !ok {
         std::process::exit(1);
