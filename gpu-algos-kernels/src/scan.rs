@@ -221,8 +221,32 @@ shared_layout! {
     /// [`Element::to_word`] bits, and the tile id.
     pub struct ScanShared { pub warps: [u64; 32], pub prefix: [u64; 1], pub tile: [u32; 1] }
 }
-/// Dynamic shared memory per block.
+/// Dynamic shared memory per block (4-byte elements; [`shared_bytes_of`] for any).
 pub const SHARED_BYTES: usize = ScanShared::BYTES;
+
+/// Warps of a block that stage their stores through shared memory (8-byte elements).
+pub const STAGE_WARPS: usize = 16;
+/// Words of a warp's staging area: one chunk (128 elements), a padding word after every 16.
+pub const STAGE_STRIDE: usize = 128 + 128 / 16;
+shared_layout! {
+    /// The scan's shared memory for 8-byte elements: [`ScanShared`]'s (`head`, never read through
+    /// this view), then each warp's staging area, through which a chunk's results are rearranged so
+    /// that each 16-byte store instruction of the warp writes 512 contiguous bytes.
+    pub struct ScanStage { pub head: [u64; ScanShared::BYTES.div_ceil(8)], pub stage: [u64; STAGE_WARPS * STAGE_STRIDE] }
+}
+/// Dynamic shared memory per block for 8-byte elements.
+pub const SHARED_BYTES_WIDE: usize = ScanStage::BYTES;
+/// Dynamic shared memory per block of the scans of `T`.
+pub const fn shared_bytes_of<T: Element>() -> usize {
+    if T::WIDE { SHARED_BYTES_WIDE } else { SHARED_BYTES }
+}
+/// Where element `e` (0 to 127) of a chunk lies in a warp's staging area: a padding word after every
+/// 16, so that neither the lanes' writes (4 consecutive elements each) nor their reads (2 each) meet
+/// in a bank.
+#[inline(always)]
+fn staged_at(e: usize) -> usize {
+    e + e / 16
+}
 
 /// Elements per tile for blocks of `block` threads.
 pub const fn tile_elems(block: u32) -> usize {
@@ -644,20 +668,58 @@ pub(crate) fn scan_tile<T: ScanValue, const N: usize>(
     // vector totals (shfl.up), a running carry over the chunks; then the 16-byte store.
     let dst = out.split_vectors_mut();
     let whole = whole && dst.head.is_empty();
-    let body = if whole { dst.body.sub(first, span) } else { dst.body.sub(0, 0) };
+    // 8-byte elements: a lane's four results are two adjacent vectors, so each of its two stores would
+    // write half of 32 sectors; staged through the warp's area of shared memory, each store of the warp
+    // writes 32 whole vectors in a row (on an H200, L2 took 1.5x the write requests unstaged). The
+    // staged stores index the warp's segment; the others the lane's first vector on.
+    let staged = whole && per == 2 && (w as usize) < STAGE_WARPS;
+    let stage = if staged { Some(ScanStage::view().stage) } else { None };
+    let body = if staged {
+        dst.body.sub(seg / T::LANES, 64 * N)
+    } else if whole {
+        dst.body.sub(first, span)
+    } else {
+        dst.body.sub(0, 0)
+    };
+    let base = w as usize * STAGE_STRIDE;
     let mut carry = T::add(T::from_word(sh.prefix.get(0)), T::from_word(sh.warps.get(w as usize)));
     // One loop, the store chosen per chunk: with a loop per kind of store, LLVM hoists the scans out of
     // the branches and keeps every chunk's results live at once (72 registers: one block per SM).
     each_chunk!(N, k => {
         let r = scan_chunk(v[k], &mut carry, k + 1 < N, mode.exclusive);
-        let (a, b) = vectors_of::<T>(r);
-        let at = 32 * per * k;
-        if whole && streaming {
+        if let Some(st) = stage {
+            // Lane `lane` holds elements 4 lane .. 4 lane + 4 of the chunk, and stores 2 lane, 2 lane + 1
+            // (vector `lane`) and 64 + 2 lane, 65 + 2 lane (vector 32 + `lane`).
+            // `staged_at(4 lane + j)` is `write + j`, `staged_at(2 lane + j)` is `read + j` and
+            // `staged_at(64 + 2 lane + j)` is `read + 68 + j`: two addresses for the whole chunk.
+            let (write, read) = (base + staged_at(4 * lane as usize), base + staged_at(2 * lane as usize));
+            st.set(write, r[0].to_word());
+            st.set(write + 1, r[1].to_word());
+            st.set(write + 2, r[2].to_word());
+            st.set(write + 3, r[3].to_word());
+            warp::sync_warp(FULL_MASK);
+            // One vector read and stored at a time (fewer registers live than both at once).
+            let at = 64 * k + lane as usize;
+            let copy = |to: usize, from: usize| {
+                let mut x = T::Vector::default();
+                x.as_mut()[0] = T::from_word(st.get(from));
+                x.as_mut()[1] = T::from_word(st.get(from + 1));
+                if streaming { body.set_streaming(to, x) } else { body.set(to, x) }
+            };
+            copy(at, read);
+            copy(at + 32, read + 68);
+            // Every lane has read before the next chunk's results overwrite the area.
+            warp::sync_warp(FULL_MASK);
+        } else if whole && streaming {
+            let (a, b) = vectors_of::<T>(r);
+            let at = 32 * per * k;
             body.set_streaming(at, a);
             if per == 2 {
                 body.set_streaming(at + 1, b);
             }
         } else if whole {
+            let (a, b) = vectors_of::<T>(r);
+            let at = 32 * per * k;
             body.set(at, a);
             if per == 2 {
                 body.set(at + 1, b);
@@ -733,10 +795,10 @@ fn store_partial<T: ScanValue>(out: GlobalMut<T>, e: usize, r: [T; 4]) {
 
 /// The four kernels of one element type: inclusive and exclusive, into `out` and in place.
 macro_rules! scan_kernels {
-    ($($t:ty, $chunks:ident: $incl:ident, $excl:ident, $incl_ip:ident, $excl_ip:ident;)*) => {$(
+    ($($t:ty, $chunks:ident, { $($bounds:tt)* }: $incl:ident, $excl:ident, $incl_ip:ident, $excl_ip:ident;)*) => {$(
         kernel! {
             #[doc = concat!("`out[i] = in[0] + … + in[i]` in `", stringify!($t), "`, in one pass. Launch: any multiple of 32 \
-              threads up to 1024 ([`launch_block_of`]), `SHARED_BYTES`, `tiles_of(n, threads, items::<", stringify!($t), ">())` \
+              threads up to 1024 (512 for 8-byte elements; [`launch_block_of`]), `shared_bytes_of::<", stringify!($t), ">()` bytes, `tiles_of(n, threads, items::<", stringify!($t), ">())` \
               blocks; `state` holds `state_len_of::<", stringify!($t), ">(n, threads)` words (with a grid of one block, `state` is \
               not touched). At launch the ticket `state[0]` and the error word `state[1]` are 0 (every launch leaves the \
               ticket 0), and no status word was written by a launch tagged with the same `epoch` (at most [`MAX_EPOCH`]): \
@@ -744,12 +806,14 @@ macro_rules! scan_kernels {
               tagged 0. After the launch, `state[1]` is `ERROR_GAVE_UP` if a tile gave up waiting (the result is then \
               wrong). `input` is read with streaming loads (`ld.global.cs`; a partial last tile through the read-only \
               data cache, `ld.global.nc`).")]
+            $($bounds)*
             pub fn $incl<'a>(input: Global<'a, $t>, out: GlobalMut<'a, $t>, state: GlobalMut<'a, u64>, epoch: u32) {
                 scan_tile::<_, $chunks>(input, Some(out), Carry::LookBack(state, epoch, Access::ReleaseAcquire, WAIT), INCLUSIVE)
             }
         }
         kernel! {
             #[doc = concat!("`out[i] = in[0] + … + in[i - 1]` (`out[0] = 0`) in `", stringify!($t), "`; launch as [`", stringify!($incl), "`].")]
+            $($bounds)*
             pub fn $excl<'a>(input: Global<'a, $t>, out: GlobalMut<'a, $t>, state: GlobalMut<'a, u64>, epoch: u32) {
                 let mode = Mode { exclusive: true, in_place: false };
                 scan_tile::<_, $chunks>(input, Some(out), Carry::LookBack(state, epoch, Access::ReleaseAcquire, WAIT), mode)
@@ -757,6 +821,7 @@ macro_rules! scan_kernels {
         }
         kernel! {
             #[doc = concat!("[`", stringify!($incl), "`] in place: `data` is the input and the output.")]
+            $($bounds)*
             pub fn $incl_ip<'a>(data: GlobalMut<'a, $t>, state: GlobalMut<'a, u64>, epoch: u32) {
                 let mode = Mode { exclusive: false, in_place: true };
                 scan_tile::<_, $chunks>(data.as_global(), Some(data), Carry::LookBack(state, epoch, Access::ReleaseAcquire, WAIT), mode)
@@ -764,6 +829,7 @@ macro_rules! scan_kernels {
         }
         kernel! {
             #[doc = concat!("[`", stringify!($excl), "`] in place: `data` is the input and the output.")]
+            $($bounds)*
             pub fn $excl_ip<'a>(data: GlobalMut<'a, $t>, state: GlobalMut<'a, u64>, epoch: u32) {
                 let mode = Mode { exclusive: true, in_place: true };
                 scan_tile::<_, $chunks>(data.as_global(), Some(data), Carry::LookBack(state, epoch, Access::ReleaseAcquire, WAIT), mode)
@@ -772,11 +838,12 @@ macro_rules! scan_kernels {
     )*};
 }
 
+// 8-byte elements: two blocks of 512 threads per SM (64 registers), as 4-byte elements take unbounded.
 scan_kernels! {
-    u32, CHUNKS: scan_inclusive_u32, scan_exclusive_u32, scan_inclusive_in_place_u32, scan_exclusive_in_place_u32;
-    i32, CHUNKS: scan_inclusive_i32, scan_exclusive_i32, scan_inclusive_in_place_i32, scan_exclusive_in_place_i32;
-    f32, CHUNKS: scan_inclusive_f32, scan_exclusive_f32, scan_inclusive_in_place_f32, scan_exclusive_in_place_f32;
-    u64, WIDE_CHUNKS: scan_inclusive_u64, scan_exclusive_u64, scan_inclusive_in_place_u64, scan_exclusive_in_place_u64;
-    i64, WIDE_CHUNKS: scan_inclusive_i64, scan_exclusive_i64, scan_inclusive_in_place_i64, scan_exclusive_in_place_i64;
-    f64, WIDE_CHUNKS: scan_inclusive_f64, scan_exclusive_f64, scan_inclusive_in_place_f64, scan_exclusive_in_place_f64;
+    u32, CHUNKS, {}: scan_inclusive_u32, scan_exclusive_u32, scan_inclusive_in_place_u32, scan_exclusive_in_place_u32;
+    i32, CHUNKS, {}: scan_inclusive_i32, scan_exclusive_i32, scan_inclusive_in_place_i32, scan_exclusive_in_place_i32;
+    f32, CHUNKS, {}: scan_inclusive_f32, scan_exclusive_f32, scan_inclusive_in_place_f32, scan_exclusive_in_place_f32;
+    u64, WIDE_CHUNKS, { #[launch_bounds(512, 2)] }: scan_inclusive_u64, scan_exclusive_u64, scan_inclusive_in_place_u64, scan_exclusive_in_place_u64;
+    i64, WIDE_CHUNKS, { #[launch_bounds(512, 2)] }: scan_inclusive_i64, scan_exclusive_i64, scan_inclusive_in_place_i64, scan_exclusive_in_place_i64;
+    f64, WIDE_CHUNKS, { #[launch_bounds(512, 2)] }: scan_inclusive_f64, scan_exclusive_f64, scan_inclusive_in_place_f64, scan_exclusive_in_place_f64;
 }

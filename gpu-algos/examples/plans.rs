@@ -93,7 +93,7 @@ fn scan<T: Scannable>(ty: &str, n: usize) {
             kernel,
             grid: p.tiles,
             block: p.block,
-            shared: sk::SHARED_BYTES,
+            shared: sk::shared_bytes_of::<T>(),
             arg: 0,
             scratch: p.state_words,
             zero: p.zero_state,

@@ -9,7 +9,7 @@
 use crate::kernels::Scannable;
 use crate::{Algos, plan};
 use anyhow::{Result, bail};
-use gpu_algos_kernels::scan::{ERROR_GAVE_UP, SHARED_BYTES};
+use gpu_algos_kernels::scan::{ERROR_GAVE_UP, shared_bytes_of};
 use gpu_host::{Buffer, Device, Launch};
 
 /// `out[i] = x[0] + … + x[i]`; `out` has `x`'s length.
@@ -62,7 +62,7 @@ impl<'d> Algos<'d> {
             return Ok(());
         }
         let p = plan::scan::<T>(n);
-        let cfg = Launch::linear(p.tiles, p.block, SHARED_BYTES);
+        let cfg = Launch::linear(p.tiles, p.block, shared_bytes_of::<T>());
         let dev = self.dev;
         self.with_scan_state(p.state_words, p.zero_state, |state, epoch| {
             match &out {

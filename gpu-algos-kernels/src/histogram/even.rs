@@ -20,7 +20,7 @@ use gpu_std::block::sync_threads;
 use gpu_std::thread::{block_dim, block_idx, global_index_x, grid_stride_x, thread_idx};
 use gpu_std::vector::{Lanes, Split};
 use gpu_std::warp::{self, FULL_MASK, WARP_SIZE};
-use gpu_std::{Global, GlobalMut, kernel, shared_layout};
+use gpu_std::{Global, GlobalMut, SharedSlice, kernel, shared_layout};
 
 /// Threads per block.
 pub const BLOCK: u32 = 1024;
@@ -37,6 +37,17 @@ shared_layout! {
 }
 /// Dynamic shared memory per block: 32 KiB.
 pub const SHARED_BYTES: usize = EvenCounts::BYTES;
+
+/// Bytes of the byte histogram whose work one sample stands for, in [`grid`]: a sample's bin takes
+/// some fifteen instructions where a byte's takes one, so the grid grows with the samples, not their
+/// bytes.
+pub const WORK_BYTES_PER_SAMPLE: usize = 8;
+
+/// The grid for `n` samples: the byte histogram's rule ([`super::bytes::grid`]) for
+/// `n * WORK_BYTES_PER_SAMPLE` bytes.
+pub fn grid(n: usize, sms: u32, resident: u32) -> u32 {
+    super::bytes::grid(n.saturating_mul(WORK_BYTES_PER_SAMPLE), sms, resident)
+}
 
 /// A sample type of the even histogram: how to find a sample's bin.
 pub trait Sample: Lanes {
@@ -82,19 +93,40 @@ macro_rules! int_sample {
 }
 int_sample!(u16, u32);
 
+/// `2^23`: added to a float in `[0, 2^22)`, it rounds it to an integer, which then sits in the low
+/// mantissa bits.
+const MAGIC: f32 = 8_388_608.0;
+/// Below this, [`Sample::bin`] of `f32` may take the `f32` estimate.
+const F32_FAST_MAX: f32 = 1_048_576.0;
+
 impl Sample for f32 {
-    type Scale = f64;
+    /// The scale in `f64` (the definition) and rounded to `f32` (the estimate).
+    type Scale = (f64, f32);
     #[inline(always)]
-    fn scale(lower: f32, upper: f32, bins: u32) -> f64 {
-        bins as f64 / (upper as f64 - lower as f64)
+    fn scale(lower: f32, upper: f32, bins: u32) -> (f64, f32) {
+        let s = bins as f64 / (upper as f64 - lower as f64);
+        (s, s as f32)
     }
+    /// `floor((x - lower) * scale)` in `f64`, found from an `f32` estimate `y` where that is certain:
+    /// `y` is within `3 * 2^-24 * y` of the `f64` product (three roundings against two far smaller
+    /// ones), so where `y` is farther than `2^-21 * y` from the integer nearest to it, both lie between
+    /// the same two integers (`y < 2^20` keeps that margin under 1/2). Elsewhere, and for NaN or
+    /// infinite estimates, the product in `f64`. The estimate takes no conversion instruction: adding
+    /// `2^23` rounds `y` to the nearest integer, which the low mantissa bits then hold.
     #[inline(always)]
-    fn bin(x: f32, lower: f32, _upper: f32, bins: u32, scale: f64) -> Option<u32> {
+    fn bin(x: f32, lower: f32, upper: f32, bins: u32, scale: (f64, f32)) -> Option<u32> {
         // `!(x < upper)` also leaves out NaN.
-        if !(x >= lower && x < _upper) {
+        if !(x >= lower && x < upper) {
             return None;
         }
-        let b = ((x as f64 - lower as f64) * scale) as u32;
+        let y = (x - lower) * scale.1;
+        let t = y + MAGIC;
+        let nearest = t - MAGIC;
+        let b = if y < F32_FAST_MAX && (y - nearest).abs() > y * (1.0 / 2_097_152.0) {
+            (t.to_bits() & 0x7f_ffff) - u32::from(nearest > y)
+        } else {
+            ((x as f64 - lower as f64) * scale.0) as u32
+        };
         Some(if b >= bins { bins - 1 } else { b })
     }
 }
@@ -111,6 +143,61 @@ pub(crate) fn count_ends<T: Lanes>(split: &Split<'_, T>, count: impl Fn(T)) {
             j += block_dim().x as usize;
         }
     }
+}
+
+/// `$body` for `$k = 0, 1, …, $n - 1` (`$n` a constant up to 8), written out: a loop LLVM would
+/// keep (over values it then stores to local memory) when the body is large.
+macro_rules! unrolled {
+    ($n:expr, $k:ident => $body:expr) => {{
+        const { assert!($n <= 8, "unrolled! writes out 0 ..= 7") };
+        unrolled!(@ $n, $k => $body; 0 1 2 3 4 5 6 7)
+    }};
+    (@ $n:expr, $k:ident => $body:expr; $($i:literal)*) => {{
+        $(if $i < $n {
+            let $k: usize = $i;
+            $body;
+        })*
+    }};
+}
+
+/// Where [`count_all`] counts: per-lane columns in shared memory, one shared set, or `hist` itself.
+const IN_COLUMNS: u8 = 0;
+const IN_SHARED: u8 = 1;
+const IN_GLOBAL: u8 = 2;
+
+/// Counts every sample of `split` into the counters `WHERE` names: 16-byte loads, [`LOADS`] in
+/// flight, each vector's samples one after the other (unrolled), then the ends.
+#[inline(always)]
+fn count_all<T: Sample, const WHERE: u8>(
+    split: &Split<'_, T>,
+    (lower, upper, nbins, scale): (T, T, u32, T::Scale),
+    words: SharedSlice<u32>,
+    hist: GlobalMut<u32>,
+    lane: usize,
+) {
+    let count = |x: T| {
+        if let Some(b) = T::bin(x, lower, upper, nbins, scale) {
+            let b = b as usize;
+            match WHERE {
+                IN_COLUMNS => words.atomic(b * 32 + lane).add(1),
+                IN_SHARED => words.atomic(b).add(1),
+                _ => hist.atomic(b).add(1),
+            }
+        }
+    };
+    let (nv, stride) = (split.body.len(), grid_stride_x());
+    let mut i = global_index_x();
+    while i + (LOADS - 1) * stride < nv {
+        let v: [T::Vector; LOADS] = split.body.get_strided_nc(i, stride);
+        unrolled!(LOADS, k => unrolled!(T::LANES, j => count(v[k].as_ref()[j])));
+        i += LOADS * stride;
+    }
+    while i < nv {
+        let v = split.body.get_nc(i);
+        unrolled!(T::LANES, j => count(v.as_ref()[j]));
+        i += stride;
+    }
+    count_ends(split, count);
 }
 
 /// The kernel body: see the module docs.
@@ -140,31 +227,17 @@ fn histogram_even<T: Sample>(data: Global<T>, lower: T, upper: T, hist: GlobalMu
     }
     sync_threads();
     let lane = warp::lane_id() as usize;
-    let count = |x: T| {
-        if let Some(b) = T::bin(x, lower, upper, nbins, scale) {
-            let b = b as usize;
-            if columns {
-                words.atomic(b * 32 + lane).add(1);
-            } else if shared {
-                words.atomic(b).add(1);
-            } else {
-                hist.atomic(b).add(1);
-            }
-        }
-    };
+    // One counting loop per kind of counter, chosen once: with the choice inside the loop, LLVM kept
+    // the loaded vectors in local memory and looped over them (about 44 instructions per sample).
     let split = data.split_vectors();
-    let (nv, stride) = (split.body.len(), grid_stride_x());
-    let mut i = global_index_x();
-    while i + (LOADS - 1) * stride < nv {
-        let v: [T::Vector; LOADS] = split.body.get_strided_nc(i, stride);
-        v.into_iter().for_each(|v| v.as_ref().iter().for_each(|&x| count(x)));
-        i += LOADS * stride;
+    let range = (lower, upper, nbins, scale);
+    if columns {
+        count_all::<T, IN_COLUMNS>(&split, range, words, hist, lane);
+    } else if shared {
+        count_all::<T, IN_SHARED>(&split, range, words, hist, lane);
+    } else {
+        count_all::<T, IN_GLOBAL>(&split, range, words, hist, lane);
     }
-    while i < nv {
-        split.body.get_nc(i).as_ref().iter().for_each(|&x| count(x));
-        i += stride;
-    }
-    count_ends(&split, count);
     sync_threads();
     if columns {
         // One warp per bin: the 32 lanes' columns added by a butterfly, one global add.
@@ -236,6 +309,30 @@ mod tests {
                 x += step;
             }
             assert_eq!(u32::bin(upper, lower, upper, bins, inv), None);
+        }
+    }
+
+    #[test]
+    fn float_bins_take_the_f64_rule_through_the_estimate() {
+        // Every bin edge and its neighbours, and a sweep, against the definition in f64.
+        for (lower, upper, bins) in [(0.0f32, 1.0f32, 256u32), (-1.5, 2.25, 100), (3.0, 1e6, 7), (-1e-3, 1e-3, 4096)] {
+            let s = f32::scale(lower, upper, bins);
+            let want = |x: f32| {
+                let b = ((x as f64 - lower as f64) * s.0) as u32;
+                if b >= bins { bins - 1 } else { b }
+            };
+            let mut xs: Vec<f32> = (0..=bins)
+                .flat_map(|b| {
+                    let edge = (lower as f64 + b as f64 / s.0) as f32;
+                    [edge.next_down(), edge, edge.next_up()]
+                })
+                .collect();
+            xs.extend((0..100_000).map(|i| lower + (upper - lower) * (i as f32 / 100_000.0)));
+            for x in xs {
+                if x >= lower && x < upper {
+                    assert_eq!(f32::bin(x, lower, upper, bins, s), Some(want(x)), "{x} in [{lower}, {upper}) / {bins}");
+                }
+            }
         }
     }
 
