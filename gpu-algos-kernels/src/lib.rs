@@ -14,6 +14,23 @@
 // thread-local.
 pub const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
 
+/// `$body` for `$k = 0, 1, …, $n - 1` (`$n` a constant up to 8), written out, not looped: per-thread
+/// arrays indexed only by constants stay in registers, where a loop the compiler leaves rolled
+/// indexes them at run time, which puts them in local memory (and makes each load wait for the one
+/// before).
+macro_rules! unrolled {
+    ($n:expr, $k:ident => $body:expr) => {{
+        const { assert!($n <= 8, "unrolled! writes out 0 ..= 7") };
+        unrolled!(@ $n, $k => $body; 0 1 2 3 4 5 6 7)
+    }};
+    (@ $n:expr, $k:ident => $body:expr; $($i:literal)*) => {{
+        $(if $i < $n {
+            let $k: usize = $i;
+            $body;
+        })*
+    }};
+}
+
 pub mod element;
 pub mod histogram;
 pub mod reduce;

@@ -304,10 +304,10 @@ fn reduce_fast<T: Element, O: Op<T>>(
 
 /// Most 16-byte vectors (256 KiB) for which the launchers use the small-input kernels
 /// (`reduce_small_*`, one block) instead of `reduce_fast_*`. Measured on an H200, cold
-/// (bench/reduce_small_cold.csv): `reduce_small` took 3.9–6.3 µs up to 256 KiB, `reduce_fast` on one
+/// (bench/experiments/reduce_small_cold.csv): `reduce_small` took 3.9–6.3 µs up to 256 KiB, `reduce_fast` on one
 /// block 4.0–8.2 µs, and `reduce_fast` as it was launched before (one block up to 128 KiB, a few
 /// above) 4.2–6.7 µs; at 512 KiB a first form of `reduce_small` took 7.6 µs against 6.7 µs for
-/// `reduce_fast` on its grid (bench/reduce_small_variants_cold.csv).
+/// `reduce_fast` on its grid (bench/experiments/reduce_small_variants_cold.csv).
 pub const SMALL_MAX_VECTORS: usize = 16384;
 
 /// Whether the launchers sum `n` elements of `T` with a `reduce_small_*` kernel: up to

@@ -135,22 +135,6 @@ pub const fn items<T: Element>() -> usize {
 /// Elements per thread of the tuning variants [`scan_items16_u32`](crate::scan_twins::scan_items16_u32) and [`scan_items24_u32`](crate::scan_twins::scan_items24_u32).
 pub const VARIANT_ITEMS: [usize; 2] = [16, 24];
 
-/// `$body` once for each chunk `$k` in `0..$n` (`$n` at most 8), written out, not looped: the
-/// per-thread arrays are indexed only by constants, so they stay in registers (a loop the compiler
-/// leaves rolled indexes them at run time, which puts them in local memory and makes each load wait
-/// for the one before).
-macro_rules! each_chunk {
-    ($n:ident, $k:ident => $body:expr) => {{
-        const { assert!($n >= 1 && $n <= 8, "each_chunk! writes out chunks 0 ..= 7") };
-        each_chunk!(@ $n, $k => $body; 0 1 2 3 4 5 6 7)
-    }};
-    (@ $n:ident, $k:ident => $body:expr; $($i:literal)*) => {{
-        $(if $i < $n {
-            let $k: usize = $i;
-            $body;
-        })*
-    }};
-}
 /// Nanoseconds the look-back sleeps after publishing a tile's aggregate, before its first poll.
 pub const PRE_SLEEP_NS: u32 = 1500;
 /// Nanoseconds the look-back sleeps between polls.
@@ -530,7 +514,7 @@ fn vectors_of<T: ScanValue>(r: [T; 4]) -> (T::Vector, T::Vector) {
 
 /// One tile of the scan, `N` chunks (`4 * N` elements) per thread: see the module docs. `out` is `None`
 /// for the reduce pass; with `mode.in_place`, `out` is `input`'s memory.
-// The carry update of the last chunk, written out by `each_chunk!` but skipped, is never read.
+// The carry update of the last chunk, written out by `unrolled!` but skipped, is never read.
 #[allow(unused_assignments)]
 #[inline(always)]
 pub(crate) fn scan_tile<T: ScanValue, const N: usize>(
@@ -587,12 +571,12 @@ pub(crate) fn scan_tile<T: ScanValue, const N: usize>(
     let span = 32 * per * (N - 1) + per;
     if whole && streaming {
         let body = src.body.sub(first, span);
-        each_chunk!(N, k => v[k] = gather::<T>(|i| body.get_streaming(i), 32 * per * k));
+        unrolled!(N, k => v[k] = gather::<T>(|i| body.get_streaming(i), 32 * per * k));
     } else if whole {
         let body = src.body.sub(first, span);
-        each_chunk!(N, k => v[k] = gather::<T>(|i| body.get_nc(i), 32 * per * k));
+        unrolled!(N, k => v[k] = gather::<T>(|i| body.get_nc(i), 32 * per * k));
     } else {
-        each_chunk!(N, k => v[k] = load_partial(input, seg + k * 128 + 4 * lane as usize, mode.in_place));
+        unrolled!(N, k => v[k] = load_partial(input, seg + k * 128 + 4 * lane as usize, mode.in_place));
     }
     // The launch's preconditions, checked once this thread's loads are issued and before any warp
     // collective or any write: the checks read the launch configuration (the block size, the dynamic
@@ -612,7 +596,7 @@ pub(crate) fn scan_tile<T: ScanValue, const N: usize>(
     // Reduce: the thread's sum (a tree over its elements), the warp's (a butterfly). Only the loaded
     // values stay live across the look-back; the scan comes after it.
     let mut sums = [T::zero(); N];
-    each_chunk!(N, k => sums[k] = T::add(T::add(v[k][0], v[k][1]), T::add(v[k][2], v[k][3])));
+    unrolled!(N, k => sums[k] = T::add(T::add(v[k][0], v[k][1]), T::add(v[k][2], v[k][3])));
     // A tree over the chunk sums: the upper half added onto the lower, until one is left.
     let mut len = N;
     while len > 1 {
@@ -685,7 +669,7 @@ pub(crate) fn scan_tile<T: ScanValue, const N: usize>(
     let mut carry = T::add(T::from_word(sh.prefix.get(0)), T::from_word(sh.warps.get(w as usize)));
     // One loop, the store chosen per chunk: with a loop per kind of store, LLVM hoists the scans out of
     // the branches and keeps every chunk's results live at once (72 registers: one block per SM).
-    each_chunk!(N, k => {
+    unrolled!(N, k => {
         let r = scan_chunk(v[k], &mut carry, k + 1 < N, mode.exclusive);
         if let Some(st) = stage {
             // Lane `lane` holds elements 4 lane .. 4 lane + 4 of the chunk, and stores 2 lane, 2 lane + 1

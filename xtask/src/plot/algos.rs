@@ -9,6 +9,7 @@ use std::path::Path;
 
 use plotters::prelude::*;
 
+use super::sweep::{COLOURS, DrawResult, draw_legend, draw_line};
 use crate::util::{self, Context, Error, Result, display_path};
 
 pub const DEFAULT_CSV: &str = "bench/algos.csv";
@@ -194,14 +195,6 @@ pub fn tables(r: &Results) -> String {
 const COLUMNS: usize = 4;
 const PANEL: (u32, u32) = (430, 300);
 const TITLE_HEIGHT: u32 = 40;
-const COLOURS: [RGBColor; 6] = [
-    RGBColor(0xe1, 0x57, 0x59),
-    RGBColor(0x4e, 0x79, 0xa7),
-    RGBColor(0x59, 0xa1, 0x4f),
-    RGBColor(0xf2, 0x8e, 0x2b),
-    RGBColor(0xb0, 0x7a, 0xa1),
-    RGBColor(0x9c, 0x75, 0x5f),
-];
 
 /// The panels of `timing`: per operation, a line per type of CUB's time over the library's.
 pub fn panels(r: &Results, timing: &str) -> Vec<(String, Vec<(String, Vec<(f64, f64)>)>)> {
@@ -219,8 +212,6 @@ pub fn panels(r: &Results, timing: &str) -> Vec<(String, Vec<(String, Vec<(f64, 
     }
     out
 }
-
-type DrawResult = std::result::Result<(), Box<dyn std::error::Error>>;
 
 /// The chart of `timing` as SVG text.
 pub fn render(r: &Results, timing: &str, title: &str) -> Result<String> {
@@ -268,19 +259,9 @@ fn draw(
             .draw()?;
         chart.draw_series(std::iter::once(PathElement::new(vec![(lo, 1.0), (hi, 1.0)], BLACK.stroke_width(1))))?;
         for (k, (line, points)) in lines.iter().enumerate() {
-            let style = COLOURS[k % COLOURS.len()].stroke_width(2);
-            chart
-                .draw_series(std::iter::once(PathElement::new(points.clone(), style)))?
-                .label(line.as_str())
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], style));
+            draw_line(&mut chart, points, line, COLOURS[k % COLOURS.len()].stroke_width(2))?;
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK.mix(0.3))
-            .label_font(("sans-serif", 11))
-            .draw()?;
+        draw_legend(&mut chart, SeriesLabelPosition::LowerRight)?;
     }
     Ok(())
 }
@@ -361,10 +342,7 @@ mod tests {
         r.add("timing,workload,n,impl,ms,gbps\nhost,reduce sum f32,2048,torch,0.020,1\n", "b").unwrap();
         assert_eq!(r.ratios("host", "reduce sum f32", "CUB"), [(10.0, 2.0), (11.0, 0.8)]);
         let s = summary(&r);
-        assert!(
-            s.contains("| reduce sum f32 | 2^11 | 10.0 | 8.0 | 20.0 | 0.80x | 2.00x | 0.80x (2^11) | — |"),
-            "{s}"
-        );
+        assert!(s.contains("| reduce sum f32 | 2^11 | 10.0 | 8.0 | 20.0 | 0.80x | 2.00x | 0.80x (2^11) | — |"), "{s}");
         assert!(s.contains("| histogram even u16 | 2^10 | 2.0 | 3.0 | — | 1.50x | — | 1.50x (2^10) | — |"), "{s}");
         let t = tables(&r);
         assert!(

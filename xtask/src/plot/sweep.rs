@@ -17,7 +17,7 @@ pub const DEFAULT_TABLES: &str = "bench/sweep-tables.md";
 const COLUMNS: u32 = 3;
 const PANEL: (u32, u32) = (520, 330);
 const TITLE_HEIGHT: u32 = 40;
-const COLOURS: [RGBColor; 6] = [
+pub(super) const COLOURS: [RGBColor; 6] = [
     RGBColor(0xe1, 0x57, 0x59),
     RGBColor(0x4e, 0x79, 0xa7),
     RGBColor(0x59, 0xa1, 0x4f),
@@ -85,7 +85,7 @@ pub fn render(results: &BenchResults) -> Result<(String, usize)> {
     Ok((svg, fams.len()))
 }
 
-type DrawResult = std::result::Result<(), Box<dyn std::error::Error>>;
+pub(super) type DrawResult = std::result::Result<(), Box<dyn std::error::Error>>;
 
 fn draw(
     root: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
@@ -128,20 +128,43 @@ fn draw(
                 colour += 1;
                 COLOURS[(colour - 1) % COLOURS.len()].stroke_width(2)
             };
-            let legend_style = style;
-            chart
-                .draw_series(std::iter::once(PathElement::new(points.clone(), style)))?
-                .label(name.as_str())
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], legend_style));
+            draw_line(&mut chart, points, name, style)?;
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK.mix(0.3))
-            .label_font(("sans-serif", 11))
-            .draw()?;
+        draw_legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
     }
+    Ok(())
+}
+
+/// A panel of line charts over `(log2 n, value)`.
+pub(super) type Panel<'a, 'b> = ChartContext<
+    'a,
+    SVGBackend<'b>,
+    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+>;
+
+/// One line of a panel, named in its legend.
+pub(super) fn draw_line<'a>(
+    chart: &mut Panel<'a, 'a>,
+    points: &[(f64, f64)],
+    name: &str,
+    style: ShapeStyle,
+) -> DrawResult {
+    chart
+        .draw_series(std::iter::once(PathElement::new(points.to_vec(), style)))?
+        .label(name)
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], style));
+    Ok(())
+}
+
+/// A panel's legend, at `position`.
+pub(super) fn draw_legend<'a>(chart: &mut Panel<'a, 'a>, position: SeriesLabelPosition) -> DrawResult {
+    chart
+        .configure_series_labels()
+        .position(position)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK.mix(0.3))
+        .label_font(("sans-serif", 11))
+        .draw()?;
     Ok(())
 }
 
