@@ -111,6 +111,6 @@ impl<'d> Algos<'d> {
     pub fn histogram_even_grid<T: EvenSample + 'static>(&self, n: usize) -> Result<u32> {
         let dev = self.dev;
         let resident = if dev.is_gpu() { self.resident::<T>(|| T::resident(dev))? } else { 1 };
-        Ok(plan::histogram_even::<T>(n, crate::target(dev)?, resident))
+        Ok(plan::histogram_even(n, crate::target(dev)?, resident))
     }
 }

@@ -82,12 +82,12 @@ pub fn histogram_bytes(n: usize, target: Target, resident: u32) -> Histogram {
     }
 }
 
-/// Blocks of the even histogram of `n` samples of `T`: [`even::grid`], at most `resident`.
-pub fn histogram_even<T>(n: usize, target: Target, resident: u32) -> u32 {
+/// Blocks of the even histogram of `n` samples: [`even::grid`], at most `resident`.
+pub fn histogram_even(n: usize, target: Target, resident: u32) -> u32 {
     if !target.gpu {
         return EMU_HISTOGRAM_GRID;
     }
-    even::grid::<T>(n, target.sms, resident)
+    even::grid(n, target.sms, resident)
 }
 
 /// Threads per block of the even histogram.

@@ -38,12 +38,17 @@ shared_layout! {
 /// Dynamic shared memory per block: 32 KiB.
 pub const SHARED_BYTES: usize = EvenCounts::BYTES;
 
-/// The grid for `n` samples of `T`: the byte histogram's rule ([`super::bytes::grid`]) on the
-/// samples' bytes. (Counting each sample as 8 bytes, for the instructions its bin takes, measured
-/// 0.83x of the byte rule's speed for `u32` at 2^20 samples on an H200, cold, and helped only `u16`
-/// at 2^19.)
-pub fn grid<T>(n: usize, sms: u32, resident: u32) -> u32 {
-    super::bytes::grid(n.saturating_mul(size_of::<T>()), sms, resident)
+/// Bytes of the byte histogram whose work one sample stands for, in [`grid`]: a sample's bin takes
+/// some fifteen instructions where a byte's takes one, so the grid grows with the samples, not their
+/// bytes. (Measured on an H200 against the samples' own bytes: faster for `u16` at 2^18 and 2^19
+/// samples, slower at 2^20 for every type, the same from 2^22 on; a rule between the two is not yet
+/// measured.)
+pub const WORK_BYTES_PER_SAMPLE: usize = 8;
+
+/// The grid for `n` samples: the byte histogram's rule ([`super::bytes::grid`]) for
+/// `n * WORK_BYTES_PER_SAMPLE` bytes.
+pub fn grid(n: usize, sms: u32, resident: u32) -> u32 {
+    super::bytes::grid(n.saturating_mul(WORK_BYTES_PER_SAMPLE), sms, resident)
 }
 
 /// A sample type of the even histogram: how to find a sample's bin.
