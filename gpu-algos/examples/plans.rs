@@ -1,6 +1,6 @@
-//! Prints the launch each call of the library takes on this device, for every workload of the bench
-//! and `n = 2^kmin ..= 2^kmax`, as tab-separated lines: what `bench/algos.cu` replays, so that the
-//! times it reports are of the library's own launches.
+//! Prints the launch each call of the library takes on this device, for every workload of a
+//! benchmark and `n = 2^kmin ..= 2^kmax`, as tab-separated lines: what a benchmark written in CUDA C++
+//! can replay, so that the times it reports are of the library's own launches.
 //!
 //! ```text
 //! cargo run --release -p gpu-algos --features cuda --example plans -- [--kmin 10] [--kmax 30] [--emu]
@@ -17,7 +17,7 @@ use gpu_algos_kernels::{reduce as rk, scan as sk};
 use gpu_host::{Device, DeviceChoice};
 use gpu_std::Kernel;
 
-/// The bins of the bench's even histograms.
+/// The bins of the benchmark's even histograms.
 const EVEN_BINS: usize = 256;
 
 /// One launch, as a line of the output.

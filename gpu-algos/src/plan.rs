@@ -1,6 +1,6 @@
 //! The launch rules: which kernel, on what grid, for `n` elements on a device. Pure functions of `n`,
 //! the element size and what the device reports, shared by every call of the library (and printed by
-//! `cargo run -p gpu-algos --example plans` for the bench, which launches the same).
+//! `cargo run -p gpu-algos --example plans`, for a benchmark that launches the same).
 use gpu_algos_kernels::element::Element;
 use gpu_algos_kernels::histogram::{bytes, even, small};
 use gpu_algos_kernels::{reduce, scan};

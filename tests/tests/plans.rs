@@ -92,9 +92,8 @@ fn the_benchs_launches_are_the_librarys() {
     let rows: Vec<Vec<&str>> =
         text.lines().filter(|l| !l.starts_with('#') && !l.is_empty()).map(|l| l.split('\t').collect()).collect();
     assert!(text.lines().next().is_some_and(|l| l.contains("H200") && l.ends_with("sms\t132")), "{}", path.display());
-    let resident = |kernel: &str| {
-        rows.iter().filter(|r| r[2] == kernel).map(|r| r[3].parse::<u32>().unwrap()).max().unwrap_or(1)
-    };
+    let resident =
+        |kernel: &str| rows.iter().filter(|r| r[2] == kernel).map(|r| r[3].parse::<u32>().unwrap()).max().unwrap_or(1);
     assert_eq!(rows.len(), 21 * 36, "21 sizes of 36 workloads");
     for r in &rows {
         let n: usize = r[1].parse().unwrap();

@@ -46,7 +46,7 @@ impl Results {
             }
             let n: u64 = f[2].parse().map_err(|_| bad())?;
             let ms: f64 = f[4].parse().map_err(|_| bad())?;
-            if !(ms > 0.0) {
+            if ms.is_nan() || ms <= 0.0 {
                 return Err(bad());
             }
             if !self.workloads.iter().any(|w| w == f[1]) {
@@ -196,9 +196,14 @@ const COLUMNS: usize = 4;
 const PANEL: (u32, u32) = (430, 300);
 const TITLE_HEIGHT: u32 = 40;
 
+/// A line of a panel: its name and points `(log2 n, ratio)`.
+pub type Line = (String, Vec<(f64, f64)>);
+/// A panel: its name and lines.
+pub type Panel = (String, Vec<Line>);
+
 /// The panels of `timing`: per operation, a line per type of CUB's time over the library's.
-pub fn panels(r: &Results, timing: &str) -> Vec<(String, Vec<(String, Vec<(f64, f64)>)>)> {
-    let mut out: Vec<(String, Vec<(String, Vec<(f64, f64)>)>)> = Vec::new();
+pub fn panels(r: &Results, timing: &str) -> Vec<Panel> {
+    let mut out: Vec<Panel> = Vec::new();
     for w in &r.workloads {
         let points = r.ratios(timing, w, "CUB");
         if points.is_empty() {
@@ -232,7 +237,7 @@ pub fn render(r: &Results, timing: &str, title: &str) -> Result<String> {
 
 fn draw(
     root: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
-    panels: &[(String, Vec<(String, Vec<(f64, f64)>)>)],
+    panels: &[Panel],
     rows: usize,
     title: &str,
 ) -> DrawResult {
