@@ -5,6 +5,8 @@ use gpu_algos::{histogram, reduce, scan};
 use gpu_host::Device;
 use rand::{Rng, SeedableRng, rngs::StdRng};
 
+mod common;
+
 fn emu(seed: u64) -> Device {
     Device::emulator(gpu_host::EmuOptions { schedule_seed: seed, ..Default::default() })
 }
@@ -178,13 +180,7 @@ macro_rules! int_scans {
             for (k, &n) in SIZES.iter().enumerate() {
                 let dev = emu(k as u64 + 1);
                 let x: Vec<$t> = (0..n).map(|_| rng.r#gen()).collect();
-                let mut incl = Vec::with_capacity(n);
-                let mut acc: $t = 0;
-                for &v in &x {
-                    acc = acc.wrapping_add(v);
-                    incl.push(acc);
-                }
-                let excl: Vec<$t> = (0..n).map(|i| if i == 0 { 0 } else { incl[i - 1] }).collect();
+                let (incl, excl) = common::prefixes(&x, <$t>::wrapping_add);
                 let b = dev.upload("x", &x)?;
                 let mut out = dev.filled("out", n, 0 as $t)?;
                 scan::inclusive_sum(&dev, &b, &mut out)?;
@@ -230,20 +226,7 @@ macro_rules! float_scans {
                 for exclusive in [false, true] {
                     let mut out = dev.filled("out", n, 0.0 as $t)?;
                     if exclusive { scan::exclusive_sum(&dev, &b, &mut out)? } else { scan::inclusive_sum(&dev, &b, &mut out)? }
-                    let got = out.read()?;
-                    let (mut exact, mut abs) = (0.0f64, 0.0f64);
-                    for i in 0..n {
-                        if !exclusive {
-                            exact += x[i] as f64;
-                            abs += (x[i] as f64).abs();
-                        }
-                        let bound = ((i / tile) as f64 + 64.0) * $u * abs;
-                        assert!((got[i] as f64 - exact).abs() <= bound, "exclusive {exclusive}, n = {n}, i = {i}: {} against {exact}", got[i]);
-                        if exclusive {
-                            exact += x[i] as f64;
-                            abs += (x[i] as f64).abs();
-                        }
-                    }
+                    common::assert_float_scan(&x, &out.read()?, exclusive, tile, $u);
                 }
                 clean(&dev, stringify!($t));
             }

@@ -6,6 +6,9 @@ use gpu_algos::{Algos, histogram, reduce, scan};
 use gpu_host::{Device, DeviceChoice, NoGpu};
 use rand::{Rng, SeedableRng, rngs::StdRng};
 
+#[path = "../../gpu-algos/tests/common/mod.rs"]
+mod common;
+
 fn gpu_or_skip(test: &str) -> Option<Device> {
     match Device::open(DeviceChoice::Gpu, &gpu_algos::ptx(), Default::default()) {
         Ok((d, _)) => Some(d),
@@ -174,13 +177,7 @@ macro_rules! int_scans {
             let mut rng = StdRng::seed_from_u64(4);
             for &n in &SCAN_SIZES {
                 let x: Vec<$t> = (0..n).map(|_| rng.r#gen()).collect();
-                let mut incl = Vec::with_capacity(n);
-                let mut acc: $t = 0;
-                for &v in &x {
-                    acc = acc.wrapping_add(v);
-                    incl.push(acc);
-                }
-                let excl: Vec<$t> = (0..n).map(|i| if i == 0 { 0 } else { incl[i - 1] }).collect();
+                let (incl, excl) = common::prefixes(&x, <$t>::wrapping_add);
                 let b = dev.upload("x", &x)?;
                 let mut out = dev.filled("out", n, 0 as $t)?;
                 // Twice each with the kept state: the second launch is tagged with the next epoch.
@@ -223,20 +220,7 @@ macro_rules! float_scans {
                 for exclusive in [false, true] {
                     let mut out = dev.filled("out", n, 0.0 as $t)?;
                     if exclusive { algos.exclusive_sum(&b, &mut out)? } else { algos.inclusive_sum(&b, &mut out)? }
-                    let got = out.read()?;
-                    let (mut exact, mut abs) = (0.0f64, 0.0f64);
-                    for i in 0..n {
-                        if !exclusive {
-                            exact += x[i] as f64;
-                            abs += (x[i] as f64).abs();
-                        }
-                        let bound = ((i / tile) as f64 + 64.0) * $u * abs;
-                        assert!((got[i] as f64 - exact).abs() <= bound, "exclusive {exclusive}, n = {n}, i = {i}: {} against {exact}", got[i]);
-                        if exclusive {
-                            exact += x[i] as f64;
-                            abs += (x[i] as f64).abs();
-                        }
-                    }
+                    common::assert_float_scan(&x, &out.read()?, exclusive, tile, $u);
                 }
             }
             Ok(())
