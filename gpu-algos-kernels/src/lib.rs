@@ -14,14 +14,14 @@
 // thread-local.
 pub const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
 
-/// `$body` for `$k = 0, 1, …, $n - 1` (`$n` a constant up to 8), written out, not looped: per-thread
+/// `$body` for `$k = 0, 1, …, $n - 1` (`$n` a constant up to 16), written out, not looped: per-thread
 /// arrays indexed only by constants stay in registers, where a loop the compiler leaves rolled
 /// indexes them at run time, which puts them in local memory (and makes each load wait for the one
 /// before).
 macro_rules! unrolled {
     ($n:expr, $k:ident => $body:expr) => {{
-        const { assert!($n <= 8, "unrolled! writes out 0 ..= 7") };
-        unrolled!(@ $n, $k => $body; 0 1 2 3 4 5 6 7)
+        const { assert!($n <= 16, "unrolled! writes out 0 ..= 15") };
+        unrolled!(@ $n, $k => $body; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15)
     }};
     (@ $n:expr, $k:ident => $body:expr; $($i:literal)*) => {{
         $(if $i < $n {
@@ -36,3 +36,4 @@ pub mod histogram;
 pub mod reduce;
 pub mod scan;
 pub mod scan_twins;
+pub mod sort;

@@ -3,9 +3,9 @@
 use anyhow::Result;
 use gpu_algos_kernels::element::{Element, Max, Min, Sum};
 use gpu_algos_kernels::histogram::even::{self, Sample};
-use gpu_algos_kernels::{reduce as rk, scan as sk};
+use gpu_algos_kernels::{reduce as rk, scan as sk, sort as so};
 use gpu_host::{Buffer, Device, Launch};
-use gpu_std::Dim3;
+use gpu_std::{Arg, Dim3, Global, GlobalMut};
 
 mod sealed {
     pub trait Sealed {}
@@ -198,3 +198,99 @@ even_sample! {
     u32: histogram_even_u32;
     f32: histogram_even_f32;
 }
+
+/// A key type of the sort: `u32`, `i32`, `u64`, `i64`, `f32`, `f64`. Sealed.
+pub trait Sortable: gpu_algos_kernels::sort::SortKey + sealed::Sealed {
+    /// The PTX entries: the histogram, the pass of keys, with 4-byte values, with 8-byte values.
+    const KERNELS: [&'static str; 4];
+    /// The histogram kernel's resident blocks.
+    fn histogram_resident(dev: &Device) -> Result<u32>;
+    /// Launches the histogram of `keys` into `counts` for the range `digits` names.
+    fn launch_histogram(
+        dev: &Device,
+        cfg: Launch,
+        keys: &Buffer<'_, Self>,
+        counts: &Buffer<'_, u32>,
+        digits: u32,
+    ) -> Result<()>;
+    /// Launches pass `pass` from `src` to `dst`, with values when `vals` holds them.
+    #[allow(clippy::too_many_arguments)]
+    fn launch_pass(
+        dev: &Device,
+        cfg: Launch,
+        src: Arg<'_, Global<'_, Self>>,
+        dst: Arg<'_, GlobalMut<'_, Self>>,
+        vals: Values<'_>,
+        counts: &Buffer<'_, u32>,
+        state: &Buffer<'_, u32>,
+        digits: u32,
+        pass: u32,
+    ) -> Result<()>;
+}
+
+/// The values of a pass: none, or views of a source and a destination, as 4-byte or 8-byte bits.
+pub enum Values<'a> {
+    None,
+    Four(Arg<'a, Global<'a, u32>>, Arg<'a, GlobalMut<'a, u32>>),
+    Eight(Arg<'a, Global<'a, u64>>, Arg<'a, GlobalMut<'a, u64>>),
+}
+
+macro_rules! sortable {
+    ($($t:ty: $hist:ident, $keys:ident, $pairs4:ident, $pairs8:ident;)*) => {$(
+        impl Sortable for $t {
+            const KERNELS: [&'static str; 4] = [
+                <so::histogram::$hist as gpu_std::Kernel>::NAME,
+                <so::onesweep::$keys as gpu_std::Kernel>::NAME,
+                <so::onesweep::$pairs4 as gpu_std::Kernel>::NAME,
+                <so::onesweep::$pairs8 as gpu_std::Kernel>::NAME,
+            ];
+            fn histogram_resident(dev: &Device) -> Result<u32> {
+                dev.max_coresident_blocks::<so::histogram::$hist>(Dim3::x(so::histogram::BLOCK), so::histogram::SHARED_BYTES)
+            }
+            fn launch_histogram(dev: &Device, cfg: Launch, keys: &Buffer<'_, $t>, counts: &Buffer<'_, u32>, digits: u32) -> Result<()> {
+                dev.launch::<so::histogram::$hist>(cfg, (keys.view(), counts.view_mut(), digits))
+            }
+            fn launch_pass(
+                dev: &Device,
+                cfg: Launch,
+                src: Arg<'_, Global<'_, $t>>,
+                dst: Arg<'_, GlobalMut<'_, $t>>,
+                vals: Values<'_>,
+                counts: &Buffer<'_, u32>,
+                state: &Buffer<'_, u32>,
+                digits: u32,
+                pass: u32,
+            ) -> Result<()> {
+                let (c, s) = (counts.view(), state.view_mut());
+                match vals {
+                    Values::None => dev.launch::<so::onesweep::$keys>(cfg, (src, dst, c, s, digits, pass)),
+                    Values::Four(vi, vo) => dev.launch::<so::onesweep::$pairs4>(cfg, (src, dst, vi, vo, c, s, digits, pass)),
+                    Values::Eight(vi, vo) => dev.launch::<so::onesweep::$pairs8>(cfg, (src, dst, vi, vo, c, s, digits, pass)),
+                }
+            }
+        }
+    )*};
+}
+sortable! {
+    u32: sort_histogram_u32, sort_keys_u32, sort_pairs4_u32, sort_pairs8_u32;
+    i32: sort_histogram_i32, sort_keys_i32, sort_pairs4_i32, sort_pairs8_i32;
+    f32: sort_histogram_f32, sort_keys_f32, sort_pairs4_f32, sort_pairs8_f32;
+    u64: sort_histogram_u64, sort_keys_u64, sort_pairs4_u64, sort_pairs8_u64;
+    i64: sort_histogram_i64, sort_keys_i64, sort_pairs4_i64, sort_pairs8_i64;
+    f64: sort_histogram_f64, sort_keys_f64, sort_pairs4_f64, sort_pairs8_f64;
+}
+
+/// A value type the sort moves with its keys: any 4-byte or 8-byte [`Pod`](gpu_std::Pod) type the
+/// crate implements it for (`u32`, `i32`, `f32`, `u64`, `i64`, `f64`), as its bits. Sealed.
+pub trait SortValue: gpu_std::Pod + sealed::Sealed {
+    /// 4 or 8.
+    const BYTES: usize;
+}
+macro_rules! sort_value {
+    ($($t:ty),*) => {$(
+        impl SortValue for $t {
+            const BYTES: usize = size_of::<$t>();
+        }
+    )*};
+}
+sort_value!(u32, i32, f32, u64, i64, f64);

@@ -36,9 +36,10 @@ pub mod plan;
 pub mod reduce;
 pub mod scan;
 mod scratch;
+pub mod sort;
 
 pub use gpu_algos_kernels::element::{Element, Max, Min, Op, Sum};
-pub use kernels::{EvenSample, Reducible, Scannable};
+pub use kernels::{EvenSample, Reducible, Scannable, SortValue, Sortable};
 pub use scratch::Algos;
 
 use gpu_host::{Device, Ptx};

@@ -3,7 +3,7 @@
 //! `cargo run -p gpu-algos --example plans`, for a benchmark that launches the same).
 use gpu_algos_kernels::element::Element;
 use gpu_algos_kernels::histogram::{bytes, even, small};
-use gpu_algos_kernels::{reduce, scan};
+use gpu_algos_kernels::{reduce, scan, sort};
 
 /// What a device reports that the rules depend on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -149,4 +149,33 @@ mod tests {
         assert_eq!(wide.state_words, 2 + 3 * wide.tiles as usize);
         assert!(scan::<f32>(1 << 25).zero_state && !scan::<f32>(1 << 24).zero_state);
     }
+}
+
+/// Threads per block of the sort's passes on the emulator (tiles of `64 * ITEMS` keys: many tiles at
+/// the sizes a test affords).
+pub const EMU_SORT_BLOCK: u32 = 64;
+
+/// A sort's launches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sort {
+    /// Passes (one per 8 bits of the range).
+    pub passes: u32,
+    /// Blocks of the histogram (of `sort::histogram::BLOCK` threads).
+    pub histogram_grid: u32,
+    /// Threads per block of the passes.
+    pub block: u32,
+    /// Tiles (= blocks) of each pass.
+    pub tiles: usize,
+    /// Words of the passes' state (zeroed before the first pass).
+    pub state_words: usize,
+}
+
+/// The sort of `n` keys by `digits` when `resident` blocks of the histogram fit at once: the histogram
+/// on [`sort::histogram::grid`], then each pass on tiles of [`sort::BLOCK`] threads
+/// ([`EMU_SORT_BLOCK`] on the emulator).
+pub fn sort(n: usize, digits: sort::Digits, target: Target, resident: u32) -> Sort {
+    let block = if target.gpu { sort::BLOCK } else { EMU_SORT_BLOCK };
+    let histogram_grid = if target.gpu { sort::histogram::grid(n, target.sms, resident) } else { EMU_GRID };
+    let passes = digits.passes();
+    Sort { passes, histogram_grid, block, tiles: sort::tiles(n, block), state_words: sort::state_len(n, block, passes) }
 }

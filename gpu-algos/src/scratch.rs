@@ -5,7 +5,8 @@ use gpu_host::{Buffer, Device};
 use std::cell::{Cell, RefCell};
 
 /// The library's calls on one device, keeping their temporary storage between calls: the reduce's
-/// ticket and partials, the scan's state (whose epochs spare it a zeroing per call). Each free
+/// ticket and partials, the scan's state (whose epochs spare it a zeroing per call), the sort's counts,
+/// state and temporary buffers. Each free
 /// function of [`crate::reduce`], [`crate::histogram`] and [`crate::scan`] makes one for its call;
 /// a program that calls often keeps one. Not `Sync`: one thread's calls at a time, as the device's.
 pub struct Algos<'d> {
@@ -17,6 +18,8 @@ pub struct Algos<'d> {
     /// The scan's state and the epoch its last launch was tagged with.
     state: RefCell<Option<Buffer<'d, u64>>>,
     epochs: Cell<Epochs>,
+    /// The sort's counts, state and temporary keys and values.
+    pub(crate) sort_scratch: RefCell<crate::sort::SortScratch<'d>>,
     /// Resident blocks per kernel (an occupancy query costs microseconds: once per kernel).
     resident: RefCell<Vec<(std::any::TypeId, u32)>>,
 }
@@ -31,6 +34,7 @@ impl<'d> Algos<'d> {
             partials: RefCell::default(),
             state: RefCell::default(),
             epochs: Cell::new(Epochs::new()),
+            sort_scratch: RefCell::default(),
             resident: RefCell::default(),
         })
     }

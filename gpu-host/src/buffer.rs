@@ -76,6 +76,40 @@ impl<'dev, T: Pod> Buffer<'dev, T> {
         unsafe { Arg::in_space(GlobalMut::from_raw_parts(self.ptr(), self.len), self.space) }
     }
 
+    /// Read-only view of the first `len` elements, each as the `U` with its bits (`U` a [`Pod`] type of
+    /// `T`'s size and at most its alignment: an `f32` buffer as `u32`), borrowing the buffer. An error
+    /// past the end, or for a `U` of another size or a larger alignment.
+    pub fn view_of<U: Pod>(&self, len: usize) -> Result<Arg<'_, Global<'_, U>>> {
+        let ptr = self.bits_ptr::<U>(len)?;
+        // SAFETY: `ptr` addresses `len` elements of this buffer (checked), which the argument borrows;
+        // `U` has `T`'s size and an alignment `T`'s satisfies, and both are `Pod` (every bit pattern is
+        // a value, no padding), so the bytes are `len` valid `U`s.
+        Ok(unsafe { Arg::in_space(Global::from_raw_parts(ptr, len), self.space) })
+    }
+
+    /// Writable view of the first `len` elements as `U`, as [`Buffer::view_of`].
+    pub fn view_mut_of<U: Pod>(&self, len: usize) -> Result<Arg<'_, GlobalMut<'_, U>>> {
+        let ptr = self.bits_ptr::<U>(len)?;
+        // SAFETY: as in `view_of`.
+        Ok(unsafe { Arg::in_space(GlobalMut::from_raw_parts(ptr, len), self.space) })
+    }
+
+    fn bits_ptr<U: Pod>(&self, len: usize) -> Result<*mut U> {
+        if size_of::<U>() != size_of::<T>() || align_of::<U>() > align_of::<T>() {
+            bail!(
+                "a view of {}-byte elements as {} (of {} bytes, alignment {}): the sizes must be equal",
+                size_of::<T>(),
+                std::any::type_name::<U>(),
+                size_of::<U>(),
+                align_of::<U>()
+            );
+        }
+        if len > self.len {
+            bail!("a view of {len} elements of a buffer of {}", self.len);
+        }
+        Ok(self.ptr() as *mut U)
+    }
+
     /// One-writer-per-element output view, borrowing the buffer exclusively: no other argument of the
     /// launch can view it. `O` says who owns which element (inferred from the kernel).
     pub fn output<O: Owner>(&mut self) -> Arg<'_, Output<'_, T, O>> {

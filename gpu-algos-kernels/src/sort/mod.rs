@@ -1,0 +1,143 @@
+//! A stable device-wide LSD radix sort of keys, or of keys with values, in one pass over the data per
+//! 8-bit digit (the *onesweep* scheme: Adinets and Merrill, 2022), built from the chapter's tools.
+//!
+//! **Keys.** `u32`, `i32`, `u64`, `i64`, `f32`, `f64`, sorted by their bits in sort order
+//! ([`SortKey::ordered`]: signed integers in two's complement order, floats in IEEE 754 total
+//! order), ascending, or descending by flipping those bits; only bits `begin_bit .. end_bit` take
+//! part ([`Digits`]). Values (4 or 8 bytes) move with their keys. Equal keys keep their input order
+//! (stable), ascending and descending alike.
+//!
+//! **Passes.** One launch of [`histogram`] reads the keys once and counts, for every 8-bit digit
+//! position (every *pass*), how many keys have each of the 256 digits. Then one launch of
+//! [`onesweep`] per pass moves every key (and value) from one buffer to the other, stably by that
+//! pass's digit. A tile of `blockDim.x * ITEMS` keys:
+//! 1. takes its tile id from a ticket (an atomic counter), so that it only ever waits for tiles drawn
+//!    before it, by blocks already running (forward progress on any grid);
+//! 2. *ranks* its keys: warp `w` owns a contiguous segment of the tile and walks it 32 keys at a
+//!    time (lane `l` holds key `32 i + l` of step `i`); the lanes with the same digit find each other
+//!    with 8 `vote.ballot`s (one per digit bit), the highest of them adds their number to the warp's
+//!    counter of that digit in shared memory and passes the old count to the others with a shuffle,
+//!    and each key's rank among its warp's keys of its digit is that count plus the peers below it;
+//! 3. sums the warps' counters per digit (each warp's counts become offsets) and publishes the tile's
+//!    256 digit counts as *aggregates* in its status words; warp 0 scans the counts into the tile's
+//!    digit starts;
+//! 4. finds, per digit (one thread per digit), where its keys of that digit go: by *decoupled
+//!    look-back* over the status words of the tiles before it, adding aggregates until it meets a tile
+//!    that has published its *inclusive prefix*; tile 0's prefixes are the digit offsets of the pass
+//!    (the exclusive scan of the histogram's counts). It then publishes its own inclusive prefixes;
+//! 5. writes each key to its place in the tile in shared memory (digit start + warp offset + rank),
+//!    so that the keys of one digit lie together, then writes the tile out from shared memory in that
+//!    order: consecutive threads write consecutive addresses of one digit's run. Values follow the
+//!    same way, through the same shared memory.
+//!
+//! **Status words.** 32 bits per tile and digit: 0 while unpublished, else `value + 1` with the
+//! prefix flag in bit 31 ([`FLAG_PREFIX`]); a value (a count, at most `n`) is below `2^31 - 1`
+//! ([`MAX_LEN`]). The words of all passes are zeroed once per sort, before its first pass; each pass
+//! has its own ([`state_len`]): a ticket, a word left for the error, then `tiles * 256` status words;
+//! the error word of the whole sort is the first pass's (`state[1]`).
+//!
+//! Decision procedure (§5.7): (1) tiles cross blocks and a tile waits for others, so tile ids come
+//! from an atomic ticket in start order, not `blockIdx` (the twin `sort_blockidx_u32` takes
+//! `blockIdx.x`: a livelock report on the emulator when fewer blocks are resident than the grid
+//! has); (2) a status word is written by one block and polled by others: every access to it is a
+//! strong one, a device-scope release store to publish and acquire loads to read (the twins
+//! `sort_no_release_u32` and `sort_no_acquire_u32` make one side plain: a data race the emulator
+//! reports); the value travels in the word itself, so nothing else needs ordering; the polls are
+//! bounded ([`SPIN_LIMIT`]) and a tile that gives up sets the sort's error word, which the host
+//! checks; (3) within a block, the warp counters, digit counts, starts and the staged tile cross
+//! threads through shared memory between barriers, and within a warp the ranking's counters are
+//! read and written by one lane per digit at a time, `bar.warp.sync` between steps; (4) the
+//! histogram's counts and each pass's output are read by later launches (a launch boundary orders
+//! them).
+pub mod histogram;
+pub mod key;
+pub mod onesweep;
+pub mod twins;
+
+pub use key::{SortKey, SortValue, StageWord};
+
+/// Digits per pass: 8 bits.
+pub const RADIX_BITS: u32 = 8;
+/// Digit values.
+pub const RADIX: usize = 1 << RADIX_BITS;
+/// Most passes (64-bit keys).
+pub const MAX_PASSES: usize = 8;
+/// Most keys a sort takes: a status word holds a count up to `2^31 - 2` beside its flag.
+pub const MAX_LEN: usize = (1 << 31) - 2;
+/// Keys per thread of a tile.
+pub const ITEMS: usize = 16;
+/// Threads per block of the onesweep pass (the launchers'); any multiple of 32 up to [`MAX_BLOCK`] is
+/// accepted.
+pub const BLOCK: u32 = 512;
+/// Most threads per block of the onesweep pass (its shared memory is laid out for this many).
+pub const MAX_BLOCK: u32 = 512;
+/// Warps per block at most.
+pub const MAX_WARPS: usize = MAX_BLOCK as usize / 32;
+/// Keys per tile at most.
+pub const MAX_TILE: usize = MAX_BLOCK as usize * ITEMS;
+/// Words of a pass's state before its status words: the ticket and the error word (used in the first
+/// pass's only: `state[1]` is the whole sort's).
+pub const STATE_HEADER: usize = 2;
+/// Status flag (bit 31): the word holds the tile's inclusive prefix of its digit, not its count.
+pub const FLAG_PREFIX: u32 = 1 << 31;
+/// The sort's error word (`state[1]`) after a launch in which some tile gave up waiting.
+pub const ERROR_GAVE_UP: u32 = 1;
+/// Polls of one status word before a tile gives up.
+pub const SPIN_LIMIT: u32 = 1 << 22;
+
+/// The bit range a sort orders by and its direction; the passes it takes, and each pass's digit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Digits {
+    /// First bit (of [`SortKey::ordered`]) that takes part.
+    pub begin: u32,
+    /// One past the last bit.
+    pub end: u32,
+    /// Descending order: the ordered bits flipped.
+    pub descending: bool,
+}
+impl Digits {
+    /// Bits `begin .. end`, ascending or descending.
+    pub const fn new(begin: u32, end: u32, descending: bool) -> Digits {
+        Digits { begin, end, descending }
+    }
+    /// The kernels' argument: `begin | end << 8 | descending << 16`.
+    pub const fn to_arg(self) -> u32 {
+        self.begin | self.end << 8 | (self.descending as u32) << 16
+    }
+    /// The range a kernel's argument names ([`Digits::to_arg`]).
+    #[inline(always)]
+    pub const fn from_arg(a: u32) -> Digits {
+        Digits { begin: a & 0xff, end: (a >> 8) & 0xff, descending: (a >> 16) & 1 != 0 }
+    }
+    /// Passes of 8 bits (the last may have fewer): `ceil((end - begin) / 8)`, 0 for an empty range.
+    #[inline(always)]
+    pub const fn passes(self) -> u32 {
+        if self.end > self.begin { (self.end - self.begin).div_ceil(RADIX_BITS) } else { 0 }
+    }
+    /// Pass `p`'s shift and digit mask.
+    #[inline(always)]
+    pub const fn pass(self, p: u32) -> (u32, u32) {
+        let shift = self.begin + RADIX_BITS * p;
+        let bits = if self.end - shift < RADIX_BITS { self.end - shift } else { RADIX_BITS };
+        (shift, (1u32 << bits) - 1)
+    }
+}
+
+/// Tiles of `n` keys on blocks of `block` threads; at least 1.
+pub const fn tiles(n: usize, block: u32) -> usize {
+    let t = n.div_ceil(block as usize * ITEMS);
+    if t == 0 { 1 } else { t }
+}
+/// Words of one pass's state for `n` keys on blocks of `block` threads.
+pub const fn pass_state_len(n: usize, block: u32) -> usize {
+    STATE_HEADER + tiles(n, block) * RADIX
+}
+/// Words of the state of a sort of `passes` passes (each pass's after the one before).
+pub const fn state_len(n: usize, block: u32, passes: u32) -> usize {
+    passes as usize * pass_state_len(n, block)
+}
+/// A status word: `value + 1`, with [`FLAG_PREFIX`] for an inclusive prefix.
+#[inline(always)]
+pub const fn status(prefix: bool, value: u32) -> u32 {
+    (value + 1) | if prefix { FLAG_PREFIX } else { 0 }
+}

@@ -1,0 +1,376 @@
+//! One pass of the radix sort: every key (and value) of a tile moved to its place by one digit, with
+//! the tile's digit offsets found by decoupled look-back ([`super`] has the algorithm and the decision
+//! procedure).
+use gpu_std::block::sync_threads;
+use gpu_std::shared::SharedSlice;
+use gpu_std::thread::{block_dim, block_idx, thread_idx};
+use gpu_std::warp::{self, FULL_MASK, WARP_SIZE};
+use gpu_std::{Global, GlobalMut, Pod, kernel, shared_layout};
+
+use super::key::{SortKey, SortValue, StageWord};
+use super::{
+    Digits, ERROR_GAVE_UP, FLAG_PREFIX, ITEMS, MAX_BLOCK, MAX_TILE, MAX_WARPS, RADIX, RADIX_BITS, SPIN_LIMIT,
+    STATE_HEADER, pass_state_len, status, tiles,
+};
+use crate::scan::{Access, warp_inclusive};
+
+shared_layout! {
+    /// A tile's shared memory, 4-byte keys and values: the warps' digit counters (then offsets), the
+    /// tile's digit counts, starts and global bases, its id, and the staged tile.
+    pub struct TileShared {
+        pub warps: [u32; MAX_WARPS * RADIX], pub count: [u32; RADIX], pub start: [u32; RADIX],
+        pub base: [u32; RADIX], pub tile: [u32; 1], pub stage: [u32; MAX_TILE]
+    }
+}
+shared_layout! {
+    /// [`TileShared`] with a stage of 8-byte words (8-byte keys or values).
+    pub struct TileSharedWide {
+        pub warps: [u32; MAX_WARPS * RADIX], pub count: [u32; RADIX], pub start: [u32; RADIX],
+        pub base: [u32; RADIX], pub tile: [u32; 1], pub stage: [u64; MAX_TILE]
+    }
+}
+/// Dynamic shared memory per block when keys and values are 4 bytes.
+pub const SHARED_BYTES: usize = TileShared::BYTES;
+/// Dynamic shared memory per block when keys or values are 8 bytes.
+pub const SHARED_BYTES_WIDE: usize = TileSharedWide::BYTES;
+/// Dynamic shared memory per block for keys and values of these sizes.
+pub const fn shared_bytes(key_bytes: usize, value_bytes: usize) -> usize {
+    if key_bytes == 8 || value_bytes == 8 { SHARED_BYTES_WIDE } else { SHARED_BYTES }
+}
+
+/// The views of a tile's shared memory.
+pub(crate) struct Views<W: Pod> {
+    warps: SharedSlice<u32>,
+    count: SharedSlice<u32>,
+    start: SharedSlice<u32>,
+    base: SharedSlice<u32>,
+    tile: SharedSlice<u32>,
+    stage: SharedSlice<W>,
+}
+/// A stage word with its layout.
+pub(crate) trait Stage: StageWord {
+    fn views() -> Views<Self>;
+}
+impl Stage for u32 {
+    #[inline(always)]
+    fn views() -> Views<u32> {
+        let s = TileShared::view();
+        Views { warps: s.warps, count: s.count, start: s.start, base: s.base, tile: s.tile, stage: s.stage }
+    }
+}
+impl Stage for u64 {
+    #[inline(always)]
+    fn views() -> Views<u64> {
+        let s = TileSharedWide::view();
+        Views { warps: s.warps, count: s.count, start: s.start, base: s.base, tile: s.tile, stage: s.stage }
+    }
+}
+
+/// How a tile takes its id and accesses the status words: the launchers' way, or a twin's.
+#[derive(Clone, Copy)]
+pub(crate) struct Variant {
+    pub(crate) access: Access,
+    /// Tile `blockIdx.x` instead of a ticket.
+    pub(crate) block_idx: bool,
+}
+/// The launchers' variant: a ticket, release stores and acquire loads.
+pub(crate) const CORRECT: Variant = Variant { access: Access::ReleaseAcquire, block_idx: false };
+
+/// The lanes of the warp whose `d` equals this lane's: one `vote.ballot` per digit bit.
+#[inline(always)]
+fn peers_of(d: u32) -> u32 {
+    let mut peers = FULL_MASK;
+    let mut b = 0;
+    while b < RADIX_BITS {
+        let set = (d >> b) & 1 != 0;
+        let m = warp::ballot(FULL_MASK, set);
+        peers &= if set { m } else { !m };
+        b += 1;
+    }
+    peers
+}
+
+/// Warp 0: `dst[d] = src(0) + … + src(d - 1)` for the 256 digits (lane `l` takes digits `8l .. 8l + 8`).
+// The running sum after the last digit, written out by `unrolled!`, is never read.
+#[allow(unused_assignments)]
+#[inline(always)]
+fn exclusive_digits(src: impl Fn(usize) -> u32, dst: SharedSlice<u32>) {
+    let lane = warp::lane_id() as usize;
+    const PER: usize = RADIX / WARP_SIZE as usize;
+    let mut v = [0u32; PER];
+    unrolled!(PER, j => v[j] = src(PER * lane + j));
+    let mut total = 0u32;
+    unrolled!(PER, j => total = total.wrapping_add(v[j]));
+    let mut run = warp_inclusive(total).wrapping_sub(total);
+    unrolled!(PER, j => {
+        dst.set(PER * lane + j, run);
+        run = run.wrapping_add(v[j]);
+    });
+}
+
+#[inline(always)]
+fn publish(state: GlobalMut<u32>, at: usize, word: u32, access: Access) {
+    if access == Access::PlainStore { state.set(at, word) } else { state.atomic(at).store_release(word) }
+}
+#[inline(always)]
+fn read_status(state: GlobalMut<u32>, at: usize, access: Access) -> u32 {
+    if access == Access::PlainLoad { state.get(at) } else { state.atomic(at).load_acquire() }
+}
+
+/// The exclusive prefix of digit `d` for tile `tile > 0` of the pass whose state starts at `at`: the
+/// aggregates of the tiles before it back to the nearest that published its inclusive prefix, and
+/// that prefix. Polls each word until it is published (bounded: on giving up, sets the sort's error
+/// word, `state[1]`, and returns what it has).
+#[inline(always)]
+fn look_back(state: GlobalMut<u32>, at: usize, tile: usize, d: usize, access: Access) -> u32 {
+    let mut excl = 0u32;
+    let mut k = tile;
+    while k > 0 {
+        k -= 1;
+        let word_at = at + STATE_HEADER + k * RADIX + d;
+        let mut spins = 0u32;
+        let mut word = read_status(state, word_at, access);
+        while word == 0 && spins < SPIN_LIMIT {
+            spins += 1;
+            word = read_status(state, word_at, access);
+        }
+        if word == 0 {
+            state.atomic(1).fetch_or(ERROR_GAVE_UP);
+            return excl;
+        }
+        excl = excl.wrapping_add((word & !FLAG_PREFIX) - 1);
+        if word & FLAG_PREFIX != 0 {
+            break;
+        }
+    }
+    excl
+}
+
+/// One tile of pass `pass` (see [`super`]): `keys_in` (and `vals`' input) to `keys_out` (and its
+/// output), stably by the pass's digit.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub(crate) fn sort_tile<K: SortKey, V: SortValue, W: Stage>(
+    keys_in: Global<K>,
+    keys_out: GlobalMut<K>,
+    vals: Option<(Global<V>, GlobalMut<V>)>,
+    counts: Global<u32>,
+    state: GlobalMut<u32>,
+    digits: Digits,
+    pass: u32,
+    variant: Variant,
+) {
+    let threads = block_dim().x;
+    let n = keys_in.len();
+    if !threads.is_multiple_of(WARP_SIZE) || threads > MAX_BLOCK {
+        panic!("sort kernels are launched with a multiple of 32 threads, at most 512");
+    }
+    if keys_out.len() != n || vals.is_some_and(|(i, o)| i.len() != n || o.len() != n) {
+        panic!("sort: every key and value buffer must have as many elements as `keys_in`");
+    }
+    if pass >= digits.passes() || digits.end > K::BITS || counts.len() < (pass as usize + 1) * RADIX {
+        panic!("sort: `pass` must be one of the bit range's passes, with its counts");
+    }
+    let tiles = tiles(n, threads);
+    let at = pass as usize * pass_state_len(n, threads);
+    if state.len() < at + pass_state_len(n, threads) {
+        panic!("sort: `state` must hold state_len(n, threads, passes) words");
+    }
+    let t = thread_idx().x as usize;
+    let (lane, w) = (warp::lane_id(), warp::warp_id() as usize);
+    let sh = W::views();
+
+    // The tile id: a ticket, in the order blocks start (or the twin's blockIdx.x).
+    let tile = if variant.block_idx {
+        block_idx().x as usize
+    } else {
+        if t == 0 {
+            sh.tile.set(0, state.atomic(at).fetch_add(1));
+        }
+        sync_threads();
+        sh.tile.get(0) as usize
+    };
+    if tile >= tiles {
+        return;
+    }
+    let tile_len = threads as usize * ITEMS;
+    let first = tile * tile_len;
+    let valid = tile_len.min(n - first);
+    // Keys past the end rank as digit 255 after every real key of the tile (they come last in the
+    // tile's order) and are never staged or written: only digit 255's published count leaves them out.
+    let missing = (tile_len - valid) as u32;
+    let (shift, mask) = digits.pass(pass);
+    let flip = digits.descending;
+
+    // The warp's digit counters start at zero.
+    let counters = w * RADIX;
+    unrolled!(RADIX / 32, j => sh.warps.set(counters + 32 * j + lane as usize, 0));
+    warp::sync_warp(FULL_MASK);
+
+    // Load: lane `lane` of warp `w` holds keys seg + 32 i + lane.
+    let seg = first + w * 32 * ITEMS;
+    let whole = seg + 32 * ITEMS <= n;
+    let mut keys = [K::from_word(0); ITEMS];
+    if whole {
+        unrolled!(ITEMS, i => keys[i] = keys_in.get(seg + 32 * i + lane as usize));
+    } else {
+        unrolled!(ITEMS, i => {
+            let idx = seg + 32 * i + lane as usize;
+            if idx < n {
+                keys[i] = keys_in.get(idx);
+            }
+        });
+    }
+    let digit_of = |i: usize, key: K| {
+        if whole || seg + 32 * i + (lane as usize) < n { key.digit(shift, mask, flip) as usize } else { RADIX - 1 }
+    };
+
+    // Rank: step i, the peers of each lane's digit; the highest peer adds their number to the warp's
+    // counter and passes the old count on; the rank is that plus the peers below.
+    let below = (1u32 << lane) - 1;
+    let mut rank = [0u32; ITEMS];
+    unrolled!(ITEMS, i => {
+        let d = digit_of(i, keys[i]);
+        let peers = peers_of(d as u32);
+        let leader = 31 - peers.leading_zeros();
+        let mut old = 0;
+        if lane == leader {
+            old = sh.warps.get(counters + d);
+            sh.warps.set(counters + d, old + peers.count_ones());
+        }
+        rank[i] = warp::shfl_idx(FULL_MASK, old, leader) + (peers & below).count_ones();
+        warp::sync_warp(FULL_MASK);
+    });
+    sync_threads();
+
+    // Per digit: the warps' counts become their offsets, the sum is the tile's count; tiles after the
+    // first publish it as their aggregate.
+    let nwarps = threads as usize / 32;
+    let word_of = |d: usize| at + STATE_HEADER + tile * RADIX + d;
+    let aggregate = |d: usize, total: u32| if d == RADIX - 1 { total - missing } else { total };
+    let mut d = t;
+    while d < RADIX {
+        let mut run = 0u32;
+        for v in 0..nwarps {
+            let c = sh.warps.get(v * RADIX + d);
+            sh.warps.set(v * RADIX + d, run);
+            run += c;
+        }
+        sh.count.set(d, run);
+        if tile > 0 {
+            publish(state, word_of(d), status(false, aggregate(d, run)), variant.access);
+        }
+        d += threads as usize;
+    }
+    sync_threads();
+    // Warp 0: the tile's digit starts; for tile 0, the pass's digit offsets (into `base`).
+    if w == 0 {
+        exclusive_digits(|d| sh.count.get(d), sh.start);
+        if tile == 0 {
+            exclusive_digits(|d| counts.get(pass as usize * RADIX + d), sh.base);
+        }
+    }
+    sync_threads();
+    // Per digit: the exclusive prefix (look-back), the inclusive one published, and the base that
+    // turns a staged position into the key's place in the output.
+    let mut d = t;
+    while d < RADIX {
+        let excl = if tile == 0 { sh.base.get(d) } else { look_back(state, at, tile, d, variant.access) };
+        publish(state, word_of(d), status(true, excl.wrapping_add(aggregate(d, sh.count.get(d)))), variant.access);
+        sh.base.set(d, excl.wrapping_sub(sh.start.get(d)));
+        d += threads as usize;
+    }
+    // The staged position of each key: its digit's start, its warp's offset, its rank.
+    unrolled!(ITEMS, i => {
+        let d = digit_of(i, keys[i]);
+        rank[i] = sh.start.get(d) + sh.warps.get(counters + d) + rank[i];
+    });
+    sync_threads();
+    unrolled!(ITEMS, i => {
+        if whole || seg + 32 * i + (lane as usize) < n {
+            sh.stage.set(rank[i] as usize, W::from_word(keys[i].to_word()));
+        }
+    });
+    sync_threads();
+    // Out, in staged order: thread t takes positions t, t + threads, …; a key's place is its digit's
+    // base plus its position.
+    let mut place = [0u32; ITEMS];
+    unrolled!(ITEMS, s => {
+        let j = s * threads as usize + t;
+        if j < valid {
+            let key = K::from_word(sh.stage.get(j).to_word());
+            let p = sh.base.get(key.digit(shift, mask, flip) as usize).wrapping_add(j as u32);
+            keys_out.set(p as usize, key);
+            place[s] = p;
+        }
+    });
+    let Some((vals_in, vals_out)) = vals else { return };
+    let mut v = [V::from_word(0); ITEMS];
+    unrolled!(ITEMS, i => {
+        let idx = seg + 32 * i + lane as usize;
+        if whole || idx < n {
+            v[i] = vals_in.get(idx);
+        }
+    });
+    // Every key has been read from the stage before values overwrite it.
+    sync_threads();
+    unrolled!(ITEMS, i => {
+        if whole || seg + 32 * i + (lane as usize) < n {
+            sh.stage.set(rank[i] as usize, W::from_word(v[i].to_word()));
+        }
+    });
+    sync_threads();
+    unrolled!(ITEMS, s => {
+        let j = s * threads as usize + t;
+        if j < valid {
+            vals_out.set(place[s] as usize, V::from_word(sh.stage.get(j).to_word()));
+        }
+    });
+}
+
+/// The kernels of one key type: keys only, and with 4-byte and 8-byte values.
+macro_rules! sort_kernels {
+    ($($k:ty, $w:ty: $keys:ident, $pairs4:ident, $pairs8:ident;)*) => {$(
+        kernel! {
+            #[doc = concat!("Pass `pass` of the sort of `", stringify!($k), "` keys by the bits and direction `digits` \
+              names ([`Digits::to_arg`]): `keys_in` to `keys_out`, stably by the pass's digit. Launch: [`BLOCK`](super::BLOCK) \
+              threads (any multiple of 32 up to 512), `shared_bytes(", stringify!($k), ")` bytes, `tiles(n, threads)` \
+              blocks; `counts` holds the histogram's `passes * 256` counts; `state` holds \
+              `state_len(n, threads, passes)` words, zeroed before the sort's first pass. After the launch the \
+              sort's error word `state[1]` is `ERROR_GAVE_UP` if a tile of any pass gave up waiting (the output \
+              is then wrong).")]
+            #[launch_bounds(512, 2)]
+            pub fn $keys<'a>(keys_in: Global<'a, $k>, keys_out: GlobalMut<'a, $k>, counts: Global<'a, u32>,
+                state: GlobalMut<'a, u32>, digits: u32, pass: u32) {
+                let digits = Digits::from_arg(digits);
+                sort_tile::<$k, u32, $w>(keys_in, keys_out, None, counts, state, digits, pass, CORRECT)
+            }
+        }
+        kernel! {
+            #[doc = concat!("[`", stringify!($keys), "`] with 4-byte values moved with their keys.")]
+            #[launch_bounds(512, 2)]
+            pub fn $pairs4<'a>(keys_in: Global<'a, $k>, keys_out: GlobalMut<'a, $k>, vals_in: Global<'a, u32>,
+                vals_out: GlobalMut<'a, u32>, counts: Global<'a, u32>, state: GlobalMut<'a, u32>, digits: u32, pass: u32) {
+                let digits = Digits::from_arg(digits);
+                sort_tile::<$k, u32, $w>(keys_in, keys_out, Some((vals_in, vals_out)), counts, state, digits, pass, CORRECT)
+            }
+        }
+        kernel! {
+            #[doc = concat!("[`", stringify!($keys), "`] with 8-byte values moved with their keys.")]
+            #[launch_bounds(512, 2)]
+            pub fn $pairs8<'a>(keys_in: Global<'a, $k>, keys_out: GlobalMut<'a, $k>, vals_in: Global<'a, u64>,
+                vals_out: GlobalMut<'a, u64>, counts: Global<'a, u32>, state: GlobalMut<'a, u32>, digits: u32, pass: u32) {
+                let digits = Digits::from_arg(digits);
+                sort_tile::<$k, u64, u64>(keys_in, keys_out, Some((vals_in, vals_out)), counts, state, digits, pass, CORRECT)
+            }
+        }
+    )*};
+}
+sort_kernels! {
+    u32, u32: sort_keys_u32, sort_pairs4_u32, sort_pairs8_u32;
+    i32, u32: sort_keys_i32, sort_pairs4_i32, sort_pairs8_i32;
+    f32, u32: sort_keys_f32, sort_pairs4_f32, sort_pairs8_f32;
+    u64, u64: sort_keys_u64, sort_pairs4_u64, sort_pairs8_u64;
+    i64, u64: sort_keys_i64, sort_pairs4_i64, sort_pairs8_i64;
+    f64, u64: sort_keys_f64, sort_pairs4_f64, sort_pairs8_f64;
+}
