@@ -4,7 +4,7 @@ use anyhow::Result;
 use gpu_algos_kernels::element::{Element, Max, Min, Sum};
 use gpu_algos_kernels::histogram::even::{self, Sample};
 use gpu_algos_kernels::{reduce as rk, scan as sk, sort as so};
-use gpu_host::{Buffer, Device, Launch};
+use gpu_host::{Buffer, Device, Launch, Sequence};
 use gpu_std::{Arg, Dim3, Global, GlobalMut};
 
 mod sealed {
@@ -205,24 +205,24 @@ pub trait Sortable: gpu_algos_kernels::sort::SortKey + sealed::Sealed {
     const KERNELS: [&'static str; 4];
     /// The histogram kernel's resident blocks.
     fn histogram_resident(dev: &Device) -> Result<u32>;
-    /// Launches the histogram of `keys` into `counts` for the range `digits` names.
-    fn launch_histogram(
-        dev: &Device,
+    /// Queues the histogram of `keys` into `counts` for the range `digits` names.
+    fn launch_histogram<'s>(
+        seq: &Sequence<'s>,
         cfg: Launch,
-        keys: &Buffer<'_, Self>,
-        counts: &Buffer<'_, u32>,
+        keys: &'s Buffer<'_, Self>,
+        counts: &'s Buffer<'_, u32>,
         digits: u32,
     ) -> Result<()>;
-    /// Launches pass `pass` from `src` to `dst`, with values when `vals` holds them.
+    /// Queues pass `pass` from `src` to `dst`, with values when `vals` holds them.
     #[allow(clippy::too_many_arguments)]
-    fn launch_pass(
-        dev: &Device,
+    fn launch_pass<'s>(
+        seq: &Sequence<'s>,
         cfg: Launch,
-        src: Arg<'_, Global<'_, Self>>,
-        dst: Arg<'_, GlobalMut<'_, Self>>,
-        vals: Values<'_>,
-        counts: &Buffer<'_, u32>,
-        state: &Buffer<'_, u32>,
+        src: Arg<'s, Global<'s, Self>>,
+        dst: Arg<'s, GlobalMut<'s, Self>>,
+        vals: Values<'s>,
+        counts: &'s Buffer<'_, u32>,
+        state: &'s Buffer<'_, u32>,
         digits: u32,
         pass: u32,
     ) -> Result<()>;
@@ -247,25 +247,31 @@ macro_rules! sortable {
             fn histogram_resident(dev: &Device) -> Result<u32> {
                 dev.max_coresident_blocks::<so::histogram::$hist>(Dim3::x(so::histogram::BLOCK), so::histogram::SHARED_BYTES)
             }
-            fn launch_histogram(dev: &Device, cfg: Launch, keys: &Buffer<'_, $t>, counts: &Buffer<'_, u32>, digits: u32) -> Result<()> {
-                dev.launch::<so::histogram::$hist>(cfg, (keys.view(), counts.view_mut(), digits))
-            }
-            fn launch_pass(
-                dev: &Device,
+            fn launch_histogram<'s>(
+                seq: &Sequence<'s>,
                 cfg: Launch,
-                src: Arg<'_, Global<'_, $t>>,
-                dst: Arg<'_, GlobalMut<'_, $t>>,
-                vals: Values<'_>,
-                counts: &Buffer<'_, u32>,
-                state: &Buffer<'_, u32>,
+                keys: &'s Buffer<'_, $t>,
+                counts: &'s Buffer<'_, u32>,
+                digits: u32,
+            ) -> Result<()> {
+                seq.launch::<so::histogram::$hist>(cfg, (keys.view(), counts.view_mut(), digits))
+            }
+            fn launch_pass<'s>(
+                seq: &Sequence<'s>,
+                cfg: Launch,
+                src: Arg<'s, Global<'s, $t>>,
+                dst: Arg<'s, GlobalMut<'s, $t>>,
+                vals: Values<'s>,
+                counts: &'s Buffer<'_, u32>,
+                state: &'s Buffer<'_, u32>,
                 digits: u32,
                 pass: u32,
             ) -> Result<()> {
                 let (c, s) = (counts.view(), state.view_mut());
                 match vals {
-                    Values::None => dev.launch::<so::onesweep::$keys>(cfg, (src, dst, c, s, digits, pass)),
-                    Values::Four(vi, vo) => dev.launch::<so::onesweep::$pairs4>(cfg, (src, dst, vi, vo, c, s, digits, pass)),
-                    Values::Eight(vi, vo) => dev.launch::<so::onesweep::$pairs8>(cfg, (src, dst, vi, vo, c, s, digits, pass)),
+                    Values::None => seq.launch::<so::onesweep::$keys>(cfg, (src, dst, c, s, digits, pass)),
+                    Values::Four(vi, vo) => seq.launch::<so::onesweep::$pairs4>(cfg, (src, dst, vi, vo, c, s, digits, pass)),
+                    Values::Eight(vi, vo) => seq.launch::<so::onesweep::$pairs8>(cfg, (src, dst, vi, vo, c, s, digits, pass)),
                 }
             }
         }

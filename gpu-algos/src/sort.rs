@@ -100,21 +100,17 @@ pub(crate) struct SortScratch<'d> {
     vals8: Option<Buffer<'d, u64>>,
 }
 
-/// `slot` zeroed with exactly `len` words (a new buffer is zero), or with at least `len` when `zero` is
-/// false (its contents do not matter).
+/// `slot` with exactly `len` words when `exact` (the buffer is zeroed whole), else at least `len` (its
+/// contents do not matter).
 fn ensure<'s, 'd, T: Pod>(
     dev: &'d Device,
     slot: &'s mut Option<Buffer<'d, T>>,
     name: &str,
     len: usize,
-    zero: bool,
+    exact: bool,
 ) -> Result<&'s Buffer<'d, T>> {
-    let fits = slot.as_ref().is_some_and(|b| if zero { b.len() == len } else { b.len() >= len });
-    if fits {
-        if zero {
-            slot.as_ref().expect("checked").zero()?;
-        }
-    } else {
+    let fits = slot.as_ref().is_some_and(|b| if exact { b.len() == len.max(1) } else { b.len() >= len });
+    if !fits {
         *slot = None;
         *slot = Some(dev.filled(name, len.max(1), T::default())?);
     }
@@ -178,15 +174,11 @@ impl<'d> Algos<'d> {
         }
         let digits = digits_of::<K>(order)?.to_arg();
         let dev = self.dev;
-        let mut s = self.sort_scratch.borrow_mut();
-        let s = &mut *s;
+        let mut guard = self.sort_scratch.borrow_mut();
+        let s = &mut *guard;
         let counts = ensure(dev, &mut s.counts, "sort counts", p.passes as usize * so::RADIX, true)?;
         let state = ensure(dev, &mut s.state, "sort state", p.state_words, true)?;
-        let hist = Launch::linear(p.histogram_grid, so::histogram::BLOCK, so::histogram::SHARED_BYTES);
-        K::launch_histogram(dev, hist, keys, counts, digits)?;
-
-        let wide = size_of::<K>() == 8;
-        let keys_temp: TempKeys<'_, 'd> = if wide {
+        let keys_temp: TempKeys<'_, 'd> = if size_of::<K>() == 8 {
             TempKeys::Eight(ensure(dev, &mut s.keys8, "sort keys (temporary)", n, false)?)
         } else {
             TempKeys::Four(ensure(dev, &mut s.keys4, "sort keys (temporary)", n, false)?)
@@ -198,25 +190,34 @@ impl<'d> Algos<'d> {
             }
             Some(_) => Some(TempKeys::Four(ensure(dev, &mut s.vals4, "sort values (temporary)", n, false)?)),
         };
-        let value_bytes = if vals.is_some() { V::BYTES } else { 4 };
+        let value_bytes = if vals.is_some() { V::BYTES } else { 0 };
+        let hist = Launch::linear(p.histogram_grid, so::histogram::BLOCK, so::histogram::SHARED_BYTES);
         let cfg = Launch::linear(p.tiles as u32, p.block, so::onesweep::shared_bytes(size_of::<K>(), value_bytes));
-        for pass in 0..p.passes {
-            let (from, to) = slots(p.passes, pass);
-            let src = match from {
-                Slot::Input => keys.view_of::<K>(n)?,
-                Slot::Output => out.view_of::<K>(n)?,
-                Slot::Temp => keys_temp.view::<K>(n)?,
-            };
-            let dst = match to {
-                Slot::Output => out.view_mut_of::<K>(n)?,
-                _ => keys_temp.view_mut::<K>(n)?,
-            };
-            let values = match (&vals, &vals_temp) {
-                (Some((vi, vo)), Some(temp)) => pass_values(vi, vo, temp, from, to, n)?,
-                _ => Values::None,
-            };
-            K::launch_pass(dev, cfg, src, dst, values, counts, state, digits, pass)?;
-        }
+        let (out, vals) = (&*out, vals.as_ref().map(|(vi, vo)| (*vi, &**vo)));
+        // One wait for the whole sort: the zeroings, the histogram and the passes are queued in turn.
+        dev.sequence(|seq| {
+            seq.zero(counts)?;
+            seq.zero(state)?;
+            K::launch_histogram(seq, hist, keys, counts, digits)?;
+            for pass in 0..p.passes {
+                let (from, to) = slots(p.passes, pass);
+                let src = match from {
+                    Slot::Input => keys.view_of::<K>(n)?,
+                    Slot::Output => out.view_of::<K>(n)?,
+                    Slot::Temp => keys_temp.view::<K>(n)?,
+                };
+                let dst = match to {
+                    Slot::Output => out.view_mut_of::<K>(n)?,
+                    _ => keys_temp.view_mut::<K>(n)?,
+                };
+                let values = match (vals, &vals_temp) {
+                    (Some((vi, vo)), Some(temp)) => pass_values(vi, vo, temp, from, to, n)?,
+                    _ => Values::None,
+                };
+                K::launch_pass(seq, cfg, src, dst, values, counts, state, digits, pass)?;
+            }
+            Ok(())
+        })?;
         // A tile that waited past its bound set the error word: the output is wrong.
         if p.tiles > 1 && state.read_at(1)? & ERROR_GAVE_UP != 0 {
             bail!("sort: a tile gave up waiting for the tiles before it (the output is not valid)");

@@ -158,6 +158,15 @@ impl<'dev, T: Pod> Buffer<'dev, T> {
         }
     }
 
+    /// The device address and bytes of a GPU buffer; `None` for an emulator's.
+    #[cfg(feature = "cuda")]
+    pub(crate) fn gpu_region(&self) -> Option<(u64, usize)> {
+        match &self.inner {
+            BufInner::Gpu(b) => Some((b.device_ptr(), b.bytes())),
+            BufInner::Emu { .. } => None,
+        }
+    }
+
     /// Overwrites the buffer from the host; `src` must have the buffer's length.
     pub fn write(&self, src: &[T]) -> Result<()> {
         if src.len() != self.len {

@@ -556,6 +556,27 @@ impl Device {
         }
     }
 
+    /// Runs `f`, whose [`Sequence::launch`]es and [`Sequence::zero`]s are queued one after another on
+    /// the device's stream without waiting for each, then waits once for all of them: a call of
+    /// several launches (a library's) pays one wait instead of one per launch. Everything they use
+    /// was made before the call (the arguments borrow for `'s`, which outlives `f`), so nothing a
+    /// queued kernel uses can be freed before the wait. The wait happens also when `f` fails; the
+    /// first error is returned. On the emulator each launch runs as [`Device::launch`] runs it.
+    pub fn sequence<'s, R>(&'s self, f: impl FnOnce(&Sequence<'s>) -> Result<R>) -> Result<R> {
+        let seq = Sequence { dev: self, queued: std::cell::Cell::new(false) };
+        let r = f(&seq);
+        match &self.inner {
+            #[cfg(feature = "cuda")]
+            Inner::Gpu(g) if seq.queued.get() => {
+                let waited = g.finish("a sequence of launches");
+                let r = r?;
+                waited?;
+                Ok(r)
+            }
+            _ => r,
+        }
+    }
+
     /// Keeps what an emulated launch found; a deadlock or livelock is also an error.
     fn absorb(&self, r: std::result::Result<emu::Outcome, EmuError>) -> Result<()> {
         match r {
@@ -685,6 +706,55 @@ impl Device {
                 let _ = (block, shared_bytes);
                 Ok(o.max_resident_blocks)
             }
+        }
+    }
+}
+
+/// Launches and zeroings queued on one device and waited for together ([`Device::sequence`]); the
+/// views they take borrow for `'s`.
+pub struct Sequence<'s> {
+    dev: &'s Device,
+    /// Whether anything was queued on a GPU (and so must be waited for).
+    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+    queued: std::cell::Cell<bool>,
+}
+
+impl<'s> Sequence<'s> {
+    /// Queues `K` after what this sequence queued before (on the emulator: runs it now), with the
+    /// checks of [`Device::launch`].
+    pub fn launch<K: Kernel>(&self, cfg: Launch, args: impl IntoArgs<Params = K::Args<'s>>) -> Result<()> {
+        let dev = self.dev;
+        match &dev.inner {
+            #[cfg(feature = "cuda")]
+            Inner::Gpu(g) => {
+                let params = dev.checked_args::<K>(&cfg, args)?;
+                // SAFETY: the views in `params` point into memory this GPU may access (checked above)
+                // and borrow their buffers for `'s`, which outlives the closure of `Device::sequence`;
+                // that call waits for the stream before it returns.
+                unsafe { g.start::<K>(cfg, params)? };
+                self.queued.set(true);
+                Ok(())
+            }
+            Inner::Emu(_) => dev.launch::<K>(cfg, args),
+        }
+    }
+
+    /// Queues the zeroing of every byte of `buf` after what this sequence queued before (on the
+    /// emulator: zeroes it now).
+    pub fn zero<T: Pod>(&self, buf: &'s Buffer<'_, T>) -> Result<()> {
+        match &self.dev.inner {
+            #[cfg(feature = "cuda")]
+            Inner::Gpu(g) => match buf.gpu_region() {
+                Some((ptr, bytes)) => {
+                    // SAFETY: the buffer's own allocation, borrowed for `'s` (it outlives the wait of
+                    // `Device::sequence`).
+                    unsafe { g.zero_async(ptr, bytes)? };
+                    self.queued.set(true);
+                    Ok(())
+                }
+                None => bail!("a buffer of the emulator in a sequence of a GPU"),
+            },
+            Inner::Emu(_) => buf.zero(),
         }
     }
 }

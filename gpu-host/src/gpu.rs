@@ -309,9 +309,23 @@ impl Gpu {
         bail!("{e}")
     }
 
+    /// Lets `f` take `bytes` of dynamic shared memory: above 48 KiB a kernel must opt in
+    /// (`CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`), else its launch fails and its occupancy is 0.
+    fn allow_shared(f: cust::sys::CUfunction, bytes: usize, name: &str) -> Result<()> {
+        if bytes > 48 * 1024 {
+            let attr = cust::sys::CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES;
+            // SAFETY: `f` is a function of a module this context loaded and keeps; sets one attribute.
+            let r = unsafe { cust::sys::cuFuncSetAttribute(f, attr, bytes as i32) };
+            cu(r, "cuFuncSetAttribute")
+                .with_context(|| format!("`{name}` cannot take {bytes} bytes of shared memory"))?;
+        }
+        Ok(())
+    }
+
     pub fn max_coresident_blocks<K: Kernel>(&self, block: Dim3, shared: usize) -> Result<u32> {
         let _bound = self.ctx.bind()?;
         let f = self.function::<K>()?;
+        Self::allow_shared(f, shared, K::NAME)?;
         let mut per_sm = 0i32;
         // SAFETY: writes one int; `f` is a function of a module this context loaded and keeps.
         let r = unsafe {
@@ -345,6 +359,7 @@ impl Gpu {
         let _bound = self.ctx.bind()?;
         // The entry whose parameters and signature are `K`'s (checked in `function`).
         let f = self.function::<K>()?;
+        Self::allow_shared(f, cfg.shared_bytes, name)?;
         let (g, b) = (cfg.grid, cfg.block);
         if cfg.cooperative {
             let cap = self.max_coresident_blocks::<K>(b, cfg.shared_bytes)?;
@@ -424,6 +439,22 @@ impl Gpu {
         self.res.region.1.record(stream).context("cuEventRecord")?;
         stream.synchronize().context("cuStreamSynchronize")?;
         Ok(self.res.region.1.elapsed_time_f32(&self.res.region.0).context("cuEventElapsedTime")? as f64)
+    }
+
+    /// Queues a zeroing of `bytes` at `ptr` on the device's stream (after what is queued there), without
+    /// waiting.
+    ///
+    /// # Safety
+    /// `ptr .. ptr + bytes` must be device memory of this context that stays alive until the stream is
+    /// waited for ([`Gpu::finish`]).
+    pub unsafe fn zero_async(&self, ptr: u64, bytes: usize) -> Result<()> {
+        let _bound = self.ctx.bind()?;
+        if bytes > 0 {
+            // SAFETY: the caller's contract; the stream is this context's.
+            let r = unsafe { cust::sys::cuMemsetD8Async(ptr, 0, bytes, self.res.stream.as_inner()) };
+            cu(r, "cuMemsetD8Async")?;
+        }
+        Ok(())
     }
 
     /// Waits for the kernel [`Gpu::start`] queued; returns its time in ms.
@@ -537,6 +568,9 @@ impl<T> Drop for GpuBuffer<T> {
 impl<T: Pod> GpuBuffer<T> {
     pub fn device_ptr(&self) -> u64 {
         self.buf.as_device_ptr().as_raw()
+    }
+    pub fn bytes(&self) -> usize {
+        self.bytes
     }
     pub fn read(&self, len: usize) -> Result<Vec<T>> {
         let _bound = self.ctx.bind()?;

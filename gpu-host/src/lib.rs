@@ -71,7 +71,7 @@ mod mutate;
 mod ptx;
 
 pub use buffer::Buffer;
-pub use device::{Device, DeviceChoice, NoGpu, PeerAttributes, SystemAttributes};
+pub use device::{Device, DeviceChoice, NoGpu, PeerAttributes, Sequence, SystemAttributes};
 pub use findings::Findings;
 pub use gpu_std::emu::Options as EmuOptions;
 pub use gpu_std::{Arg, IntoArgs};

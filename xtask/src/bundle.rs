@@ -4,6 +4,7 @@
 //! ```text
 //! .gpu-bundle/host                  host runner (built with the `cuda` feature)
 //! .gpu-bundle/plans                 gpu-algos' launches on this GPU, for `bench/algos.cu`
+//! .gpu-bundle/sort_bench            gpu-algos' sort timed on this GPU, beside `bench/sort.cu`
 //! .gpu-bundle/tests/<test name>     the integration tests with GPU cases (`GPU_TESTS`)
 //!                                   (built with the `cuda` feature)
 //! .gpu-bundle/ptx/<crate_name>.ptx  every kernel crate's module for sm_90 (gpu_kernels, user_kernels)
@@ -32,9 +33,10 @@ pub const BUNDLE_DIR: &str = ".gpu-bundle";
 
 /// The integration tests of the `tests` package that run on the GPU: every example, and the user
 /// crate's kernels. (The PTX and source checks run where the sources are.)
-const GPU_TESTS: [&str; 10] = [
+const GPU_TESTS: [&str; 11] = [
     "examples",
     "algos_gpu",
+    "sort_gpu",
     "user_kernels",
     "shfl_table",
     "mask_check",
@@ -149,13 +151,18 @@ pub fn bundle(root: &Path) -> Result<()> {
         .ok_or_else(|| Error::new("bundle: the host build reported no `host` executable"))?;
     println!("bundle: host built in {}", secs(step.elapsed()));
 
-    let plans_out = run_stdout(&mut cargo(&["build", "--release", "--package", "gpu-algos", "--example", "plans"]))
-        .map_err(|e| Error::new(format!("bundle: the plans example failed to build: {e}")))?;
-    let plans_exe = executables(&plans_out, false)
-        .into_iter()
-        .find(|(name, kinds, _)| name == "plans" && kinds.iter().any(|k| k == "example"))
-        .map(|(_, _, path)| path)
-        .ok_or_else(|| Error::new("bundle: the gpu-algos build reported no `plans` example"))?;
+    let algos_args = ["build", "--release", "--package", "gpu-algos", "--example", "plans", "--example", "sort_bench"];
+    let algos_out = run_stdout(&mut cargo(&algos_args))
+        .map_err(|e| Error::new(format!("bundle: the gpu-algos examples failed to build: {e}")))?;
+    let algos_exes = executables(&algos_out, false);
+    let example = |want: &str| {
+        algos_exes
+            .iter()
+            .find(|(name, kinds, _)| name == want && kinds.iter().any(|k| k == "example"))
+            .map(|(_, _, path)| path.clone())
+            .ok_or_else(|| Error::new(format!("bundle: the gpu-algos build reported no `{want}` example")))
+    };
+    let (plans_exe, sort_bench_exe) = (example("plans")?, example("sort_bench")?);
 
     let step = Instant::now();
     let mut test_args = vec!["test", "--release", "--no-run", "--package", "tests"];
@@ -177,6 +184,7 @@ pub fn bundle(root: &Path) -> Result<()> {
     create_dir_all(&dir)?;
     copy_file(&host_exe, &dir.join("host"))?;
     copy_file(&plans_exe, &dir.join("plans"))?;
+    copy_file(&sort_bench_exe, &dir.join("sort_bench"))?;
     let mut ptx_names = Vec::new();
     for (krate, ptx) in &modules {
         let name = format!("{}.ptx", krate.crate_name);
@@ -193,7 +201,7 @@ pub fn bundle(root: &Path) -> Result<()> {
     replace_file(&dir.join("run-gpu.sh"), RUN_SCRIPT.as_bytes(), true)?;
 
     println!(
-        "bundle: {} ready in {}: host, plans, ptx/{{{}}}, run-gpu.sh, tests/{{{}}}",
+        "bundle: {} ready in {}: host, plans, sort_bench, ptx/{{{}}}, run-gpu.sh, tests/{{{}}}",
         display_path(root, &dir),
         secs(start.elapsed()),
         ptx_names.join(","),

@@ -65,7 +65,7 @@ pub const MAX_PASSES: usize = 8;
 /// Most keys a sort takes: a status word holds a count up to `2^31 - 2` beside its flag.
 pub const MAX_LEN: usize = (1 << 31) - 2;
 /// Keys per thread of a tile.
-pub const ITEMS: usize = 16;
+pub const ITEMS: usize = 8;
 /// Threads per block of the onesweep pass (the launchers'); any multiple of 32 up to [`MAX_BLOCK`] is
 /// accepted.
 pub const BLOCK: u32 = 512;

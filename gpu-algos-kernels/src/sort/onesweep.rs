@@ -14,56 +14,66 @@ use super::{
 };
 use crate::scan::{Access, warp_inclusive};
 
-shared_layout! {
-    /// A tile's shared memory, 4-byte keys and values: the warps' digit counters (then offsets), the
-    /// tile's digit counts, starts and global bases, its id, and the staged tile.
-    pub struct TileShared {
-        pub warps: [u32; MAX_WARPS * RADIX], pub count: [u32; RADIX], pub start: [u32; RADIX],
-        pub base: [u32; RADIX], pub tile: [u32; 1], pub stage: [u32; MAX_TILE]
-    }
+/// The shared-memory layouts of a tile, one per width of keys and values: the warps' digit counters
+/// (then offsets), the tile's digit counts, starts and global bases, its id, and the staged tile's
+/// keys and values (none for a sort of keys alone).
+macro_rules! tile_layouts {
+    ($($name:ident: $k:ty, $v:ty, $vlen:expr;)*) => {$(
+        shared_layout! {
+            #[doc = concat!("A tile's shared memory: staged keys of `", stringify!($k), "` words, values of `", stringify!($v), "`.")]
+            pub struct $name {
+                pub warps: [u32; MAX_WARPS * RADIX], pub count: [u32; RADIX], pub start: [u32; RADIX],
+                pub base: [u32; RADIX], pub tile: [u32; 1], pub keys: [$k; MAX_TILE], pub vals: [$v; $vlen]
+            }
+        }
+        impl Layout for $name {
+            type Key = $k;
+            type Value = $v;
+            #[inline(always)]
+            fn views() -> Views<$k, $v> {
+                let s = $name::view();
+                Views { warps: s.warps, count: s.count, start: s.start, base: s.base, tile: s.tile, keys: s.keys, vals: s.vals }
+            }
+        }
+    )*};
 }
-shared_layout! {
-    /// [`TileShared`] with a stage of 8-byte words (8-byte keys or values).
-    pub struct TileSharedWide {
-        pub warps: [u32; MAX_WARPS * RADIX], pub count: [u32; RADIX], pub start: [u32; RADIX],
-        pub base: [u32; RADIX], pub tile: [u32; 1], pub stage: [u64; MAX_TILE]
-    }
+tile_layouts! {
+    TileKeys4: u32, u32, 0;
+    TileKeys8: u64, u32, 0;
+    TilePairs44: u32, u32, MAX_TILE;
+    TilePairs48: u32, u64, MAX_TILE;
+    TilePairs84: u64, u32, MAX_TILE;
+    TilePairs88: u64, u64, MAX_TILE;
 }
-/// Dynamic shared memory per block when keys and values are 4 bytes.
-pub const SHARED_BYTES: usize = TileShared::BYTES;
-/// Dynamic shared memory per block when keys or values are 8 bytes.
-pub const SHARED_BYTES_WIDE: usize = TileSharedWide::BYTES;
-/// Dynamic shared memory per block for keys and values of these sizes.
+/// Dynamic shared memory per block of the `u32` keys' pass and its twins (4-byte keys, no values).
+pub const SHARED_BYTES_KEYS4: usize = TileKeys4::BYTES;
+/// Dynamic shared memory per block for keys of `key_bytes` and values of `value_bytes` (0: no values).
 pub const fn shared_bytes(key_bytes: usize, value_bytes: usize) -> usize {
-    if key_bytes == 8 || value_bytes == 8 { SHARED_BYTES_WIDE } else { SHARED_BYTES }
+    match (key_bytes, value_bytes) {
+        (4, 0) => TileKeys4::BYTES,
+        (8, 0) => TileKeys8::BYTES,
+        (4, 4) => TilePairs44::BYTES,
+        (4, _) => TilePairs48::BYTES,
+        (_, 4) => TilePairs84::BYTES,
+        _ => TilePairs88::BYTES,
+    }
 }
 
 /// The views of a tile's shared memory.
-pub(crate) struct Views<W: Pod> {
+pub(crate) struct Views<K: Pod, V: Pod> {
     warps: SharedSlice<u32>,
     count: SharedSlice<u32>,
     start: SharedSlice<u32>,
     base: SharedSlice<u32>,
     tile: SharedSlice<u32>,
-    stage: SharedSlice<W>,
+    keys: SharedSlice<K>,
+    vals: SharedSlice<V>,
 }
-/// A stage word with its layout.
-pub(crate) trait Stage: StageWord {
-    fn views() -> Views<Self>;
-}
-impl Stage for u32 {
-    #[inline(always)]
-    fn views() -> Views<u32> {
-        let s = TileShared::view();
-        Views { warps: s.warps, count: s.count, start: s.start, base: s.base, tile: s.tile, stage: s.stage }
-    }
-}
-impl Stage for u64 {
-    #[inline(always)]
-    fn views() -> Views<u64> {
-        let s = TileSharedWide::view();
-        Views { warps: s.warps, count: s.count, start: s.start, base: s.base, tile: s.tile, stage: s.stage }
-    }
+/// A tile layout, with the words its keys and values are staged as.
+pub(crate) trait Layout {
+    type Key: StageWord;
+    type Value: StageWord;
+    fn views() -> Views<Self::Key, Self::Value>;
 }
 
 /// How a tile takes its id and accesses the status words: the launchers' way, or a twin's.
@@ -150,7 +160,7 @@ fn look_back(state: GlobalMut<u32>, at: usize, tile: usize, d: usize, access: Ac
 /// output), stably by the pass's digit.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-pub(crate) fn sort_tile<K: SortKey, V: SortValue, W: Stage>(
+pub(crate) fn sort_tile<K: SortKey, V: SortValue, L: Layout>(
     keys_in: Global<K>,
     keys_out: GlobalMut<K>,
     vals: Option<(Global<V>, GlobalMut<V>)>,
@@ -178,7 +188,7 @@ pub(crate) fn sort_tile<K: SortKey, V: SortValue, W: Stage>(
     }
     let t = thread_idx().x as usize;
     let (lane, w) = (warp::lane_id(), warp::warp_id() as usize);
-    let sh = W::views();
+    let sh = L::views();
 
     // The tile id: a ticket, in the order blocks start (or the twin's blockIdx.x).
     let tile = if variant.block_idx {
@@ -241,6 +251,16 @@ pub(crate) fn sort_tile<K: SortKey, V: SortValue, W: Stage>(
         rank[i] = warp::shfl_idx(FULL_MASK, old, leader) + (peers & below).count_ones();
         warp::sync_warp(FULL_MASK);
     });
+    // The values' loads, issued now: they arrive during the look-back.
+    let mut v = [V::from_word(0); ITEMS];
+    if let Some((vals_in, _)) = vals {
+        unrolled!(ITEMS, i => {
+            let idx = seg + 32 * i + lane as usize;
+            if whole || idx < n {
+                v[i] = vals_in.get(idx);
+            }
+        });
+    }
     sync_threads();
 
     // Per digit: the warps' counts become their offsets, the sum is the tile's count; tiles after the
@@ -288,89 +308,73 @@ pub(crate) fn sort_tile<K: SortKey, V: SortValue, W: Stage>(
     sync_threads();
     unrolled!(ITEMS, i => {
         if whole || seg + 32 * i + (lane as usize) < n {
-            sh.stage.set(rank[i] as usize, W::from_word(keys[i].to_word()));
+            sh.keys.set(rank[i] as usize, L::Key::from_word(keys[i].to_word()));
+            if vals.is_some() {
+                sh.vals.set(rank[i] as usize, L::Value::from_word(v[i].to_word()));
+            }
         }
     });
     sync_threads();
     // Out, in staged order: thread t takes positions t, t + threads, …; a key's place is its digit's
-    // base plus its position.
-    let mut place = [0u32; ITEMS];
+    // base plus its position, and its value goes to the same place.
     unrolled!(ITEMS, s => {
         let j = s * threads as usize + t;
         if j < valid {
-            let key = K::from_word(sh.stage.get(j).to_word());
-            let p = sh.base.get(key.digit(shift, mask, flip) as usize).wrapping_add(j as u32);
-            keys_out.set(p as usize, key);
-            place[s] = p;
-        }
-    });
-    let Some((vals_in, vals_out)) = vals else { return };
-    let mut v = [V::from_word(0); ITEMS];
-    unrolled!(ITEMS, i => {
-        let idx = seg + 32 * i + lane as usize;
-        if whole || idx < n {
-            v[i] = vals_in.get(idx);
-        }
-    });
-    // Every key has been read from the stage before values overwrite it.
-    sync_threads();
-    unrolled!(ITEMS, i => {
-        if whole || seg + 32 * i + (lane as usize) < n {
-            sh.stage.set(rank[i] as usize, W::from_word(v[i].to_word()));
-        }
-    });
-    sync_threads();
-    unrolled!(ITEMS, s => {
-        let j = s * threads as usize + t;
-        if j < valid {
-            vals_out.set(place[s] as usize, V::from_word(sh.stage.get(j).to_word()));
+            let key = K::from_word(sh.keys.get(j).to_word());
+            let p = sh.base.get(key.digit(shift, mask, flip) as usize).wrapping_add(j as u32) as usize;
+            keys_out.set(p, key);
+            if let Some((_, vals_out)) = vals {
+                vals_out.set(p, V::from_word(sh.vals.get(j).to_word()));
+            }
         }
     });
 }
 
-/// The kernels of one key type: keys only, and with 4-byte and 8-byte values.
+/// The kernels of one key type: keys only, and with 4-byte and 8-byte values. Keys alone take two
+/// blocks of 512 threads per SM (at most 64 registers; `f64` keys one, as they spill at 64); with
+/// values one block (they take 84 to 107 registers).
 macro_rules! sort_kernels {
-    ($($k:ty, $w:ty: $keys:ident, $pairs4:ident, $pairs8:ident;)*) => {$(
+    ($($k:ty, $lk:ident, $l4:ident, $l8:ident, $min_blocks:literal: $keys:ident, $pairs4:ident, $pairs8:ident;)*) => {$(
         kernel! {
             #[doc = concat!("Pass `pass` of the sort of `", stringify!($k), "` keys by the bits and direction `digits` \
               names ([`Digits::to_arg`]): `keys_in` to `keys_out`, stably by the pass's digit. Launch: [`BLOCK`](super::BLOCK) \
-              threads (any multiple of 32 up to 512), `shared_bytes(", stringify!($k), ")` bytes, `tiles(n, threads)` \
+              threads (any multiple of 32 up to 512), `shared_bytes(key bytes, value bytes)` bytes, `tiles(n, threads)` \
               blocks; `counts` holds the histogram's `passes * 256` counts; `state` holds \
               `state_len(n, threads, passes)` words, zeroed before the sort's first pass. After the launch the \
               sort's error word `state[1]` is `ERROR_GAVE_UP` if a tile of any pass gave up waiting (the output \
               is then wrong).")]
-            #[launch_bounds(512, 2)]
+            #[launch_bounds(512, $min_blocks)]
             pub fn $keys<'a>(keys_in: Global<'a, $k>, keys_out: GlobalMut<'a, $k>, counts: Global<'a, u32>,
                 state: GlobalMut<'a, u32>, digits: u32, pass: u32) {
                 let digits = Digits::from_arg(digits);
-                sort_tile::<$k, u32, $w>(keys_in, keys_out, None, counts, state, digits, pass, CORRECT)
+                sort_tile::<$k, u32, $lk>(keys_in, keys_out, None, counts, state, digits, pass, CORRECT)
             }
         }
         kernel! {
             #[doc = concat!("[`", stringify!($keys), "`] with 4-byte values moved with their keys.")]
-            #[launch_bounds(512, 2)]
+            #[launch_bounds(512, 1)]
             pub fn $pairs4<'a>(keys_in: Global<'a, $k>, keys_out: GlobalMut<'a, $k>, vals_in: Global<'a, u32>,
                 vals_out: GlobalMut<'a, u32>, counts: Global<'a, u32>, state: GlobalMut<'a, u32>, digits: u32, pass: u32) {
                 let digits = Digits::from_arg(digits);
-                sort_tile::<$k, u32, $w>(keys_in, keys_out, Some((vals_in, vals_out)), counts, state, digits, pass, CORRECT)
+                sort_tile::<$k, u32, $l4>(keys_in, keys_out, Some((vals_in, vals_out)), counts, state, digits, pass, CORRECT)
             }
         }
         kernel! {
             #[doc = concat!("[`", stringify!($keys), "`] with 8-byte values moved with their keys.")]
-            #[launch_bounds(512, 2)]
+            #[launch_bounds(512, 1)]
             pub fn $pairs8<'a>(keys_in: Global<'a, $k>, keys_out: GlobalMut<'a, $k>, vals_in: Global<'a, u64>,
                 vals_out: GlobalMut<'a, u64>, counts: Global<'a, u32>, state: GlobalMut<'a, u32>, digits: u32, pass: u32) {
                 let digits = Digits::from_arg(digits);
-                sort_tile::<$k, u64, u64>(keys_in, keys_out, Some((vals_in, vals_out)), counts, state, digits, pass, CORRECT)
+                sort_tile::<$k, u64, $l8>(keys_in, keys_out, Some((vals_in, vals_out)), counts, state, digits, pass, CORRECT)
             }
         }
     )*};
 }
 sort_kernels! {
-    u32, u32: sort_keys_u32, sort_pairs4_u32, sort_pairs8_u32;
-    i32, u32: sort_keys_i32, sort_pairs4_i32, sort_pairs8_i32;
-    f32, u32: sort_keys_f32, sort_pairs4_f32, sort_pairs8_f32;
-    u64, u64: sort_keys_u64, sort_pairs4_u64, sort_pairs8_u64;
-    i64, u64: sort_keys_i64, sort_pairs4_i64, sort_pairs8_i64;
-    f64, u64: sort_keys_f64, sort_pairs4_f64, sort_pairs8_f64;
+    u32, TileKeys4, TilePairs44, TilePairs48, 2: sort_keys_u32, sort_pairs4_u32, sort_pairs8_u32;
+    i32, TileKeys4, TilePairs44, TilePairs48, 2: sort_keys_i32, sort_pairs4_i32, sort_pairs8_i32;
+    f32, TileKeys4, TilePairs44, TilePairs48, 2: sort_keys_f32, sort_pairs4_f32, sort_pairs8_f32;
+    u64, TileKeys8, TilePairs84, TilePairs88, 2: sort_keys_u64, sort_pairs4_u64, sort_pairs8_u64;
+    i64, TileKeys8, TilePairs84, TilePairs88, 2: sort_keys_i64, sort_pairs4_i64, sort_pairs8_i64;
+    f64, TileKeys8, TilePairs84, TilePairs88, 1: sort_keys_f64, sort_pairs4_f64, sort_pairs8_f64;
 }

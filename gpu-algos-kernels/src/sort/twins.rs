@@ -5,7 +5,7 @@
 use gpu_std::{Global, GlobalMut, kernel};
 
 use super::Digits;
-use super::onesweep::{Variant, sort_tile};
+use super::onesweep::{TileKeys4, Variant, sort_tile};
 use crate::scan::Access;
 
 /// The twins' pass, with `variant`.
@@ -21,7 +21,7 @@ fn twin(
     variant: Variant,
 ) {
     let digits = Digits::from_arg(digits);
-    sort_tile::<u32, u32, u32>(keys_in, keys_out, None, counts, state, digits, pass, variant)
+    sort_tile::<u32, u32, TileKeys4>(keys_in, keys_out, None, counts, state, digits, pass, variant)
 }
 
 kernel! {

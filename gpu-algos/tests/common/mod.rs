@@ -40,3 +40,59 @@ pub fn assert_float_scan<T: Copy + Into<f64> + std::fmt::Debug>(
         }
     }
 }
+
+use gpu_algos::sort::Order;
+use gpu_algos::{Algos, SortValue, Sortable};
+use gpu_algos_kernels::sort::SortKey;
+use gpu_host::Device;
+
+/// Asserts that the emulator found nothing on `dev` (nothing to find on a GPU).
+pub fn clean(dev: &Device, what: &str) {
+    let f = dev.take_findings();
+    assert!(f.is_clean(), "{what}: the emulator found {:?}", f.races);
+}
+
+/// The sort key of `k` under `order`: its ordered bits (flipped when descending) in the range.
+pub fn rank_bits<K: SortKey>(k: K, order: &Order) -> u64 {
+    let bits = order.bits.clone().unwrap_or(0..K::BITS);
+    let all = if K::BITS == 64 { u64::MAX } else { (1u64 << K::BITS) - 1 };
+    let o = if order.descending { k.ordered() ^ all } else { k.ordered() };
+    let width = bits.end - bits.start;
+    let mask = if width == 64 { u64::MAX } else { (1u64 << width) - 1 };
+    (o >> bits.start) & mask
+}
+
+/// The stable order of `keys` under `order`: the input positions, in output order.
+pub fn reference<K: SortKey>(keys: &[K], order: &Order) -> Vec<usize> {
+    let mut idx: Vec<usize> = (0..keys.len()).collect();
+    idx.sort_by_key(|&i| rank_bits(keys[i], order)); // `sort_by_key` is stable
+    idx
+}
+
+/// Sorts `keys` (with their positions as values, so that stability shows) on `dev` and checks the keys'
+/// bits and the values against [`reference`].
+pub fn check_pairs<K: Sortable, V: SortValue + From<u32> + PartialEq + std::fmt::Debug>(
+    dev: &Device,
+    keys: &[K],
+    order: &Order,
+    what: &str,
+) -> anyhow::Result<()> {
+    let n = keys.len();
+    let vals: Vec<V> = (0..n as u32).map(V::from).collect();
+    let (kb, vb) = (dev.upload("keys", keys)?, dev.upload("vals", &vals)?);
+    let (mut ko, mut vo) = (dev.filled("keys_out", n, K::from_word(0))?, dev.filled("vals_out", n, V::default())?);
+    Algos::new(dev)?.sort_pairs_by(&kb, &vb, &mut ko, &mut vo, order)?;
+    let want = reference(keys, order);
+    let (got_k, got_v) = (ko.read()?, vo.read()?);
+    for (j, &i) in want.iter().enumerate() {
+        assert_eq!(got_k[j].to_word(), keys[i].to_word(), "{what}: key {j} of {n}");
+        assert_eq!(got_v[j], vals[i], "{what}: value {j} of {n} (stability)");
+    }
+    assert_eq!(
+        kb.read()?.iter().map(|k| k.to_word()).collect::<Vec<_>>(),
+        keys.iter().map(|k| k.to_word()).collect::<Vec<_>>(),
+        "{what}: the input is unchanged"
+    );
+    clean(dev, what);
+    Ok(())
+}
