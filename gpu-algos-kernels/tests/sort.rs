@@ -1,5 +1,5 @@
 //! The sort's pass and its twins on the emulator: the pass exact and race-free over many tiles; the
-//! twins that publish the status words without a release or read them without an acquire reported as
+//! twins that publish the status words with a plain store or read them with a plain load reported as
 //! races on the status words, across blocks; the twin that takes its tile from `blockIdx` reported as
 //! a livelock when fewer blocks are resident than the grid has, while the ticketed pass completes.
 

@@ -203,6 +203,17 @@ even_sample! {
 pub trait Sortable: gpu_algos_kernels::sort::SortKey + sealed::Sealed {
     /// The PTX entries: the histogram, the pass of keys, with 4-byte values, with 8-byte values.
     const KERNELS: [&'static str; 4];
+    /// The PTX entries of the one-block sort: keys, with 4-byte values, with 8-byte values.
+    const SMALL_KERNELS: [&'static str; 3];
+    /// Launches the one-block sort of `keys` into `out`, with values when `vals` holds them.
+    fn launch_small<'s>(
+        dev: &Device,
+        cfg: Launch,
+        keys: Arg<'s, Global<'s, Self>>,
+        out: Arg<'s, GlobalMut<'s, Self>>,
+        vals: Values<'s>,
+        digits: u32,
+    ) -> Result<()>;
     /// The histogram kernel's resident blocks.
     fn histogram_resident(dev: &Device) -> Result<u32>;
     /// Queues the histogram of `keys` into `counts` for the range `digits` names.
@@ -236,8 +247,27 @@ pub enum Values<'a> {
 }
 
 macro_rules! sortable {
-    ($($t:ty: $hist:ident, $keys:ident, $pairs4:ident, $pairs8:ident;)*) => {$(
+    ($($t:ty: $hist:ident, $keys:ident, $pairs4:ident, $pairs8:ident, $small:ident, $small4:ident, $small8:ident;)*) => {$(
         impl Sortable for $t {
+            const SMALL_KERNELS: [&'static str; 3] = [
+                <so::small::$small as gpu_std::Kernel>::NAME,
+                <so::small::$small4 as gpu_std::Kernel>::NAME,
+                <so::small::$small8 as gpu_std::Kernel>::NAME,
+            ];
+            fn launch_small<'s>(
+                dev: &Device,
+                cfg: Launch,
+                keys: Arg<'s, Global<'s, $t>>,
+                out: Arg<'s, GlobalMut<'s, $t>>,
+                vals: Values<'s>,
+                digits: u32,
+            ) -> Result<()> {
+                match vals {
+                    Values::None => dev.launch::<so::small::$small>(cfg, (keys, out, digits)),
+                    Values::Four(vi, vo) => dev.launch::<so::small::$small4>(cfg, (keys, out, vi, vo, digits)),
+                    Values::Eight(vi, vo) => dev.launch::<so::small::$small8>(cfg, (keys, out, vi, vo, digits)),
+                }
+            }
             const KERNELS: [&'static str; 4] = [
                 <so::histogram::$hist as gpu_std::Kernel>::NAME,
                 <so::onesweep::$keys as gpu_std::Kernel>::NAME,
@@ -278,12 +308,12 @@ macro_rules! sortable {
     )*};
 }
 sortable! {
-    u32: sort_histogram_u32, sort_keys_u32, sort_pairs4_u32, sort_pairs8_u32;
-    i32: sort_histogram_i32, sort_keys_i32, sort_pairs4_i32, sort_pairs8_i32;
-    f32: sort_histogram_f32, sort_keys_f32, sort_pairs4_f32, sort_pairs8_f32;
-    u64: sort_histogram_u64, sort_keys_u64, sort_pairs4_u64, sort_pairs8_u64;
-    i64: sort_histogram_i64, sort_keys_i64, sort_pairs4_i64, sort_pairs8_i64;
-    f64: sort_histogram_f64, sort_keys_f64, sort_pairs4_f64, sort_pairs8_f64;
+    u32: sort_histogram_u32, sort_keys_u32, sort_pairs4_u32, sort_pairs8_u32, sort_small_keys_u32, sort_small_pairs4_u32, sort_small_pairs8_u32;
+    i32: sort_histogram_i32, sort_keys_i32, sort_pairs4_i32, sort_pairs8_i32, sort_small_keys_i32, sort_small_pairs4_i32, sort_small_pairs8_i32;
+    f32: sort_histogram_f32, sort_keys_f32, sort_pairs4_f32, sort_pairs8_f32, sort_small_keys_f32, sort_small_pairs4_f32, sort_small_pairs8_f32;
+    u64: sort_histogram_u64, sort_keys_u64, sort_pairs4_u64, sort_pairs8_u64, sort_small_keys_u64, sort_small_pairs4_u64, sort_small_pairs8_u64;
+    i64: sort_histogram_i64, sort_keys_i64, sort_pairs4_i64, sort_pairs8_i64, sort_small_keys_i64, sort_small_pairs4_i64, sort_small_pairs8_i64;
+    f64: sort_histogram_f64, sort_keys_f64, sort_pairs4_f64, sort_pairs8_f64, sort_small_keys_f64, sort_small_pairs4_f64, sort_small_pairs8_f64;
 }
 
 /// A value type the sort moves with its keys: any 4-byte or 8-byte [`Pod`](gpu_std::Pod) type the

@@ -158,6 +158,9 @@ pub const EMU_SORT_BLOCK: u32 = 64;
 /// A sort's launches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Sort {
+    /// One launch of the one-block sort (`sort_small_*`, one block of `block` threads): no histogram,
+    /// no state; the other fields are 0.
+    pub small: bool,
     /// Passes (one per 8 bits of the range).
     pub passes: u32,
     /// Blocks of the histogram (of `sort::histogram::BLOCK` threads).
@@ -170,12 +173,24 @@ pub struct Sort {
     pub state_words: usize,
 }
 
-/// The sort of `n` keys by `digits` when `resident` blocks of the histogram fit at once: the histogram
-/// on [`sort::histogram::grid`], then each pass on tiles of [`sort::BLOCK`] threads
-/// ([`EMU_SORT_BLOCK`] on the emulator).
+/// The sort of `n` keys by `digits` when `resident` blocks of the histogram fit at once: up to
+/// [`sort::small::SMALL_MAX_LEN`] keys the one-block sort on [`sort::small::block_for`]`(n)` threads;
+/// above, the histogram on [`sort::histogram::grid`], then each pass on tiles of [`sort::BLOCK`]
+/// threads ([`EMU_SORT_BLOCK`] on the emulator).
 pub fn sort(n: usize, digits: sort::Digits, target: Target, resident: u32) -> Sort {
+    if n <= sort::small::SMALL_MAX_LEN {
+        let block = sort::small::block_for(n);
+        return Sort { small: true, passes: digits.passes(), histogram_grid: 0, block, tiles: 1, state_words: 0 };
+    }
     let block = if target.gpu { sort::BLOCK } else { EMU_SORT_BLOCK };
     let histogram_grid = if target.gpu { sort::histogram::grid(n, target.sms, resident) } else { EMU_GRID };
     let passes = digits.passes();
-    Sort { passes, histogram_grid, block, tiles: sort::tiles(n, block), state_words: sort::state_len(n, block, passes) }
+    Sort {
+        small: false,
+        passes,
+        histogram_grid,
+        block,
+        tiles: sort::tiles(n, block),
+        state_words: sort::state_len(n, block, passes),
+    }
 }

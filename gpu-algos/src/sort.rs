@@ -8,9 +8,10 @@
 //! either direction. With [`Order::bits`], only bits `begin .. end` of the key's bits in that order
 //! take part (signed keys with the sign bit flipped, floats as above): CUB's `begin_bit`/`end_bit`.
 //!
-//! **How.** One read of the keys counts the digits of every pass, then one pass per 8 bits moves
-//! every key (and value) to its place, tiles finding their offsets by decoupled look-back
-//! (`gpu_algos_kernels::sort` has the algorithm). The input is not changed: passes alternate between
+//! **How.** Up to 4096 keys, one block sorts them in shared memory in one launch. Above, one read of
+//! the keys counts the digits of every pass, then one pass per 8 bits moves every key (and value) to
+//! its place, tiles finding their offsets by decoupled look-back (`gpu_algos_kernels::sort` has the
+//! algorithm), all queued at once and waited for once. The input is not changed: passes alternate between
 //! the output and a temporary buffer the call owns ([`Algos`] keeps it between calls).
 use crate::Algos;
 use crate::kernels::{SortValue, Sortable, Values};
@@ -174,6 +175,17 @@ impl<'d> Algos<'d> {
         }
         let digits = digits_of::<K>(order)?.to_arg();
         let dev = self.dev;
+        let value_bytes = if vals.is_some() { V::BYTES } else { 0 };
+        let shared = so::onesweep::shared_bytes(size_of::<K>(), value_bytes);
+        if p.small {
+            let values = match &vals {
+                None => Values::None,
+                Some((vi, vo)) if V::BYTES == 8 => Values::Eight(vi.view_of::<u64>(n)?, vo.view_mut_of::<u64>(n)?),
+                Some((vi, vo)) => Values::Four(vi.view_of::<u32>(n)?, vo.view_mut_of::<u32>(n)?),
+            };
+            let cfg = Launch::linear(1, p.block, shared);
+            return K::launch_small(dev, cfg, keys.view_of::<K>(n)?, out.view_mut_of::<K>(n)?, values, digits);
+        }
         let mut guard = self.sort_scratch.borrow_mut();
         let s = &mut *guard;
         let counts = ensure(dev, &mut s.counts, "sort counts", p.passes as usize * so::RADIX, true)?;
@@ -190,9 +202,8 @@ impl<'d> Algos<'d> {
             }
             Some(_) => Some(TempKeys::Four(ensure(dev, &mut s.vals4, "sort values (temporary)", n, false)?)),
         };
-        let value_bytes = if vals.is_some() { V::BYTES } else { 0 };
         let hist = Launch::linear(p.histogram_grid, so::histogram::BLOCK, so::histogram::SHARED_BYTES);
-        let cfg = Launch::linear(p.tiles as u32, p.block, so::onesweep::shared_bytes(size_of::<K>(), value_bytes));
+        let cfg = Launch::linear(p.tiles as u32, p.block, shared);
         let (out, vals) = (&*out, vals.as_ref().map(|(vi, vo)| (*vi, &**vo)));
         // One wait for the whole sort: the zeroings, the histogram and the passes are queued in turn.
         dev.sequence(|seq| {

@@ -35,6 +35,9 @@ struct Resources {
     stream: Stream,
     /// The modules loaded, in the order they were: the one the device opened with first.
     modules: std::cell::RefCell<Vec<Loaded>>,
+    /// The entry found for each kernel type (by `type_name`): modules are only ever added, after the
+    /// ones searched first, so a kernel's entry never changes once found.
+    functions: std::cell::RefCell<Vec<(&'static str, cust::sys::CUfunction)>>,
 }
 
 /// A loaded PTX module and what it declares.
@@ -162,7 +165,8 @@ impl Gpu {
             Event::new(EventFlags::DEFAULT).context("cuEventCreate")?,
         );
         let modules = std::cell::RefCell::new(vec![first]);
-        let res = std::mem::ManuallyDrop::new(Resources { events, region, stream, modules });
+        let res =
+            std::mem::ManuallyDrop::new(Resources { events, region, stream, modules, functions: Default::default() });
         Ok(Gpu { res, name, sms, ordinal, dev, ctx: raw, _ctx: ctx })
     }
 
@@ -279,6 +283,18 @@ impl Gpu {
     /// each module gpu-builder's, whose entries are what their signatures say. When no module has it,
     /// the error of the first module that declares an entry of that name (else of the first module).
     fn function<K: Kernel>(&self) -> Result<cust::sys::CUfunction> {
+        let key = std::any::type_name::<K>();
+        if let Some(&(_, f)) = self.res.functions.borrow().iter().find(|(k, _)| *k == key) {
+            return Ok(f);
+        }
+        let f = self.find_function::<K>()?;
+        self.res.functions.borrow_mut().push((key, f));
+        Ok(f)
+    }
+
+    /// The entry of the first loaded module whose declaration matches `K` (its name, parameters and
+    /// signature).
+    fn find_function<K: Kernel>(&self) -> Result<cust::sys::CUfunction> {
         let modules = self.res.modules.borrow();
         let mut first_err: Option<String> = None;
         let mut named_err: Option<String> = None;

@@ -40,9 +40,11 @@
 //! from an atomic ticket in start order, not `blockIdx` (the twin `sort_blockidx_u32` takes
 //! `blockIdx.x`: a livelock report on the emulator when fewer blocks are resident than the grid
 //! has); (2) a status word is written by one block and polled by others: every access to it is a
-//! strong one, a device-scope release store to publish and acquire loads to read (the twins
-//! `sort_no_release_u32` and `sort_no_acquire_u32` make one side plain: a data race the emulator
-//! reports); the value travels in the word itself, so nothing else needs ordering; the polls are
+//! strong one (`st.volatile` to publish, `ld.volatile` to poll: relaxed at system scope in the PTX
+//! memory model), so the two never race (the twins `sort_no_release_u32` and `sort_no_acquire_u32`
+//! make one side plain: a data race the emulator reports); the value travels in the word itself and
+//! nothing else is published through it, so no release or acquire is needed (each would be a fence
+//! per digit and tile); the polls are
 //! bounded ([`SPIN_LIMIT`]) and a tile that gives up sets the sort's error word, which the host
 //! checks; (3) within a block, the warp counters, digit counts, starts and the staged tile cross
 //! threads through shared memory between barriers, and within a warp the ranking's counters are
@@ -52,6 +54,7 @@
 pub mod histogram;
 pub mod key;
 pub mod onesweep;
+pub mod small;
 pub mod twins;
 
 pub use key::{SortKey, SortValue, StageWord};

@@ -12,7 +12,7 @@ use super::{
     Digits, ERROR_GAVE_UP, FLAG_PREFIX, ITEMS, MAX_BLOCK, MAX_TILE, MAX_WARPS, RADIX, RADIX_BITS, SPIN_LIMIT,
     STATE_HEADER, pass_state_len, status, tiles,
 };
-use crate::scan::{Access, warp_inclusive};
+use crate::scan::warp_inclusive;
 
 /// The shared-memory layouts of a tile, one per width of keys and values: the warps' digit counters
 /// (then offsets), the tile's digit counts, starts and global bases, its id, and the staged tile's
@@ -61,19 +61,28 @@ pub const fn shared_bytes(key_bytes: usize, value_bytes: usize) -> usize {
 
 /// The views of a tile's shared memory.
 pub(crate) struct Views<K: Pod, V: Pod> {
-    warps: SharedSlice<u32>,
-    count: SharedSlice<u32>,
-    start: SharedSlice<u32>,
-    base: SharedSlice<u32>,
-    tile: SharedSlice<u32>,
-    keys: SharedSlice<K>,
-    vals: SharedSlice<V>,
+    pub(crate) warps: SharedSlice<u32>,
+    pub(crate) count: SharedSlice<u32>,
+    pub(crate) start: SharedSlice<u32>,
+    pub(crate) base: SharedSlice<u32>,
+    pub(crate) tile: SharedSlice<u32>,
+    pub(crate) keys: SharedSlice<K>,
+    pub(crate) vals: SharedSlice<V>,
 }
 /// A tile layout, with the words its keys and values are staged as.
 pub(crate) trait Layout {
     type Key: StageWord;
     type Value: StageWord;
     fn views() -> Views<Self::Key, Self::Value>;
+}
+
+/// How the status words are written and read: strong accesses (volatile: relaxed at system scope in
+/// the PTX memory model), or a twin's plain store or plain load.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Access {
+    Strong,
+    PlainStore,
+    PlainLoad,
 }
 
 /// How a tile takes its id and accesses the status words: the launchers' way, or a twin's.
@@ -83,8 +92,8 @@ pub(crate) struct Variant {
     /// Tile `blockIdx.x` instead of a ticket.
     pub(crate) block_idx: bool,
 }
-/// The launchers' variant: a ticket, release stores and acquire loads.
-pub(crate) const CORRECT: Variant = Variant { access: Access::ReleaseAcquire, block_idx: false };
+/// The launchers' variant: a ticket, strong stores and loads.
+pub(crate) const CORRECT: Variant = Variant { access: Access::Strong, block_idx: false };
 
 /// The lanes of the warp whose `d` equals this lane's: one `vote.ballot` per digit bit.
 #[inline(always)]
@@ -104,7 +113,7 @@ fn peers_of(d: u32) -> u32 {
 // The running sum after the last digit, written out by `unrolled!`, is never read.
 #[allow(unused_assignments)]
 #[inline(always)]
-fn exclusive_digits(src: impl Fn(usize) -> u32, dst: SharedSlice<u32>) {
+pub(crate) fn exclusive_digits(src: impl Fn(usize) -> u32, dst: SharedSlice<u32>) {
     let lane = warp::lane_id() as usize;
     const PER: usize = RADIX / WARP_SIZE as usize;
     let mut v = [0u32; PER];
@@ -120,11 +129,11 @@ fn exclusive_digits(src: impl Fn(usize) -> u32, dst: SharedSlice<u32>) {
 
 #[inline(always)]
 fn publish(state: GlobalMut<u32>, at: usize, word: u32, access: Access) {
-    if access == Access::PlainStore { state.set(at, word) } else { state.atomic(at).store_release(word) }
+    if access == Access::PlainStore { state.set(at, word) } else { state.set_volatile(at, word) }
 }
 #[inline(always)]
 fn read_status(state: GlobalMut<u32>, at: usize, access: Access) -> u32 {
-    if access == Access::PlainLoad { state.get(at) } else { state.atomic(at).load_acquire() }
+    if access == Access::PlainLoad { state.get(at) } else { state.get_volatile(at) }
 }
 
 /// The exclusive prefix of digit `d` for tile `tile > 0` of the pass whose state starts at `at`: the
@@ -154,6 +163,55 @@ fn look_back(state: GlobalMut<u32>, at: usize, tile: usize, d: usize, access: Ac
         }
     }
     excl
+}
+
+/// Ranks a warp's keys of one step after another (`digit(i)`: the digit of this lane's key of step
+/// `i`): the warp's counters (`warps[counters .. counters + 256]`) are zeroed, then at each step the
+/// lanes with the same digit find each other ([`peers_of`]), the highest adds their number to the
+/// digit's counter and passes the old count on (a shuffle), and a key's rank is that count plus its
+/// peers below it: its place among the warp's keys of its digit, in step-then-lane order. The
+/// counters end as the warp's digit counts.
+#[inline(always)]
+pub(crate) fn rank_in_warp(warps: SharedSlice<u32>, counters: usize, digit: impl Fn(usize) -> usize) -> [u32; ITEMS] {
+    let lane = warp::lane_id();
+    unrolled!(RADIX / 32, j => warps.set(counters + 32 * j + lane as usize, 0));
+    warp::sync_warp(FULL_MASK);
+    let below = (1u32 << lane) - 1;
+    let mut rank = [0u32; ITEMS];
+    unrolled!(ITEMS, i => {
+        let d = digit(i);
+        let peers = peers_of(d as u32);
+        let leader = 31 - peers.leading_zeros();
+        let mut old = 0;
+        if lane == leader {
+            old = warps.get(counters + d);
+            warps.set(counters + d, old + peers.count_ones());
+        }
+        rank[i] = warp::shfl_idx(FULL_MASK, old, leader) + (peers & below).count_ones();
+        warp::sync_warp(FULL_MASK);
+    });
+    rank
+}
+
+/// After a barrier that follows every warp's ranking: per digit (thread `d`, `d + blockDim.x`, …), the
+/// warps' counts become their offsets (warp `w`'s: the counts of warps before it) and the sum, the
+/// block's count of the digit, goes to `count[d]` and to `total(d, sum)`.
+#[inline(always)]
+pub(crate) fn digit_totals<K: Pod, V: Pod>(sh: &Views<K, V>, mut total: impl FnMut(usize, u32)) {
+    let threads = block_dim().x as usize;
+    let nwarps = threads / 32;
+    let mut d = thread_idx().x as usize;
+    while d < RADIX {
+        let mut run = 0u32;
+        for v in 0..nwarps {
+            let c = sh.warps.get(v * RADIX + d);
+            sh.warps.set(v * RADIX + d, run);
+            run += c;
+        }
+        sh.count.set(d, run);
+        total(d, run);
+        d += threads;
+    }
 }
 
 /// One tile of pass `pass` (see [`super`]): `keys_in` (and `vals`' input) to `keys_out` (and its
@@ -212,11 +270,6 @@ pub(crate) fn sort_tile<K: SortKey, V: SortValue, L: Layout>(
     let (shift, mask) = digits.pass(pass);
     let flip = digits.descending;
 
-    // The warp's digit counters start at zero.
-    let counters = w * RADIX;
-    unrolled!(RADIX / 32, j => sh.warps.set(counters + 32 * j + lane as usize, 0));
-    warp::sync_warp(FULL_MASK);
-
     // Load: lane `lane` of warp `w` holds keys seg + 32 i + lane.
     let seg = first + w * 32 * ITEMS;
     let whole = seg + 32 * ITEMS <= n;
@@ -235,22 +288,8 @@ pub(crate) fn sort_tile<K: SortKey, V: SortValue, L: Layout>(
         if whole || seg + 32 * i + (lane as usize) < n { key.digit(shift, mask, flip) as usize } else { RADIX - 1 }
     };
 
-    // Rank: step i, the peers of each lane's digit; the highest peer adds their number to the warp's
-    // counter and passes the old count on; the rank is that plus the peers below.
-    let below = (1u32 << lane) - 1;
-    let mut rank = [0u32; ITEMS];
-    unrolled!(ITEMS, i => {
-        let d = digit_of(i, keys[i]);
-        let peers = peers_of(d as u32);
-        let leader = 31 - peers.leading_zeros();
-        let mut old = 0;
-        if lane == leader {
-            old = sh.warps.get(counters + d);
-            sh.warps.set(counters + d, old + peers.count_ones());
-        }
-        rank[i] = warp::shfl_idx(FULL_MASK, old, leader) + (peers & below).count_ones();
-        warp::sync_warp(FULL_MASK);
-    });
+    let counters = w * RADIX;
+    let mut rank = rank_in_warp(sh.warps, counters, |i| digit_of(i, keys[i]));
     // The values' loads, issued now: they arrive during the look-back.
     let mut v = [V::from_word(0); ITEMS];
     if let Some((vals_in, _)) = vals {
@@ -265,23 +304,13 @@ pub(crate) fn sort_tile<K: SortKey, V: SortValue, L: Layout>(
 
     // Per digit: the warps' counts become their offsets, the sum is the tile's count; tiles after the
     // first publish it as their aggregate.
-    let nwarps = threads as usize / 32;
     let word_of = |d: usize| at + STATE_HEADER + tile * RADIX + d;
     let aggregate = |d: usize, total: u32| if d == RADIX - 1 { total - missing } else { total };
-    let mut d = t;
-    while d < RADIX {
-        let mut run = 0u32;
-        for v in 0..nwarps {
-            let c = sh.warps.get(v * RADIX + d);
-            sh.warps.set(v * RADIX + d, run);
-            run += c;
-        }
-        sh.count.set(d, run);
+    digit_totals(&sh, |d, total| {
         if tile > 0 {
-            publish(state, word_of(d), status(false, aggregate(d, run)), variant.access);
+            publish(state, word_of(d), status(false, aggregate(d, total)), variant.access);
         }
-        d += threads as usize;
-    }
+    });
     sync_threads();
     // Warp 0: the tile's digit starts; for tile 0, the pass's digit offsets (into `base`).
     if w == 0 {

@@ -1,12 +1,11 @@
 //! Twins of the sort's pass ([`super::onesweep`]) for `u32` keys, each without one of its
-//! synchronisation choices: a status word published without a release, read without an acquire,
+//! synchronisation choices: a status word published with a plain store, read with a plain load,
 //! tiles taken by `blockIdx.x`. None is launched by gpu-algos; the tests run them on the emulator to
 //! show what each choice prevents. Launch as [`sort_keys_u32`](super::onesweep::sort_keys_u32).
 use gpu_std::{Global, GlobalMut, kernel};
 
 use super::Digits;
-use super::onesweep::{TileKeys4, Variant, sort_tile};
-use crate::scan::Access;
+use super::onesweep::{Access, TileKeys4, Variant, sort_tile};
 
 /// The twins' pass, with `variant`.
 #[allow(clippy::too_many_arguments)]
@@ -25,7 +24,7 @@ fn twin(
 }
 
 kernel! {
-    /// RACY twin of `sort_keys_u32`: publishes the status words with plain stores, no release.
+    /// RACY twin of `sort_keys_u32`: publishes the status words with plain stores, not strong ones.
     pub fn sort_no_release_u32<'a>(keys_in: Global<'a, u32>, keys_out: GlobalMut<'a, u32>, counts: Global<'a, u32>,
         state: GlobalMut<'a, u32>, digits: u32, pass: u32) {
         let variant = Variant { access: Access::PlainStore, block_idx: false };
@@ -33,7 +32,7 @@ kernel! {
     }
 }
 kernel! {
-    /// RACY twin of `sort_keys_u32`: reads the status words with plain loads, no acquire.
+    /// RACY twin of `sort_keys_u32`: reads the status words with plain loads, not strong ones.
     pub fn sort_no_acquire_u32<'a>(keys_in: Global<'a, u32>, keys_out: GlobalMut<'a, u32>, counts: Global<'a, u32>,
         state: GlobalMut<'a, u32>, digits: u32, pass: u32) {
         let variant = Variant { access: Access::PlainLoad, block_idx: false };
@@ -46,7 +45,7 @@ kernel! {
     /// has. Never launched on a GPU.
     pub fn sort_blockidx_u32<'a>(keys_in: Global<'a, u32>, keys_out: GlobalMut<'a, u32>, counts: Global<'a, u32>,
         state: GlobalMut<'a, u32>, digits: u32, pass: u32) {
-        let variant = Variant { access: Access::ReleaseAcquire, block_idx: true };
+        let variant = Variant { access: Access::Strong, block_idx: true };
         twin(keys_in, keys_out, counts, state, digits, pass, variant)
     }
 }
