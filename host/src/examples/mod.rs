@@ -23,6 +23,7 @@ pub mod reduce_fast;
 pub mod reduce_sum;
 pub mod running_max;
 pub mod scan;
+pub mod sort;
 pub mod spinlock;
 pub mod stencil;
 pub mod sync_variants;
@@ -241,6 +242,15 @@ pub const ALL: &[Example] = &[
         gpu_sizes: &[1, 7, 31, 33, 255, 257, 16383, 16385, (1 << 20) + 1, 1 << 26, 1 << 30],
         emu_sizes: &[1, 7, 31, 33, 255, 257, 4097, 2 * 16384 + 5],
         run: scan::run,
+    },
+    Example {
+        name: "sort",
+        row: Some(22),
+        section: "§5.4–5.7",
+        about: "gpu-algos' stable radix sort: one histogram pass, then per 8-bit digit a pass whose tiles rank keys with ballots and shuffles and find their offsets by decoupled look-back over strong status words; pairs stable, descending, bit ranges, f32 total order; twins with plain status words are races",
+        gpu_sizes: &[1, 7, 33, 4096, 4097, (1 << 20) + 1, 1 << 24],
+        emu_sizes: &[1, 7, 33, 513, 4097, 3 * 512 + 5],
+        run: sort::run,
     },
     Example {
         name: "multi_gpu",
