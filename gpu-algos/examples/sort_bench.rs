@@ -12,6 +12,10 @@
 //! ```
 //!
 //! CSV columns: timing,workload,dist,n,impl,ms,gkeys (keys per second over the median, in 10^9).
+//!
+//! With `SORT_BENCH_BLOCKS=256,512` (say) it times instead `sort_keys` of uniform `u32` keys with
+//! the passes on each of those block sizes (rows `keys_u32_b<threads>`, host-timed): the tuning rows
+//! of the passes' block size.
 use anyhow::{Context, Result, bail};
 use gpu_algos::sort::Order;
 use gpu_algos::{Algos, Sortable};
@@ -172,6 +176,22 @@ impl Bench<'_> {
     }
 }
 
+impl Bench<'_> {
+    /// Times `sort_keys` of `n` uniform `u32` keys with the passes on blocks of `block` threads.
+    fn run_blocks(&mut self, n: usize, block: u32) -> Result<()> {
+        let keys = make_keys::<u32>(n, "uniform", n as u64 ^ 0x5eed);
+        let dev = self.dev;
+        let kin = dev.upload("keys", &keys)?;
+        let kout = std::cell::RefCell::new(dev.filled("keys_out", n, 0u32)?);
+        let order = Order::ascending();
+        let call = || self.algos.sort_keys_on_blocks(&kin, &mut kout.borrow_mut(), &order, block);
+        call()?;
+        check(&keys, &kout.borrow().read()?, None, &format!("keys_u32 block {block} n = {n}"))?;
+        let host = dev.time_calls(reps(n), &|| Ok(()), &call)?.context("timing needs a GPU")?;
+        self.row("host", &format!("keys_u32_b{block}"), "uniform", n, host.median_ms)
+    }
+}
+
 fn main() -> Result<()> {
     let mut args = std::env::args().skip(1);
     let (mut kmin, mut kmax, mut csv) = (10u32, 30u32, None);
@@ -196,8 +216,21 @@ fn main() -> Result<()> {
         }
         None => None,
     };
+    let blocks: Vec<u32> = match std::env::var("SORT_BENCH_BLOCKS") {
+        Ok(v) => v.split(',').map(|b| b.trim().parse()).collect::<Result<_, _>>().context("SORT_BENCH_BLOCKS")?,
+        Err(_) => Vec::new(),
+    };
     let mut b = Bench { dev: &dev, algos: Algos::new(&dev)?, flush: dev.filled("l2 flush", 64 << 20, 0u32)?, csv };
     eprintln!("gpu-algos sort on {}", dev.name());
+    if !blocks.is_empty() {
+        // The tuning rows: keys_u32 of uniform keys with the passes on each block size.
+        for k in (kmin..=kmax).step_by(2) {
+            for &block in &blocks {
+                b.run_blocks(1usize << k, block)?;
+            }
+        }
+        return Ok(());
+    }
     for k in (kmin..=kmax).step_by(2) {
         let n = 1usize << k;
         for dist in ["uniform", "few", "equal"] {

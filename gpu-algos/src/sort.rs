@@ -155,12 +155,40 @@ impl<'d> Algos<'d> {
         Ok(plan::sort(n, digits, crate::target(self.dev)?, resident))
     }
 
+    /// [`Algos::sort_keys_by`] with the passes on blocks of `block` threads (a multiple of 32 up to
+    /// 512) instead of the plan's: for a benchmark that measures the block size. Inputs the one-block
+    /// sort takes are sorted by it, whatever `block` is.
+    #[doc(hidden)]
+    pub fn sort_keys_on_blocks<K: Sortable>(
+        &self,
+        keys: &Buffer<'_, K>,
+        out: &mut Buffer<'_, K>,
+        order: &Order,
+        block: u32,
+    ) -> Result<()> {
+        if !block.is_multiple_of(32) || block == 0 || block > so::MAX_BLOCK {
+            bail!("sort: {block} threads per block (a multiple of 32 up to {} is needed)", so::MAX_BLOCK);
+        }
+        self.sort_with::<K, u32>(keys, out, None, order, Some(block))
+    }
+
     fn sort<K: Sortable, V: SortValue>(
         &self,
         keys: &Buffer<'_, K>,
         out: &mut Buffer<'_, K>,
         vals: Option<(&Buffer<'_, V>, &mut Buffer<'_, V>)>,
         order: &Order,
+    ) -> Result<()> {
+        self.sort_with(keys, out, vals, order, None)
+    }
+
+    fn sort_with<K: Sortable, V: SortValue>(
+        &self,
+        keys: &Buffer<'_, K>,
+        out: &mut Buffer<'_, K>,
+        vals: Option<(&Buffer<'_, V>, &mut Buffer<'_, V>)>,
+        order: &Order,
+        block: Option<u32>,
     ) -> Result<()> {
         let n = keys.len();
         if out.len() != n {
@@ -169,7 +197,14 @@ impl<'d> Algos<'d> {
         if n > MAX_LEN {
             bail!("sort: {n} keys are more than the sort takes ({MAX_LEN})");
         }
-        let p = self.sort_plan::<K>(n, order)?;
+        let mut p = self.sort_plan::<K>(n, order)?;
+        if let Some(block) = block
+            && !p.small
+        {
+            p.block = block;
+            p.tiles = so::tiles(n, block);
+            p.state_words = so::state_len(n, block, p.passes);
+        }
         if n == 0 {
             return Ok(());
         }

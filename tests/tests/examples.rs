@@ -99,6 +99,7 @@ example_tests!(
     sync_variants,
     system_scope,
     scan,
+    sort,
     multi_gpu,
     primitives,
 );
@@ -126,6 +127,7 @@ fn every_example_has_tests() {
         "sync_variants",
         "system_scope",
         "scan",
+        "sort",
         "multi_gpu",
         "primitives",
     ];

@@ -244,15 +244,6 @@ pub const ALL: &[Example] = &[
         run: scan::run,
     },
     Example {
-        name: "sort",
-        row: Some(22),
-        section: "§5.4–5.7",
-        about: "gpu-algos' stable radix sort: one histogram pass, then per 8-bit digit a pass whose tiles rank keys with ballots and shuffles and find their offsets by decoupled look-back over strong status words; pairs stable, descending, bit ranges, f32 total order; twins with plain status words are races",
-        gpu_sizes: &[1, 7, 33, 4096, 4097, (1 << 20) + 1, 1 << 24],
-        emu_sizes: &[1, 7, 33, 513, 4097, 3 * 512 + 5],
-        run: sort::run,
-    },
-    Example {
         name: "multi_gpu",
         row: Some(21),
         section: "§5.4–5.5 (system scope)",
@@ -260,6 +251,15 @@ pub const ALL: &[Example] = &[
         gpu_sizes: &[1, 7, 31, 33, 255, 257, (1 << 20) + 1],
         emu_sizes: &[1, 7, 33, 257, 4097],
         run: multi_gpu::run,
+    },
+    Example {
+        name: "sort",
+        row: Some(22),
+        section: "§5.4–5.7",
+        about: "gpu-algos' stable radix sort: one histogram pass, then per 8-bit digit a pass whose tiles rank keys with ballots and shuffles and find their offsets by decoupled look-back over strong status words; pairs stable, descending, bit ranges, f32 total order; twins with plain status words are races",
+        gpu_sizes: &[1, 7, 33, 257, 4096, 4097, (1 << 20) + 1, 1 << 24],
+        emu_sizes: &[1, 7, 33, 257, 4097, 3 * 512 + 5],
+        run: sort::run,
     },
     Example {
         name: "primitives",
