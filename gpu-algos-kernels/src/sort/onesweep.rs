@@ -136,33 +136,54 @@ fn read_status(state: GlobalMut<u32>, at: usize, access: Access) -> u32 {
     if access == Access::PlainLoad { state.get(at) } else { state.get_volatile(at) }
 }
 
+/// Status words a look-back step loads at once: the words of the [`WINDOW`] tiles before the
+/// nearest not yet added, issued together, so that a walk over many tiles that have published only
+/// their counts waits for the memory once per window instead of once per tile.
+pub const WINDOW: usize = 8;
+
 /// The exclusive prefix of digit `d` for tile `tile > 0` of the pass whose state starts at `at`: the
-/// aggregates of the tiles before it back to the nearest that published its inclusive prefix, and
-/// that prefix. Polls each word until it is published (bounded: on giving up, sets the sort's error
-/// word, `state[1]`, and returns what it has).
+/// counts of the tiles before it back to the nearest that published its inclusive prefix, and that
+/// prefix. The words are loaded [`WINDOW`] at a time, then taken nearest first; one not yet published
+/// is polled until it is (bounded: on giving up, sets the sort's error word, `state[1]`, and returns
+/// what it has).
 #[inline(always)]
 fn look_back(state: GlobalMut<u32>, at: usize, tile: usize, d: usize, access: Access) -> u32 {
     let mut excl = 0u32;
-    let mut k = tile;
-    while k > 0 {
-        k -= 1;
-        let word_at = at + STATE_HEADER + k * RADIX + d;
-        let mut spins = 0u32;
-        let mut word = read_status(state, word_at, access);
-        while word == 0 && spins < SPIN_LIMIT {
-            spins += 1;
-            word = read_status(state, word_at, access);
-        }
-        if word == 0 {
-            state.atomic(1).fetch_or(ERROR_GAVE_UP);
+    let mut next = tile; // the tiles before `next` are not added yet
+    loop {
+        let mut words = [0u32; WINDOW];
+        unrolled!(WINDOW, j => {
+            if next > j {
+                words[j] = read_status(state, at + STATE_HEADER + (next - 1 - j) * RADIX + d, access);
+            }
+        });
+        let mut found = false;
+        unrolled!(WINDOW, j => {
+            if !found && next > j {
+                let word_at = at + STATE_HEADER + (next - 1 - j) * RADIX + d;
+                let mut word = words[j];
+                let mut spins = 0u32;
+                while word == 0 && spins < SPIN_LIMIT {
+                    spins += 1;
+                    word = read_status(state, word_at, access);
+                }
+                if word == 0 {
+                    state.atomic(1).fetch_or(ERROR_GAVE_UP);
+                    return excl;
+                }
+                excl = excl.wrapping_add((word & !FLAG_PREFIX) - 1);
+                found = word & FLAG_PREFIX != 0;
+            }
+        });
+        if found {
             return excl;
         }
-        excl = excl.wrapping_add((word & !FLAG_PREFIX) - 1);
-        if word & FLAG_PREFIX != 0 {
-            break;
+        if next <= WINDOW {
+            // Tile 0 always publishes its prefix: the walk ended above.
+            return excl;
         }
+        next -= WINDOW;
     }
-    excl
 }
 
 /// Ranks a warp's keys of one step after another (`digit(i)`: the digit of this lane's key of step
@@ -289,7 +310,7 @@ pub(crate) fn sort_tile<K: SortKey, V: SortValue, L: Layout>(
     };
 
     let counters = w * RADIX;
-    let mut rank = rank_in_warp(sh.warps, counters, |i| digit_of(i, keys[i]));
+    let rank = rank_in_warp(sh.warps, counters, |i| digit_of(i, keys[i]));
     // The values' loads, issued now: they arrive during the look-back.
     let mut v = [V::from_word(0); ITEMS];
     if let Some((vals_in, _)) = vals {
@@ -320,6 +341,18 @@ pub(crate) fn sort_tile<K: SortKey, V: SortValue, L: Layout>(
         }
     }
     sync_threads();
+    // Each key (and value) to its place in the tile in shared memory: its digit's start, its warp's
+    // offset, its rank. Staged before the look-back, so that no key is held in a register across it.
+    unrolled!(ITEMS, i => {
+        if whole || seg + 32 * i + (lane as usize) < n {
+            let d = digit_of(i, keys[i]);
+            let at = (sh.start.get(d) + sh.warps.get(counters + d) + rank[i]) as usize;
+            sh.keys.set(at, L::Key::from_word(keys[i].to_word()));
+            if vals.is_some() {
+                sh.vals.set(at, L::Value::from_word(v[i].to_word()));
+            }
+        }
+    });
     // Per digit: the exclusive prefix (look-back), the inclusive one published, and the base that
     // turns a staged position into the key's place in the output.
     let mut d = t;
@@ -329,20 +362,6 @@ pub(crate) fn sort_tile<K: SortKey, V: SortValue, L: Layout>(
         sh.base.set(d, excl.wrapping_sub(sh.start.get(d)));
         d += threads as usize;
     }
-    // The staged position of each key: its digit's start, its warp's offset, its rank.
-    unrolled!(ITEMS, i => {
-        let d = digit_of(i, keys[i]);
-        rank[i] = sh.start.get(d) + sh.warps.get(counters + d) + rank[i];
-    });
-    sync_threads();
-    unrolled!(ITEMS, i => {
-        if whole || seg + 32 * i + (lane as usize) < n {
-            sh.keys.set(rank[i] as usize, L::Key::from_word(keys[i].to_word()));
-            if vals.is_some() {
-                sh.vals.set(rank[i] as usize, L::Value::from_word(v[i].to_word()));
-            }
-        }
-    });
     sync_threads();
     // Out, in staged order: thread t takes positions t, t + threads, …; a key's place is its digit's
     // base plus its position, and its value goes to the same place.
@@ -359,9 +378,9 @@ pub(crate) fn sort_tile<K: SortKey, V: SortValue, L: Layout>(
     });
 }
 
-/// The kernels of one key type: keys only, and with 4-byte and 8-byte values. Keys alone take two
-/// blocks of 512 threads per SM (at most 64 registers; `f64` keys one, as they spill at 64); with
-/// values one block (they take 84 to 107 registers).
+/// The kernels of one key type: keys only, and with 4-byte and 8-byte values. 4-byte keys alone take
+/// two blocks of 512 threads per SM (at most 64 registers); 8-byte keys, which spill at 64, and
+/// pairs take what they need (76 to 107 registers: one block per SM).
 macro_rules! sort_kernels {
     ($($k:ty, $lk:ident, $l4:ident, $l8:ident, $min_blocks:literal: $keys:ident, $pairs4:ident, $pairs8:ident;)*) => {$(
         kernel! {
@@ -403,7 +422,7 @@ sort_kernels! {
     u32, TileKeys4, TilePairs44, TilePairs48, 2: sort_keys_u32, sort_pairs4_u32, sort_pairs8_u32;
     i32, TileKeys4, TilePairs44, TilePairs48, 2: sort_keys_i32, sort_pairs4_i32, sort_pairs8_i32;
     f32, TileKeys4, TilePairs44, TilePairs48, 2: sort_keys_f32, sort_pairs4_f32, sort_pairs8_f32;
-    u64, TileKeys8, TilePairs84, TilePairs88, 2: sort_keys_u64, sort_pairs4_u64, sort_pairs8_u64;
-    i64, TileKeys8, TilePairs84, TilePairs88, 2: sort_keys_i64, sort_pairs4_i64, sort_pairs8_i64;
+    u64, TileKeys8, TilePairs84, TilePairs88, 1: sort_keys_u64, sort_pairs4_u64, sort_pairs8_u64;
+    i64, TileKeys8, TilePairs84, TilePairs88, 1: sort_keys_i64, sort_pairs4_i64, sort_pairs8_i64;
     f64, TileKeys8, TilePairs84, TilePairs88, 1: sort_keys_f64, sort_pairs4_f64, sort_pairs8_f64;
 }
