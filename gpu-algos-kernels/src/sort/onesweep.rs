@@ -1,6 +1,8 @@
 //! One pass of the radix sort: every key (and value) of a tile moved to its place by one digit, with
 //! the tile's digit offsets found by decoupled look-back ([`super`] has the algorithm and the decision
 //! procedure).
+// The pairs' kernels take 8 parameters (keys, values, counts and state in and out, digits, pass).
+#![allow(clippy::too_many_arguments)]
 use gpu_std::block::sync_threads;
 use gpu_std::shared::SharedSlice;
 use gpu_std::thread::{block_dim, block_idx, thread_idx};
@@ -237,7 +239,6 @@ pub(crate) fn digit_totals<K: Pod, V: Pod>(sh: &Views<K, V>, mut total: impl FnM
 
 /// One tile of pass `pass` (see [`super`]): `keys_in` (and `vals`' input) to `keys_out` (and its
 /// output), stably by the pass's digit.
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub(crate) fn sort_tile<K: SortKey, V: SortValue, L: Layout>(
     keys_in: Global<K>,

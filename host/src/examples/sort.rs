@@ -53,7 +53,7 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
     let sorted: Vec<u32> = want.iter().map(|&i| x[i as usize]).collect();
     let m = exact(&ko.borrow().read()?, &sorted, "keys_out");
     r.check(m.is_none(), format!("sort_pairs u32: all {n} keys in order{}", mismatch(m)));
-    let desc = order_by(&x, |k| std::cmp::Reverse(k));
+    let desc = order_by(&x, std::cmp::Reverse);
     algos.sort_pairs_by(&keys, &vals, &mut ko.borrow_mut(), &mut vo.borrow_mut(), &Order::descending())?;
     let m = exact(&vo.borrow().read()?, &desc, "vals_out");
     r.check(m.is_none(), format!("sort_pairs u32 descending: stable (equal keys keep their order){}", mismatch(m)));
