@@ -3,23 +3,12 @@
 //! `Algos` kept across calls; the deterministic sum's bits equal to the emulator's. Without a GPU each
 //! test prints "skipped: no CUDA device".
 use gpu_algos::{Algos, histogram, reduce, scan};
-use gpu_host::{Device, DeviceChoice, NoGpu};
 use rand::{Rng, SeedableRng, rngs::StdRng};
 
 #[path = "../../gpu-algos/tests/common/mod.rs"]
 mod common;
-
-fn gpu_or_skip(test: &str) -> Option<Device> {
-    match Device::open(DeviceChoice::Gpu, &gpu_algos::ptx(), Default::default()) {
-        Ok((d, _)) => Some(d),
-        Err(e) if e.downcast_ref::<NoGpu>().is_none() => panic!("{test}: cannot open the GPU: {e:#}"),
-        Err(e) => {
-            use std::io::Write;
-            let _ = writeln!(std::io::stderr(), "{test}: skipped: no CUDA device ({e:#})");
-            None
-        }
-    }
-}
+use common::gpu_or_skip;
+use gpu_host::Device;
 
 /// One element; a partial vector; the small kernels' sizes; past them (grid-wide); large.
 const SIZES: [usize; 5] = [1, 1_001, 65_537, (1 << 20) + 3, (1 << 24) + 5];

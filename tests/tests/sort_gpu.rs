@@ -4,24 +4,12 @@
 //! GPU each test prints "skipped: no CUDA device".
 use gpu_algos::sort::Order;
 use gpu_algos::{Algos, Sortable};
-use gpu_host::{Device, DeviceChoice, NoGpu};
 use rand::distributions::{Distribution, Standard};
 use rand::{Rng, SeedableRng, rngs::StdRng};
 
 #[path = "../../gpu-algos/tests/common/mod.rs"]
 mod common;
-
-fn gpu_or_skip(test: &str) -> Option<Device> {
-    match Device::open(DeviceChoice::Gpu, &gpu_algos::ptx(), Default::default()) {
-        Ok((d, _)) => Some(d),
-        Err(e) if e.downcast_ref::<NoGpu>().is_none() => panic!("{test}: cannot open the GPU: {e:#}"),
-        Err(e) => {
-            use std::io::Write;
-            let _ = writeln!(std::io::stderr(), "{test}: skipped: no CUDA device ({e:#})");
-            None
-        }
-    }
-}
+use common::gpu_or_skip;
 
 /// One key; a partial tile; a tile + 1; many tiles; thousands of tiles.
 const SIZES: [usize; 5] = [1, 1_001, 4_097, (1 << 20) + 3, (1 << 23) + 5];

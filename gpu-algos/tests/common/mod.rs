@@ -96,3 +96,17 @@ pub fn check_pairs<K: Sortable, V: SortValue + From<u32> + PartialEq + std::fmt:
     clean(dev, what);
     Ok(())
 }
+
+/// The GPU with the library's module, or `None` after printing "skipped: no CUDA device" (a GPU that
+/// is there but cannot be opened is a failure).
+pub fn gpu_or_skip(test: &str) -> Option<Device> {
+    match Device::open(gpu_host::DeviceChoice::Gpu, &gpu_algos::ptx(), Default::default()) {
+        Ok((d, _)) => Some(d),
+        Err(e) if e.downcast_ref::<gpu_host::NoGpu>().is_none() => panic!("{test}: cannot open the GPU: {e:#}"),
+        Err(e) => {
+            use std::io::Write;
+            let _ = writeln!(std::io::stderr(), "{test}: skipped: no CUDA device ({e:#})");
+            None
+        }
+    }
+}
