@@ -562,8 +562,38 @@ impl Device {
     /// was made before the call (the arguments borrow for `'s`, which outlives `f`), so nothing a
     /// queued kernel uses can be freed before the wait. The wait happens also when `f` fails; the
     /// first error is returned. On the emulator each launch runs as [`Device::launch`] runs it.
+    ///
+    /// ```
+    /// # const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
+    /// gpu_std::kernel! { pub fn bump<'a>(x: gpu_std::GlobalMut<'a, u32>) { x.atomic(0).add(1); } }
+    /// use gpu_host::{Device, Launch};
+    /// let dev = Device::emulator(Default::default());
+    /// let counter = dev.filled("counter", 1, 7u32)?;
+    /// dev.sequence(|s| {
+    ///     s.zero(&counter)?;
+    ///     s.launch::<bump>(Launch::linear(1, 32, 0), (counter.view_mut(),))?;
+    ///     s.launch::<bump>(Launch::linear(2, 32, 0), (counter.view_mut(),))
+    /// })?;
+    /// assert_eq!(counter.read()?, [96]);
+    /// # Ok::<(), anyhow::Error>(())
+    /// ```
+    ///
+    /// A buffer made inside the closure cannot be given to a queued launch: it would be freed before
+    /// the wait.
+    ///
+    /// ```compile_fail,E0597
+    /// # const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
+    /// gpu_std::kernel! { pub fn bump<'a>(x: gpu_std::GlobalMut<'a, u32>) { x.atomic(0).add(1); } }
+    /// use gpu_host::{Device, Launch};
+    /// let dev = Device::emulator(Default::default());
+    /// dev.sequence(|s| {
+    ///     let counter = dev.filled("counter", 1, 0u32)?;
+    ///     s.launch::<bump>(Launch::linear(1, 32, 0), (counter.view_mut(),)) // error: `counter` does not live long enough
+    /// })?;
+    /// # Ok::<(), anyhow::Error>(())
+    /// ```
     pub fn sequence<'s, R>(&'s self, f: impl FnOnce(&Sequence<'s>) -> Result<R>) -> Result<R> {
-        let seq = Sequence { dev: self, queued: std::cell::Cell::new(false) };
+        let seq = Sequence { dev: self, _invariant: std::marker::PhantomData, queued: std::cell::Cell::new(false) };
         let r = f(&seq);
         match &self.inner {
             #[cfg(feature = "cuda")]
@@ -714,6 +744,10 @@ impl Device {
 /// views they take borrow for `'s`.
 pub struct Sequence<'s> {
     dev: &'s Device,
+    /// Invariant in `'s`: a covariant `Sequence<'s>` could be taken as a `Sequence` of a shorter
+    /// lifetime inside the closure, and then accept views of buffers made (and freed) there, before
+    /// the wait.
+    _invariant: std::marker::PhantomData<fn(&'s ()) -> &'s ()>,
     /// Whether anything was queued on a GPU (and so must be waited for).
     #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
     queued: std::cell::Cell<bool>,
