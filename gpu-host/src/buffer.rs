@@ -233,12 +233,12 @@ mod tests {
         let b = Buffer::<f32>::host("b", &[1.0, -2.0]).unwrap();
         assert!(b.view_of::<u32>(2).is_ok());
         assert!(b.view_mut_of::<i32>(1).is_ok());
-        let e = b.view_of::<u64>(1).err().expect("an 8-byte view of 4-byte elements").to_string();
-        assert!(e.contains("sizes must be equal"), "{e}");
-        let e = b.view_mut_of::<u16>(1).err().expect("a 2-byte view of 4-byte elements").to_string();
-        assert!(e.contains("sizes must be equal"), "{e}");
-        let e = b.view_of::<u32>(3).err().expect("a view past the end").to_string();
-        assert!(e.contains("a view of 3 elements of a buffer of 2"), "{e}");
+        let Err(e) = b.view_of::<u64>(1) else { panic!("an 8-byte view of 4-byte elements") };
+        assert!(e.to_string().contains("sizes must be equal"), "{e}");
+        let Err(e) = b.view_mut_of::<u16>(1) else { panic!("a 2-byte view of 4-byte elements") };
+        assert!(e.to_string().contains("sizes must be equal"), "{e}");
+        let Err(e) = b.view_of::<u32>(3) else { panic!("a view past the end") };
+        assert!(e.to_string().contains("a view of 3 elements of a buffer of 2"), "{e}");
         // A u64 buffer's elements are aligned for f64 (same size, same alignment).
         let w = Buffer::<u64>::host("w", &[1]).unwrap();
         assert!(w.view_of::<f64>(1).is_ok());
