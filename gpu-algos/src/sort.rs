@@ -101,8 +101,8 @@ pub(crate) struct SortScratch<'d> {
     vals8: Option<Buffer<'d, u64>>,
 }
 
-/// `slot` with exactly `len` words when `exact` (the buffer is zeroed whole), else at least `len` (its
-/// contents do not matter).
+/// `slot` with exactly `len` words when `exact` (the sort zeroes such a buffer whole before its first
+/// pass), else at least `len` (its contents do not matter).
 fn ensure<'s, 'd, T: Pod>(
     dev: &'d Device,
     slot: &'s mut Option<Buffer<'d, T>>,
@@ -225,17 +225,17 @@ impl<'d> Algos<'d> {
         let s = &mut *guard;
         let counts = ensure(dev, &mut s.counts, "sort counts", p.passes as usize * so::RADIX, true)?;
         let state = ensure(dev, &mut s.state, "sort state", p.state_words, true)?;
-        let keys_temp: TempKeys<'_, 'd> = if size_of::<K>() == 8 {
-            TempKeys::Eight(ensure(dev, &mut s.keys8, "sort keys (temporary)", n, false)?)
+        let keys_temp: Temp<'_, 'd> = if size_of::<K>() == 8 {
+            Temp::Eight(ensure(dev, &mut s.keys8, "sort keys (temporary)", n, false)?)
         } else {
-            TempKeys::Four(ensure(dev, &mut s.keys4, "sort keys (temporary)", n, false)?)
+            Temp::Four(ensure(dev, &mut s.keys4, "sort keys (temporary)", n, false)?)
         };
         let vals_temp = match &vals {
             None => None,
             Some(_) if V::BYTES == 8 => {
-                Some(TempKeys::Eight(ensure(dev, &mut s.vals8, "sort values (temporary)", n, false)?))
+                Some(Temp::Eight(ensure(dev, &mut s.vals8, "sort values (temporary)", n, false)?))
             }
-            Some(_) => Some(TempKeys::Four(ensure(dev, &mut s.vals4, "sort values (temporary)", n, false)?)),
+            Some(_) => Some(Temp::Four(ensure(dev, &mut s.vals4, "sort values (temporary)", n, false)?)),
         };
         let hist = Launch::linear(p.histogram_grid, so::histogram::BLOCK, so::histogram::SHARED_BYTES);
         let cfg = Launch::linear(p.tiles as u32, p.block, shared);
@@ -286,22 +286,22 @@ fn digits_of<K: SortKey>(order: &Order) -> Result<Digits> {
     Ok(Digits::new(bits.start, bits.end, order.descending))
 }
 
-/// A temporary buffer of 4-byte or 8-byte words, viewed as keys or values of that size.
-enum TempKeys<'a, 'd> {
+/// A temporary buffer of 4-byte or 8-byte words, viewed as the keys or the values of that size.
+enum Temp<'a, 'd> {
     Four(&'a Buffer<'d, u32>),
     Eight(&'a Buffer<'d, u64>),
 }
-impl TempKeys<'_, '_> {
+impl Temp<'_, '_> {
     fn view<U: Pod>(&self, n: usize) -> Result<Arg<'_, Global<'_, U>>> {
         match self {
-            TempKeys::Four(b) => b.view_of::<U>(n),
-            TempKeys::Eight(b) => b.view_of::<U>(n),
+            Temp::Four(b) => b.view_of::<U>(n),
+            Temp::Eight(b) => b.view_of::<U>(n),
         }
     }
     fn view_mut<U: Pod>(&self, n: usize) -> Result<Arg<'_, GlobalMut<'_, U>>> {
         match self {
-            TempKeys::Four(b) => b.view_mut_of::<U>(n),
-            TempKeys::Eight(b) => b.view_mut_of::<U>(n),
+            Temp::Four(b) => b.view_mut_of::<U>(n),
+            Temp::Eight(b) => b.view_mut_of::<U>(n),
         }
     }
 }
@@ -310,7 +310,7 @@ impl TempKeys<'_, '_> {
 fn pass_values<'a, V: SortValue>(
     input: &'a Buffer<'_, V>,
     out: &'a Buffer<'_, V>,
-    temp: &'a TempKeys<'_, '_>,
+    temp: &'a Temp<'_, '_>,
     from: Slot,
     to: Slot,
     n: usize,
@@ -318,7 +318,7 @@ fn pass_values<'a, V: SortValue>(
     fn src<'a, V: Pod, U: Pod>(
         input: &'a Buffer<'_, V>,
         out: &'a Buffer<'_, V>,
-        temp: &'a TempKeys<'_, '_>,
+        temp: &'a Temp<'_, '_>,
         from: Slot,
         n: usize,
     ) -> Result<Arg<'a, Global<'a, U>>> {
@@ -330,7 +330,7 @@ fn pass_values<'a, V: SortValue>(
     }
     fn dst<'a, V: Pod, U: Pod>(
         out: &'a Buffer<'_, V>,
-        temp: &'a TempKeys<'_, '_>,
+        temp: &'a Temp<'_, '_>,
         to: Slot,
         n: usize,
     ) -> Result<Arg<'a, GlobalMut<'a, U>>> {
