@@ -2,11 +2,12 @@
 // two runs in one session give the ratios: `cub::DeviceRadixSort::SortKeys` and `SortPairs` (u32 keys
 // and values, f32 and u64 keys), uniform random keys, keys with 16 distinct values, all-equal keys,
 // n = 4^k from 2^kmin to 2^kmax; temporary storage allocated once per size, outside the timing, as a
-// CUB user does.
+// CUB user does. Beside CUB, the nvcc twin of the library's own algorithm (`sort_twin.cuh`, rows
+// `nvcc-twin`, u32 keys and pairs above 4096 keys; `--no-twin` leaves it out), timed the same way.
 //
 // Build and run (CUDA toolkit and an NVIDIA GPU):
 //   nvcc -O3 -std=c++17 -arch=sm_90 -o sort bench/sort.cu
-//   ./sort --csv sort-cub.csv [--kmin 10] [--kmax 30]
+//   ./sort --csv sort-cub.csv [--kmin 10] [--kmax 30] [--no-twin]
 //
 // Timing, as the example's: device events around the call on an idle stream (`host`: the data may
 // be in L2 from the call before), and the same after a 256 MiB memset that has finished before the
@@ -17,6 +18,7 @@
 //
 // CSV columns: timing,workload,dist,n,impl,ms,gkeys.
 #include <cub/cub.cuh>
+#include "sort_twin.cuh"
 #include <cuda_runtime.h>
 #include <algorithm>
 #include <cstdint>
@@ -32,6 +34,7 @@
     fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); exit(1); } } while (0)
 
 static FILE* g_csv = nullptr;
+static bool g_twin = true;
 static int g_failures = 0;
 static void* g_flush;
 static const size_t FLUSH_BYTES = 256u << 20;
@@ -118,11 +121,49 @@ static double time_calls(int reps, bool flush, const std::function<void()>& call
 }
 static int reps_for(size_t n) { return n <= (1u << 20) ? 50 : n <= (1u << 26) ? 20 : 10; }
 
-static void row(const char* timing, const std::string& workload, const std::string& dist, size_t n, double ms) {
+static void row(const char* timing, const std::string& workload, const std::string& dist, size_t n, double ms,
+                const char* impl = "cub") {
     double gkeys = n / (ms * 1e-3) / 1e9;
-    printf("%-7s %-12s %-7s n = 2^%2d  %10.4f ms  %7.2f Gkeys/s\n", timing, workload.c_str(), dist.c_str(),
+    printf("%-7s %-12s %-7s %-9s n = 2^%2d  %10.4f ms  %7.2f Gkeys/s\n", timing, workload.c_str(), dist.c_str(), impl,
            __builtin_ctzll(n), ms, gkeys);
-    if (g_csv) fprintf(g_csv, "%s,%s,%s,%zu,cub,%.6f,%.4f\n", timing, workload.c_str(), dist.c_str(), n, ms, gkeys);
+    if (g_csv) fprintf(g_csv, "%s,%s,%s,%zu,%s,%.6f,%.4f\n", timing, workload.c_str(), dist.c_str(), n, impl, ms, gkeys);
+}
+
+// The nvcc twin of the library's sort (sort_twin.cuh) on u32 keys or pairs: rows `nvcc-twin`.
+static void run_twin(size_t n, const std::string& dist, bool pairs) {
+    std::string workload = std::string(pairs ? "pairs_" : "keys_") + "u32";
+    std::string what = "nvcc-twin " + workload + " " + dist + " n = " + std::to_string(n);
+    std::vector<uint32_t> keys = make_keys<uint32_t>(n, dist, n ^ 0x5eed);
+    std::vector<uint32_t> vals(n);
+    for (size_t i = 0; i < n; i++) vals[i] = (uint32_t)i;
+    uint32_t *kin, *kout, *vin, *vout;
+    CK(cudaMalloc(&kin, n * 4));
+    CK(cudaMalloc(&kout, n * 4));
+    CK(cudaMalloc(&vin, n * 4));
+    CK(cudaMalloc(&vout, n * 4));
+    CK(cudaMemcpy(kin, keys.data(), n * 4, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(vin, vals.data(), n * 4, cudaMemcpyHostToDevice));
+    twin::Scratch s;
+    CK(twin::init(s, n));
+    bool gave_up = false;
+    auto call = [&] { gave_up |= !twin::sort(s, kin, kout, pairs ? vin : nullptr, pairs ? vout : nullptr); };
+    auto verify = [&](const std::string& w) {
+        call();
+        CK(cudaDeviceSynchronize());
+        std::vector<uint32_t> out(n), v(n);
+        CK(cudaMemcpy(out.data(), kout, n * 4, cudaMemcpyDeviceToHost));
+        if (pairs) CK(cudaMemcpy(v.data(), vout, n * 4, cudaMemcpyDeviceToHost));
+        if (!check(keys, out, pairs ? &v : nullptr, w)) g_failures++;
+    };
+    verify(what);
+    double host = time_calls(reps_for(n), false, call);
+    double flushed = time_calls(reps_for(n), true, call);
+    verify(what + " (after the timed calls)");
+    if (gave_up) { fprintf(stderr, "CHECK FAILED %s: a tile gave up waiting\n", what.c_str()); g_failures++; }
+    row("host", workload, dist, n, host, "nvcc-twin");
+    row("flushed", workload, dist, n, flushed, "nvcc-twin");
+    twin::release(s);
+    CK(cudaFree(kin)); CK(cudaFree(kout)); CK(cudaFree(vin)); CK(cudaFree(vout));
 }
 
 template <class K> static void run(size_t n, const std::string& dist, bool pairs) {
@@ -172,11 +213,12 @@ int main(int argc, char** argv) {
         std::string a = argv[i];
         if (a == "--kmin" && i + 1 < argc) kmin = atoi(argv[++i]);
         else if (a == "--kmax" && i + 1 < argc) kmax = atoi(argv[++i]);
+        else if (a == "--no-twin") g_twin = false;
         else if (a == "--csv" && i + 1 < argc) {
             g_csv = fopen(argv[++i], "w");
             if (!g_csv) { fprintf(stderr, "cannot write %s\n", argv[i]); return 1; }
             fprintf(g_csv, "timing,workload,dist,n,impl,ms,gkeys\n");
-        } else { fprintf(stderr, "usage: %s [--kmin K] [--kmax K] [--csv FILE]\n", argv[0]); return 1; }
+        } else { fprintf(stderr, "usage: %s [--kmin K] [--kmax K] [--csv FILE] [--no-twin]\n", argv[0]); return 1; }
     }
     CK(cudaMalloc(&g_flush, FLUSH_BYTES));
     CK(cudaEventCreate(&g_ev0));
@@ -189,6 +231,10 @@ int main(int argc, char** argv) {
         for (const char* dist : {"uniform", "few", "equal"}) {
             run<uint32_t>(n, dist, false);
             run<uint32_t>(n, dist, true);
+            if (g_twin && n > 4096) {
+                run_twin(n, dist, false);
+                run_twin(n, dist, true);
+            }
         }
         run<float>(n, "uniform", false);
         if (k <= 28) run<uint64_t>(n, "uniform", false);
