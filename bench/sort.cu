@@ -144,9 +144,12 @@ static void run_twin(size_t n, const std::string& dist, bool pairs) {
     CK(cudaMemcpy(kin, keys.data(), n * 4, cudaMemcpyHostToDevice));
     CK(cudaMemcpy(vin, vals.data(), n * 4, cudaMemcpyHostToDevice));
     twin::Scratch s;
-    CK(twin::init(s, n));
+    CK(pairs ? twin::init<twin::LibraryPairs>(s, n) : twin::init<twin::Library>(s, n));
     bool gave_up = false;
-    auto call = [&] { gave_up |= !twin::sort(s, kin, kout, pairs ? vin : nullptr, pairs ? vout : nullptr); };
+    auto call = [&] {
+        gave_up |= pairs ? !twin::sort<twin::LibraryPairs>(s, kin, kout, vin, vout)
+                         : !twin::sort<twin::Library>(s, kin, kout, nullptr, nullptr);
+    };
     auto verify = [&](const std::string& w) {
         call();
         CK(cudaDeviceSynchronize());

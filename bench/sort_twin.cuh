@@ -15,12 +15,30 @@
 
 namespace twin {
 
-constexpr int RADIX = 256, ITEMS = 8, BLOCK = 512, WARPS = BLOCK / 32, TILE = BLOCK * ITEMS, PASSES = 4;
+constexpr int RADIX = 256, PASSES = 4;
+// The library's tile shapes (gpu-algos-kernels/src/sort/mod.rs: ITEMS, BLOCK for keys alone,
+// WIDE_BLOCK for pairs) and ranking (ballots).
+constexpr int ITEMS = 12, BLOCK = 384, WIDE_BLOCK = 256;
 constexpr int HIST_BLOCK = 512, COLUMNS = 4, MIN_BLOCK_KEYS = 16 * 1024, WINDOW = 8, HEADER = 2;
 constexpr uint32_t FLAG_PREFIX = 1u << 31, SPIN_LIMIT = 1u << 22, ERROR_GAVE_UP = 1;
 
-inline size_t tiles(size_t n) { return n == 0 ? 1 : (n + TILE - 1) / TILE; }
-inline size_t pass_state_len(size_t n) { return HEADER + tiles(n) * RADIX; }
+__host__ __device__ inline size_t tiles(size_t n, int tile) { return n == 0 ? 1 : (n + tile - 1) / tile; }
+__host__ __device__ inline size_t pass_state_len(size_t n, int tile) { return HEADER + tiles(n, tile) * RADIX; }
+
+// How a warp finds the lanes whose digit equals its own: the library's `warp::match_bits` (a ballot
+// of the lanes present, then one ballot per bit, complemented where the lane's bit is clear), or
+// `match.any.sync` (one instruction).
+enum Rank { BALLOTS = 0, MATCH = 1 };
+template <int RANK> __device__ __forceinline__ uint32_t peers_of(uint32_t d) {
+    if (RANK == MATCH) return __match_any_sync(0xffffffffu, d);
+    uint32_t peers = __ballot_sync(0xffffffffu, true);
+#pragma unroll
+    for (int b = 0; b < 8; b++) {
+        asm("{ .reg .pred p; .reg .b32 t; and.b32 t, %1, %2; setp.ne.u32 p, t, 0; vote.sync.ballot.b32 t, p, 0xffffffff;"
+            " @!p not.b32 t, t; and.b32 %0, %0, t; }" : "+r"(peers) : "r"(d), "r"(1u << b));
+    }
+    return peers;
+}
 __device__ __forceinline__ uint32_t status(bool prefix, uint32_t v) { return (v + 1) | (prefix ? FLAG_PREFIX : 0); }
 
 __global__ void __launch_bounds__(HIST_BLOCK) twin_histogram(const uint32_t* keys, size_t n, uint32_t* counts) {
@@ -90,10 +108,11 @@ __device__ __forceinline__ uint32_t look_back(volatile uint32_t* state, size_t a
     }
 }
 
-template <bool PAIRS>
-__global__ void __launch_bounds__(BLOCK, PAIRS ? 1 : 2)
+template <int BLOCK, int ITEMS, int RANK, bool PAIRS, int MIN_BLOCKS>
+__global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
 twin_pass(const uint32_t* keys_in, uint32_t* keys_out, const uint32_t* vals_in, uint32_t* vals_out, size_t n,
           const uint32_t* counts, uint32_t* state_all, int pass) {
+    constexpr int WARPS = BLOCK / 32, TILE = BLOCK * ITEMS;
     extern __shared__ uint32_t smem[];
     uint32_t* warps = smem;                   // WARPS * RADIX
     uint32_t* count = warps + WARPS * RADIX;  // RADIX
@@ -103,8 +122,8 @@ twin_pass(const uint32_t* keys_in, uint32_t* keys_out, const uint32_t* vals_in, 
     uint32_t* skeys = tile_sh + 1;            // TILE
     uint32_t* svals = skeys + TILE;           // TILE (pairs)
     volatile uint32_t* state = state_all;
-    const size_t at = (size_t)pass * pass_state_len(n);
-    const size_t ntiles = tiles(n);
+    const size_t at = (size_t)pass * pass_state_len(n, TILE);
+    const size_t ntiles = tiles(n, TILE);
     const int t = threadIdx.x, lane = t & 31, w = t >> 5;
     if (t == 0) *tile_sh = atomicAdd(&state_all[at], 1u);
     __syncthreads();
@@ -134,18 +153,12 @@ twin_pass(const uint32_t* keys_in, uint32_t* keys_out, const uint32_t* vals_in, 
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) {
         uint32_t d = digit_of(i);
-        uint32_t peers = 0xffffffffu;
-#pragma unroll
-        for (int b = 0; b < 8; b++) {
-            bool set = (d >> b) & 1;
-            uint32_t m = __ballot_sync(0xffffffffu, set);
-            peers &= set ? m : ~m;
-        }
-        int leader = 31 - __clz(peers);
-        uint32_t old = 0;
-        if (lane == leader) { old = counters[d]; counters[d] = old + __popc(peers); }
-        rank[i] = __shfl_sync(0xffffffffu, old, leader) + __popc(peers & below);
+        uint32_t peers = peers_of<RANK>(d);
+        uint32_t old = counters[d];
         __syncwarp();
+        if ((peers >> lane) == 1) counters[d] = old + __popc(peers);
+        __syncwarp();
+        rank[i] = (old + __popc(peers & below)) | d << 16;
     }
     uint32_t v[ITEMS];
     if (PAIRS) {
@@ -172,8 +185,8 @@ twin_pass(const uint32_t* keys_in, uint32_t* keys_out, const uint32_t* vals_in, 
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) {
         if (whole || seg + 32 * i + lane < n) {
-            uint32_t d = digit_of(i);
-            uint32_t p = start[d] + counters[d] + rank[i];
+            uint32_t d = rank[i] >> 16;
+            uint32_t p = start[d] + counters[d] + (rank[i] & 0xffff);
             skeys[p] = keys[i];
             if (PAIRS) svals[p] = v[i];
         }
@@ -196,7 +209,17 @@ twin_pass(const uint32_t* keys_in, uint32_t* keys_out, const uint32_t* vals_in, 
     }
 }
 
-inline size_t shared_bytes(bool pairs) { return (size_t)(WARPS * RADIX + 3 * RADIX + 1 + TILE * (pairs ? 2 : 1)) * 4; }
+// A variant of the pass: its tile shape, ranking and blocks per SM.
+template <int BLOCK_, int ITEMS_, int RANK_, int MIN_BLOCKS_KEYS_ = 2, int MIN_BLOCKS_PAIRS_ = 1>
+struct Shape {
+    static constexpr int block = BLOCK_, items = ITEMS_, tile = BLOCK_ * ITEMS_;
+    static size_t shared_bytes(bool pairs) { return (size_t)(BLOCK_ / 32 * RADIX + 3 * RADIX + 1 + tile * (pairs ? 2 : 1)) * 4; }
+    static constexpr auto keys = twin_pass<BLOCK_, ITEMS_, RANK_, false, MIN_BLOCKS_KEYS_>;
+    static constexpr auto pairs = twin_pass<BLOCK_, ITEMS_, RANK_, true, MIN_BLOCKS_PAIRS_>;
+};
+// The library's shapes: keys alone on 384 threads, pairs on 256, two blocks per SM.
+using Library = Shape<BLOCK, ITEMS, BALLOTS, 2, 2>;
+using LibraryPairs = Shape<WIDE_BLOCK, ITEMS, BALLOTS, 2, 2>;
 
 // Scratch of one size, allocated once outside the timing (as the library keeps its scratch).
 struct Scratch {
@@ -205,11 +228,11 @@ struct Scratch {
     int hist_grid = 1;
 };
 
-inline cudaError_t init(Scratch& s, size_t n) {
+template <class S = Library> inline cudaError_t init(Scratch& s, size_t n) {
     s.n = n;
     cudaError_t e;
     if ((e = cudaMalloc(&s.counts, PASSES * RADIX * 4))) return e;
-    if ((e = cudaMalloc(&s.state, PASSES * pass_state_len(n) * 4))) return e;
+    if ((e = cudaMalloc(&s.state, PASSES * pass_state_len(n, S::tile) * 4))) return e;
     if ((e = cudaMalloc(&s.temp_keys, n * 4))) return e;
     if ((e = cudaMalloc(&s.temp_vals, n * 4))) return e;
     if ((e = cudaMallocHost(&s.error, 4))) return e;
@@ -217,28 +240,30 @@ inline cudaError_t init(Scratch& s, size_t n) {
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
     size_t grid = (n + MIN_BLOCK_KEYS - 1) / MIN_BLOCK_KEYS;
     s.hist_grid = (int)(grid < 1 ? 1 : grid > (size_t)(2 * sms) ? 2 * sms : grid);
-    if ((e = cudaFuncSetAttribute(twin_pass<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared_bytes(false)))) return e;
-    return cudaFuncSetAttribute(twin_pass<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared_bytes(true));
+    if ((e = cudaFuncSetAttribute(S::keys, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)S::shared_bytes(false)))) return e;
+    return cudaFuncSetAttribute(S::pairs, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)S::shared_bytes(true));
 }
 inline void release(Scratch& s) {
     cudaFree(s.counts); cudaFree(s.state); cudaFree(s.temp_keys); cudaFree(s.temp_vals); cudaFreeHost(s.error);
 }
 
 // One sort: keys (and values) from `kin` (`vin`) to `kout` (`vout`); false if a tile gave up waiting.
+template <class S = Library>
 inline bool sort(Scratch& s, const uint32_t* kin, uint32_t* kout, const uint32_t* vin, uint32_t* vout) {
     const size_t n = s.n;
     const bool pairs = vin != nullptr;
     cudaMemsetAsync(s.counts, 0, PASSES * RADIX * 4);
-    cudaMemsetAsync(s.state, 0, PASSES * pass_state_len(n) * 4);
+    cudaMemsetAsync(s.state, 0, PASSES * pass_state_len(n, S::tile) * 4);
     twin_histogram<<<s.hist_grid, HIST_BLOCK>>>(kin, n, s.counts);
     const uint32_t* ksrc[PASSES] = {kin, s.temp_keys, kout, s.temp_keys};
     uint32_t* kdst[PASSES] = {s.temp_keys, kout, s.temp_keys, kout};
     const uint32_t* vsrc[PASSES] = {vin, s.temp_vals, vout, s.temp_vals};
     uint32_t* vdst[PASSES] = {s.temp_vals, vout, s.temp_vals, vout};
-    const unsigned grid = (unsigned)tiles(n);
+    const unsigned grid = (unsigned)tiles(n, S::tile);
     for (int p = 0; p < PASSES; p++) {
-        if (pairs) twin_pass<true><<<grid, BLOCK, shared_bytes(true)>>>(ksrc[p], kdst[p], vsrc[p], vdst[p], n, s.counts, s.state, p);
-        else twin_pass<false><<<grid, BLOCK, shared_bytes(false)>>>(ksrc[p], kdst[p], nullptr, nullptr, n, s.counts, s.state, p);
+        auto kernel = pairs ? S::pairs : S::keys;
+        kernel<<<grid, S::block, S::shared_bytes(pairs)>>>(ksrc[p], kdst[p], pairs ? vsrc[p] : nullptr,
+                                                           pairs ? vdst[p] : nullptr, n, s.counts, s.state, p);
     }
     cudaMemcpy(s.error, s.state + 1, 4, cudaMemcpyDeviceToHost);
     return (*s.error & ERROR_GAVE_UP) == 0;

@@ -13,7 +13,7 @@
 //!
 //! CSV columns: timing,workload,dist,n,impl,ms,gkeys (keys per second over the median, in 10^9).
 //!
-//! With `SORT_BENCH_BLOCKS=256,512` (say) it times instead `sort_keys` of uniform `u32` keys with
+//! With `SORT_BENCH_BLOCKS=256,384` (say) it times instead `sort_keys` of uniform `u32` keys with
 //! the passes on each of those block sizes (rows `keys_u32_b<threads>`, host-timed): the tuning rows
 //! of the passes' block size.
 use anyhow::{Context, Result, bail};

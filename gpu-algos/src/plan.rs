@@ -175,14 +175,14 @@ pub struct Sort {
 
 /// The sort of `n` keys by `digits` when `resident` blocks of the histogram fit at once: up to
 /// [`sort::small::SMALL_MAX_LEN`] keys the one-block sort on [`sort::small::block_for`]`(n)` threads;
-/// above, the histogram on [`sort::histogram::grid`], then each pass on tiles of [`sort::BLOCK`]
-/// threads ([`EMU_SORT_BLOCK`] on the emulator).
-pub fn sort(n: usize, digits: sort::Digits, target: Target, resident: u32) -> Sort {
+/// above, the histogram on [`sort::histogram::grid`], then each pass on tiles of `gpu_block` threads
+/// (`sort::pass_block` of the key and value sizes; [`EMU_SORT_BLOCK`] on the emulator).
+pub fn sort(n: usize, digits: sort::Digits, target: Target, resident: u32, gpu_block: u32) -> Sort {
     if n <= sort::small::SMALL_MAX_LEN {
         let block = sort::small::block_for(n);
         return Sort { small: true, passes: digits.passes(), histogram_grid: 0, block, tiles: 1, state_words: 0 };
     }
-    let block = if target.gpu { sort::BLOCK } else { EMU_SORT_BLOCK };
+    let block = if target.gpu { gpu_block } else { EMU_SORT_BLOCK };
     let histogram_grid = if target.gpu { sort::histogram::grid(n, target.sms, resident) } else { EMU_GRID };
     let passes = digits.passes();
     Sort {

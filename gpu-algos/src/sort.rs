@@ -149,15 +149,16 @@ impl<'d> Algos<'d> {
     }
 
     /// The launches [`Algos::sort_keys_by`] makes for `n` keys of `K` in `order`.
-    pub fn sort_plan<K: Sortable>(&self, n: usize, order: &Order) -> Result<plan::Sort> {
+    pub fn sort_plan<K: Sortable>(&self, n: usize, order: &Order, value_bytes: usize) -> Result<plan::Sort> {
         let digits = digits_of::<K>(order)?;
         let resident = self.resident::<(K, so::histogram::HistShared)>(|| K::histogram_resident(self.dev))?;
-        Ok(plan::sort(n, digits, crate::target(self.dev)?, resident))
+        Ok(plan::sort(n, digits, crate::target(self.dev)?, resident, so::pass_block(size_of::<K>(), value_bytes)))
     }
 
     /// [`Algos::sort_keys_by`] with the passes on blocks of `block` threads (a multiple of 32 up to
-    /// 512) instead of the plan's: for a benchmark that measures the block size. Inputs the one-block
-    /// sort takes are sorted by it, whatever `block` is.
+    /// the pass kernel's launch bound, `sort::pass_block`) instead of the plan's: for a benchmark
+    /// that measures the block size. Inputs the one-block sort takes are sorted by it, whatever
+    /// `block` is.
     #[doc(hidden)]
     pub fn sort_keys_on_blocks<K: Sortable>(
         &self,
@@ -166,8 +167,9 @@ impl<'d> Algos<'d> {
         order: &Order,
         block: u32,
     ) -> Result<()> {
-        if !block.is_multiple_of(32) || block == 0 || block > so::MAX_BLOCK {
-            bail!("sort: {block} threads per block (a multiple of 32 up to {} is needed)", so::MAX_BLOCK);
+        let most = so::pass_block(size_of::<K>(), 0);
+        if !block.is_multiple_of(32) || block == 0 || block > most {
+            bail!("sort: {block} threads per block (a multiple of 32 up to {most} is needed)");
         }
         self.sort_with::<K, u32>(keys, out, None, order, Some(block))
     }
@@ -197,7 +199,8 @@ impl<'d> Algos<'d> {
         if n > MAX_LEN {
             bail!("sort: {n} keys are more than the sort takes ({MAX_LEN})");
         }
-        let mut p = self.sort_plan::<K>(n, order)?;
+        let value_bytes = if vals.is_some() { V::BYTES } else { 0 };
+        let mut p = self.sort_plan::<K>(n, order, value_bytes)?;
         if let Some(block) = block
             && !p.small
         {
@@ -210,7 +213,6 @@ impl<'d> Algos<'d> {
         }
         let digits = digits_of::<K>(order)?.to_arg();
         let dev = self.dev;
-        let value_bytes = if vals.is_some() { V::BYTES } else { 0 };
         let shared = so::onesweep::shared_bytes(size_of::<K>(), value_bytes);
         if p.small {
             let values = match &vals {

@@ -91,11 +91,12 @@ kernel! {
 }
 
 /// Words written per thread by [`prim_vote`].
-pub const VOTE_WORDS: usize = 7;
+pub const VOTE_WORDS: usize = 9;
 
 kernel! {
-    /// Per thread `i` with predicate `preds[i] != 0`, writes `out[7i..7i+7]` =
-    /// `[ballot(full), any(full), all(full), ballot(own half-warp), lane_id, active_mask, warp_id]`.
+    /// Per thread `i` with predicate `preds[i] != 0`, writes `out[9i..9i+9]` =
+    /// `[ballot(full), any(full), all(full), ballot(own half-warp), lane_id, active_mask, warp_id,
+    /// match_bits(full, v, 4), match_bits(own half-warp, v, 32)]` with `v = lane / 4 + 8 preds[i]`.
     pub fn prim_vote<'a>(preds: Global<'a, u32>, out: GlobalMut<'a, u32>) {
         let i = global_index_x();
         let p = preds.get(i) != 0;
@@ -115,6 +116,9 @@ kernel! {
         out.set(o + 4, lane);
         out.set(o + 5, active);
         out.set(o + 6, warp::warp_id());
+        let v = lane / 4 + 8 * preds.get(i);
+        out.set(o + 7, warp::match_bits(FULL_MASK, v, 4));
+        out.set(o + 8, warp::match_bits(half, v, 32));
     }
 }
 

@@ -98,6 +98,24 @@ pub fn ballot(mask: u32, pred: bool, _: Site) -> u32 {
     }
     r
 }
+/// The lanes of `mask` whose `value` agrees with the caller's in its low `bits` bits: the lanes that
+/// take part (one ballot), then per bit a ballot of that bit, inverted where the caller's bit is clear.
+#[inline(always)]
+pub fn match_bits(mask: u32, value: u32, bits: u32, site: Site) -> u32 {
+    let mut peers = ballot(mask, true, site);
+    let mut b = 0;
+    while b < bits {
+        // SAFETY: warp vote; no memory operands.
+        unsafe {
+            asm!("{{ .reg .pred %p; .reg .b32 %t; and.b32 %t, {v}, {bit}; setp.ne.u32 %p, %t, 0; \
+                  vote.sync.ballot.b32 %t, %p, {m}; @!%p not.b32 %t, %t; and.b32 {peers}, {peers}, %t; }}",
+                 v = in(reg32) value, bit = in(reg32) 1u32 << b, m = in(reg32) mask, peers = inout(reg32) peers,
+                 options(nostack));
+        }
+        b += 1;
+    }
+    peers
+}
 #[inline(always)]
 pub fn vote_any(mask: u32, pred: bool, _: Site) -> bool {
     let r: u32;

@@ -16,10 +16,12 @@ pub trait SortKey: Element {
     /// Digit `(ordered(self) ^ flip) >> shift & mask` (`flip` all ones for a descending sort, else
     /// zero), in the key's own width: `shift < BITS`.
     fn digit(self, shift: u32, mask: u32, flip: bool) -> u32;
+    /// The key whose [`SortKey::ordered`] bits are `o` (the inverse).
+    fn from_ordered(o: u64) -> Self;
 }
 
 macro_rules! sort_key {
-    ($($t:ty, $bits:ty, $n:literal: |$x:ident| $ordered:expr;)*) => {$(
+    ($($t:ty, $bits:ty, $n:literal: |$x:ident| $ordered:expr, |$o:ident| $back:expr;)*) => {$(
         impl SortKey for $t {
             const BITS: u32 = $n;
             #[inline(always)]
@@ -35,16 +37,23 @@ macro_rules! sort_key {
                 let o = if flip { !o } else { o };
                 (o >> shift) as u32 & mask
             }
+            #[inline(always)]
+            fn from_ordered(o: u64) -> $t {
+                let $o = o as $bits;
+                $back
+            }
         }
     )*};
 }
 sort_key! {
-    u32, u32, 32: |x| x;
-    i32, u32, 32: |x| (x as u32) ^ (1 << 31);
-    f32, u32, 32: |x| { let b = x.to_bits(); b ^ (((b as i32) >> 31) as u32 | (1 << 31)) };
-    u64, u64, 64: |x| x;
-    i64, u64, 64: |x| (x as u64) ^ (1 << 63);
-    f64, u64, 64: |x| { let b = x.to_bits(); b ^ (((b as i64) >> 63) as u64 | (1 << 63)) };
+    u32, u32, 32: |x| x, |o| o;
+    i32, u32, 32: |x| (x as u32) ^ (1 << 31), |o| (o ^ (1 << 31)) as i32;
+    f32, u32, 32: |x| { let b = x.to_bits(); b ^ (((b as i32) >> 31) as u32 | (1 << 31)) },
+        |o| f32::from_bits(if o >> 31 != 0 { o ^ (1 << 31) } else { !o });
+    u64, u64, 64: |x| x, |o| o;
+    i64, u64, 64: |x| (x as u64) ^ (1 << 63), |o| (o ^ (1 << 63)) as i64;
+    f64, u64, 64: |x| { let b = x.to_bits(); b ^ (((b as i64) >> 63) as u64 | (1 << 63)) },
+        |o| f64::from_bits(if o >> 63 != 0 { o ^ (1 << 63) } else { !o });
 }
 
 /// The element type a block stages its tile through in shared memory: `u32` when keys and values
@@ -81,3 +90,35 @@ impl StageWord for u64 {
 pub trait SortValue: Element {}
 impl SortValue for u32 {}
 impl SortValue for u64 {}
+
+#[cfg(test)]
+mod tests {
+    use super::SortKey;
+
+    /// `from_ordered` undoes `ordered` for every key type, on the values at the edges of each order.
+    #[test]
+    fn from_ordered_inverts_ordered() {
+        fn round_trip<K: SortKey + core::fmt::Debug>(keys: &[K]) {
+            for &k in keys {
+                let back = K::from_ordered(k.ordered());
+                assert!(back.to_word() == k.to_word(), "{k:?} came back as {back:?}");
+            }
+        }
+        round_trip(&[0u32, 1, u32::MAX, 1 << 31]);
+        round_trip(&[0i32, -1, i32::MIN, i32::MAX]);
+        round_trip(&[
+            0.0f32,
+            -0.0,
+            1.5,
+            -1.5,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+            -f32::NAN,
+            f32::MIN_POSITIVE,
+        ]);
+        round_trip(&[0u64, 1, u64::MAX, 1 << 63]);
+        round_trip(&[0i64, -1, i64::MIN, i64::MAX]);
+        round_trip(&[0.0f64, -0.0, 2.5, -2.5, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, -f64::NAN]);
+    }
+}

@@ -15,9 +15,10 @@
 //!    before it, by blocks already running (forward progress on any grid);
 //! 2. *ranks* its keys: warp `w` owns a contiguous segment of the tile and walks it 32 keys at a
 //!    time (lane `l` holds key `32 i + l` of step `i`); the lanes with the same digit find each other
-//!    with 8 `vote.ballot`s (one per digit bit), the highest of them adds their number to the warp's
-//!    counter of that digit in shared memory and passes the old count to the others with a shuffle,
-//!    and each key's rank among its warp's keys of its digit is that count plus the peers below it;
+//!    with `warp::match_bits` (a ballot of the lanes present, then one `vote.ballot` per digit bit),
+//!    each reads the warp's counter of its digit in shared memory, and after a warp barrier the
+//!    highest of them adds their number to it; each key's rank among its warp's keys of its digit is
+//!    the count it read plus the peers below it;
 //! 3. sums the warps' counters per digit (each warp's counts become offsets) and publishes the tile's
 //!    256 digit counts as *aggregates* in its status words; warp 0 scans the counts into the tile's
 //!    digit starts;
@@ -47,8 +48,9 @@
 //! per digit and tile); the polls are
 //! bounded ([`SPIN_LIMIT`]) and a tile that gives up sets the sort's error word, which the host
 //! checks; (3) within a block, the warp counters, digit counts, starts and the staged tile cross
-//! threads through shared memory between barriers, and within a warp the ranking's counters are
-//! read and written by one lane per digit at a time, `bar.warp.sync` between steps; (4) the
+//! threads through shared memory between barriers, and within a warp the ranking's counter of a
+//! digit is read by its peers, then (after `bar.warp.sync`) written by one of them, then (after
+//! another) read at the next step; (4) the
 //! histogram's counts and each pass's output are read by later launches (a launch boundary orders
 //! them).
 pub mod histogram;
@@ -68,11 +70,23 @@ pub const MAX_PASSES: usize = 8;
 /// Most keys a sort takes: a status word holds a count up to `2^31 - 2` beside its flag.
 pub const MAX_LEN: usize = (1 << 31) - 2;
 /// Keys per thread of a tile.
-pub const ITEMS: usize = 8;
-/// Threads per block of the onesweep pass (the launchers'); any multiple of 32 up to [`MAX_BLOCK`] is
-/// accepted.
-pub const BLOCK: u32 = 512;
-/// Most threads per block of the onesweep pass (its shared memory is laid out for this many).
+pub const ITEMS: usize = 12;
+/// Threads per block of the pass of 4-byte keys alone (the launchers'): tiles of 4608 keys, two blocks
+/// per SM of at most 80 registers per thread. The passes take any multiple of 32 up to their launch
+/// bounds ([`pass_block`]); the one-block sort up to [`MAX_BLOCK`].
+pub const BLOCK: u32 = 384;
+/// Threads per block of the passes of 8-byte keys and of pairs, which need more registers: two blocks
+/// of 256 threads per SM (tiles of 3072 keys).
+pub const WIDE_BLOCK: u32 = 256;
+/// The launchers' threads per block of the pass of keys of `key_bytes` and values of `value_bytes`
+/// (0: keys alone), which is also the pass kernel's launch bound.
+pub const fn pass_block(key_bytes: usize, value_bytes: usize) -> u32 {
+    if key_bytes == 4 && value_bytes == 0 { BLOCK } else { WIDE_BLOCK }
+}
+/// Most threads per block of a pass (its launch bounds).
+pub const PASS_MAX_BLOCK: u32 = 384;
+/// Most threads per block of the one-block sort; the shared memory of a tile is laid out for this
+/// many.
 pub const MAX_BLOCK: u32 = 512;
 /// Warps per block at most.
 pub const MAX_WARPS: usize = MAX_BLOCK as usize / 32;

@@ -11,7 +11,7 @@ use gpu_std::{Global, GlobalMut, Pod, kernel, shared_layout};
 
 use super::key::{SortKey, SortValue, StageWord};
 use super::{
-    Digits, ERROR_GAVE_UP, FLAG_PREFIX, ITEMS, MAX_BLOCK, MAX_TILE, MAX_WARPS, RADIX, RADIX_BITS, SPIN_LIMIT,
+    Digits, ERROR_GAVE_UP, FLAG_PREFIX, ITEMS, MAX_TILE, MAX_WARPS, PASS_MAX_BLOCK, RADIX, RADIX_BITS, SPIN_LIMIT,
     STATE_HEADER, pass_state_len, status, tiles,
 };
 use crate::scan::warp_inclusive;
@@ -97,20 +97,6 @@ pub(crate) struct Variant {
 /// The launchers' variant: a ticket, strong stores and loads.
 pub(crate) const CORRECT: Variant = Variant { access: Access::Strong, block_idx: false };
 
-/// The lanes of the warp whose `d` equals this lane's: one `vote.ballot` per digit bit.
-#[inline(always)]
-fn peers_of(d: u32) -> u32 {
-    let mut peers = FULL_MASK;
-    let mut b = 0;
-    while b < RADIX_BITS {
-        let set = (d >> b) & 1 != 0;
-        let m = warp::ballot(FULL_MASK, set);
-        peers &= if set { m } else { !m };
-        b += 1;
-    }
-    peers
-}
-
 /// Warp 0: `dst[d] = src(0) + … + src(d - 1)` for the 256 digits (lane `l` takes digits `8l .. 8l + 8`).
 // The running sum after the last digit, written out by `unrolled!`, is never read.
 #[allow(unused_assignments)]
@@ -188,32 +174,64 @@ fn look_back(state: GlobalMut<u32>, at: usize, tile: usize, d: usize, access: Ac
     }
 }
 
-/// Ranks a warp's keys of one step after another (`digit(i)`: the digit of this lane's key of step
-/// `i`): the warp's counters (`warps[counters .. counters + 256]`) are zeroed, then at each step the
-/// lanes with the same digit find each other ([`peers_of`]), the highest adds their number to the
-/// digit's counter and passes the old count on (a shuffle), and a key's rank is that count plus its
-/// peers below it: its place among the warp's keys of its digit, in step-then-lane order. The
-/// counters end as the warp's digit counts.
+/// Warp `w`'s counter of digit `d` in `warps` (the `%`s are no-ops for a warp of a block of at most
+/// [`MAX_BLOCK`] threads and a digit below [`RADIX`]; they let the compiler see the index in bounds).
 #[inline(always)]
-pub(crate) fn rank_in_warp(warps: SharedSlice<u32>, counters: usize, digit: impl Fn(usize) -> usize) -> [u32; ITEMS] {
+pub(crate) fn counter(w: usize, d: usize) -> usize {
+    (w % MAX_WARPS) * RADIX + d % RADIX
+}
+
+/// A key's rank among its warp's keys of its digit, with the digit: `rank | digit << 16`.
+#[derive(Clone, Copy)]
+pub(crate) struct Ranked(u32);
+impl Ranked {
+    #[inline(always)]
+    pub(crate) fn digit(self) -> usize {
+        (self.0 >> 16) as usize % RADIX
+    }
+    #[inline(always)]
+    pub(crate) fn rank(self) -> u32 {
+        self.0 & 0xffff
+    }
+}
+
+/// Ranks warp `w`'s keys of one step after another (`digit(i)`: the digit of this lane's key of step
+/// `i`, below [`RADIX`]): the warp's counters (`warps[counter(w, 0) ..][.. 256]`) are zeroed, then at
+/// each step the lanes with the same digit find each other (`warp::match_bits`), each reads its
+/// digit's count, and after a warp barrier the highest adds their number to it; a key's rank is that
+/// count plus its peers below it: its place among the warp's keys of its digit, in step-then-lane
+/// order. The counters end as the warp's digit counts.
+#[inline(always)]
+pub(crate) fn rank_in_warp(warps: SharedSlice<u32>, w: usize, digit: impl Fn(usize) -> usize) -> [Ranked; ITEMS] {
     let lane = warp::lane_id();
-    unrolled!(RADIX / 32, j => warps.set(counters + 32 * j + lane as usize, 0));
+    unrolled!(RADIX / 32, j => warps.set(counter(w, 32 * j + lane as usize), 0));
     warp::sync_warp(FULL_MASK);
     let below = (1u32 << lane) - 1;
-    let mut rank = [0u32; ITEMS];
+    let mut ranked = [Ranked(0); ITEMS];
     unrolled!(ITEMS, i => {
-        let d = digit(i);
-        let peers = peers_of(d as u32);
-        let leader = 31 - peers.leading_zeros();
-        let mut old = 0;
-        if lane == leader {
-            old = warps.get(counters + d);
-            warps.set(counters + d, old + peers.count_ones());
-        }
-        rank[i] = warp::shfl_idx(FULL_MASK, old, leader) + (peers & below).count_ones();
+        let d = digit(i) % RADIX;
+        let peers = warp::match_bits(FULL_MASK, d as u32, RADIX_BITS);
+        let old = warps.get(counter(w, d));
+        // Every peer has read the count before the highest of them writes it.
         warp::sync_warp(FULL_MASK);
+        let highest = peers >> lane == 1;
+        if highest {
+            warps.set(counter(w, d), old + peers.count_ones());
+        }
+        // The count is written before the next step reads it.
+        warp::sync_warp(FULL_MASK);
+        ranked[i] = Ranked((old + (peers & below).count_ones()) | (d as u32) << 16);
     });
-    rank
+    ranked
+}
+
+/// A ranked key's place in its tile (after [`digit_totals`] and [`exclusive_digits`] into `start`):
+/// its digit's start, its warp's offset and its rank, below [`MAX_TILE`] (the `%` lets the compiler
+/// see it).
+#[inline(always)]
+pub(crate) fn staged_at<K: Pod, V: Pod>(sh: &Views<K, V>, w: usize, r: Ranked) -> usize {
+    let d = r.digit();
+    ((sh.start.get(d) + sh.warps.get(counter(w, d)) + r.rank()) as usize).min(MAX_TILE - 1)
 }
 
 /// After a barrier that follows every warp's ranking: per digit (thread `d`, `d + blockDim.x`, …), the
@@ -252,8 +270,8 @@ pub(crate) fn sort_tile<K: SortKey, V: SortValue, L: Layout>(
 ) {
     let threads = block_dim().x;
     let n = keys_in.len();
-    if !threads.is_multiple_of(WARP_SIZE) || threads > MAX_BLOCK {
-        panic!("sort kernels are launched with a multiple of 32 threads, at most 512");
+    if !threads.is_multiple_of(WARP_SIZE) || threads > PASS_MAX_BLOCK {
+        panic!("sort passes are launched with a multiple of 32 threads, at most 384");
     }
     if keys_out.len() != n || vals.is_some_and(|(i, o)| i.len() != n || o.len() != n) {
         panic!("sort: every key and value buffer must have as many elements as `keys_in`");
@@ -290,35 +308,35 @@ pub(crate) fn sort_tile<K: SortKey, V: SortValue, L: Layout>(
     // tile's order) and are never staged or written: only digit 255's published count leaves them out.
     let missing = (tile_len - valid) as u32;
     let (shift, mask) = digits.pass(pass);
-    let flip = digits.descending;
+    // A descending sort flips the ordered bits: the digit of the flipped bits is the digit `^ mask`.
+    let flip = if digits.descending { mask } else { 0 };
+    // The digit of a key's ordered bits `o` (keys are held and staged as those bits).
+    let digit = move |o: L::Key| ((o.to_word() >> shift) as u32 & mask ^ flip) as usize % RADIX;
 
-    // Load: lane `lane` of warp `w` holds keys seg + 32 i + lane.
+    // Load: lane `lane` of warp `w` holds keys seg + 32 i + lane, as their ordered bits.
     let seg = first + w * 32 * ITEMS;
-    let whole = seg + 32 * ITEMS <= n;
-    let mut keys = [K::from_word(0); ITEMS];
-    if whole {
-        unrolled!(ITEMS, i => keys[i] = keys_in.get(seg + 32 * i + lane as usize));
+    // The segment's keys that exist (all `32 * ITEMS` but in the last tile), and whether lane `lane`'s
+    // key of step `i` is one of them.
+    let room = if seg >= n { 0 } else { (n - seg).min(32 * ITEMS) as u32 };
+    let here = |i: usize| (32 * i) as u32 + lane < room;
+    let mut keys = [L::Key::from_word(0); ITEMS];
+    let ordered = |k: K| L::Key::from_word(k.ordered());
+    if room == (32 * ITEMS) as u32 {
+        unrolled!(ITEMS, i => keys[i] = ordered(keys_in.get(seg + 32 * i + lane as usize)));
     } else {
         unrolled!(ITEMS, i => {
-            let idx = seg + 32 * i + lane as usize;
-            if idx < n {
-                keys[i] = keys_in.get(idx);
+            if here(i) {
+                keys[i] = ordered(keys_in.get(seg + 32 * i + lane as usize));
             }
         });
     }
-    let digit_of = |i: usize, key: K| {
-        if whole || seg + 32 * i + (lane as usize) < n { key.digit(shift, mask, flip) as usize } else { RADIX - 1 }
-    };
-
-    let counters = w * RADIX;
-    let rank = rank_in_warp(sh.warps, counters, |i| digit_of(i, keys[i]));
+    let ranked = rank_in_warp(sh.warps, w, |i| if here(i) { digit(keys[i]) } else { RADIX - 1 });
     // The values' loads, issued now: they arrive during the look-back.
     let mut v = [V::from_word(0); ITEMS];
     if let Some((vals_in, _)) = vals {
         unrolled!(ITEMS, i => {
-            let idx = seg + 32 * i + lane as usize;
-            if whole || idx < n {
-                v[i] = vals_in.get(idx);
+            if here(i) {
+                v[i] = vals_in.get(seg + 32 * i + lane as usize);
             }
         });
     }
@@ -345,10 +363,9 @@ pub(crate) fn sort_tile<K: SortKey, V: SortValue, L: Layout>(
     // Each key (and value) to its place in the tile in shared memory: its digit's start, its warp's
     // offset, its rank. Staged before the look-back, so that no key is held in a register across it.
     unrolled!(ITEMS, i => {
-        if whole || seg + 32 * i + (lane as usize) < n {
-            let d = digit_of(i, keys[i]);
-            let at = (sh.start.get(d) + sh.warps.get(counters + d) + rank[i]) as usize;
-            sh.keys.set(at, L::Key::from_word(keys[i].to_word()));
+        if here(i) {
+            let at = staged_at(&sh, w, ranked[i]);
+            sh.keys.set(at, keys[i]);
             if vals.is_some() {
                 sh.vals.set(at, L::Value::from_word(v[i].to_word()));
             }
@@ -367,11 +384,11 @@ pub(crate) fn sort_tile<K: SortKey, V: SortValue, L: Layout>(
     // Out, in staged order: thread t takes positions t, t + threads, …; a key's place is its digit's
     // base plus its position, and its value goes to the same place.
     unrolled!(ITEMS, s => {
-        let j = s * threads as usize + t;
+        let j = (s * threads as usize + t).min(MAX_TILE - 1);
         if j < valid {
-            let key = K::from_word(sh.keys.get(j).to_word());
-            let p = sh.base.get(key.digit(shift, mask, flip) as usize).wrapping_add(j as u32) as usize;
-            keys_out.set(p, key);
+            let o = sh.keys.get(j);
+            let p = sh.base.get(digit(o)).wrapping_add(j as u32) as usize;
+            keys_out.set(p, K::from_ordered(o.to_word()));
             if let Some((_, vals_out)) = vals {
                 vals_out.set(p, V::from_word(sh.vals.get(j).to_word()));
             }
@@ -383,7 +400,7 @@ pub(crate) fn sort_tile<K: SortKey, V: SortValue, L: Layout>(
 /// two blocks of 512 threads per SM (at most 64 registers); 8-byte keys, which spill at 64, and
 /// pairs take what they need (76 to 107 registers: one block per SM).
 macro_rules! sort_kernels {
-    ($($k:ty, $lk:ident, $l4:ident, $l8:ident, $min_blocks:literal: $keys:ident, $pairs4:ident, $pairs8:ident;)*) => {$(
+    ($($k:ty, $lk:ident, $l4:ident, $l8:ident, $keys_block:literal: $keys:ident, $pairs4:ident, $pairs8:ident;)*) => {$(
         kernel! {
             #[doc = concat!("Pass `pass` of the sort of `", stringify!($k), "` keys by the bits and direction `digits` \
               names ([`Digits::to_arg`]): `keys_in` to `keys_out`, stably by the pass's digit. Launch: [`BLOCK`](super::BLOCK) \
@@ -392,7 +409,7 @@ macro_rules! sort_kernels {
               `state_len(n, threads, passes)` words, zeroed before the sort's first pass. After the launch the \
               sort's error word `state[1]` is `ERROR_GAVE_UP` if a tile of any pass gave up waiting (the output \
               is then wrong).")]
-            #[launch_bounds(512, $min_blocks)]
+            #[launch_bounds($keys_block, 2)]
             pub fn $keys<'a>(keys_in: Global<'a, $k>, keys_out: GlobalMut<'a, $k>, counts: Global<'a, u32>,
                 state: GlobalMut<'a, u32>, digits: u32, pass: u32) {
                 let digits = Digits::from_arg(digits);
@@ -401,7 +418,7 @@ macro_rules! sort_kernels {
         }
         kernel! {
             #[doc = concat!("[`", stringify!($keys), "`] with 4-byte values moved with their keys.")]
-            #[launch_bounds(512, 1)]
+            #[launch_bounds(256, 2)]
             pub fn $pairs4<'a>(keys_in: Global<'a, $k>, keys_out: GlobalMut<'a, $k>, vals_in: Global<'a, u32>,
                 vals_out: GlobalMut<'a, u32>, counts: Global<'a, u32>, state: GlobalMut<'a, u32>, digits: u32, pass: u32) {
                 let digits = Digits::from_arg(digits);
@@ -410,7 +427,7 @@ macro_rules! sort_kernels {
         }
         kernel! {
             #[doc = concat!("[`", stringify!($keys), "`] with 8-byte values moved with their keys.")]
-            #[launch_bounds(512, 1)]
+            #[launch_bounds(256, 2)]
             pub fn $pairs8<'a>(keys_in: Global<'a, $k>, keys_out: GlobalMut<'a, $k>, vals_in: Global<'a, u64>,
                 vals_out: GlobalMut<'a, u64>, counts: Global<'a, u32>, state: GlobalMut<'a, u32>, digits: u32, pass: u32) {
                 let digits = Digits::from_arg(digits);
@@ -420,10 +437,10 @@ macro_rules! sort_kernels {
     )*};
 }
 sort_kernels! {
-    u32, TileKeys4, TilePairs44, TilePairs48, 2: sort_keys_u32, sort_pairs4_u32, sort_pairs8_u32;
-    i32, TileKeys4, TilePairs44, TilePairs48, 2: sort_keys_i32, sort_pairs4_i32, sort_pairs8_i32;
-    f32, TileKeys4, TilePairs44, TilePairs48, 2: sort_keys_f32, sort_pairs4_f32, sort_pairs8_f32;
-    u64, TileKeys8, TilePairs84, TilePairs88, 1: sort_keys_u64, sort_pairs4_u64, sort_pairs8_u64;
-    i64, TileKeys8, TilePairs84, TilePairs88, 1: sort_keys_i64, sort_pairs4_i64, sort_pairs8_i64;
-    f64, TileKeys8, TilePairs84, TilePairs88, 1: sort_keys_f64, sort_pairs4_f64, sort_pairs8_f64;
+    u32, TileKeys4, TilePairs44, TilePairs48, 384: sort_keys_u32, sort_pairs4_u32, sort_pairs8_u32;
+    i32, TileKeys4, TilePairs44, TilePairs48, 384: sort_keys_i32, sort_pairs4_i32, sort_pairs8_i32;
+    f32, TileKeys4, TilePairs44, TilePairs48, 384: sort_keys_f32, sort_pairs4_f32, sort_pairs8_f32;
+    u64, TileKeys8, TilePairs84, TilePairs88, 256: sort_keys_u64, sort_pairs4_u64, sort_pairs8_u64;
+    i64, TileKeys8, TilePairs84, TilePairs88, 256: sort_keys_i64, sort_pairs4_i64, sort_pairs8_i64;
+    f64, TileKeys8, TilePairs84, TilePairs88, 256: sort_keys_f64, sort_pairs4_f64, sort_pairs8_f64;
 }

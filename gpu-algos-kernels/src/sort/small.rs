@@ -1,13 +1,13 @@
 //! The sort of an input that fits one tile (at most [`SMALL_MAX_LEN`] keys), in one launch of one
 //! block: every pass in shared memory, no histogram, no status words, no look-back. Each pass ranks
-//! the block's keys as a pass of [`super::onesweep`] ranks a tile's (warp ranking by ballots, the
+//! the block's keys as a pass of [`super::onesweep`] ranks a tile's (warp ranking by `warp::match_bits`, the
 //! warps' counts summed per digit, warp 0 scanning them into the digit starts), stages each key (and
 //! value) at its place in shared memory, and reads them back in that order for the next pass; the
 //! last pass writes the staged tile out in order, consecutive threads to consecutive addresses.
 //!
 //! Decision procedure (§5.7): one block, so nothing crosses blocks; keys, counters, starts and the
 //! staged tile cross threads through shared memory between barriers, and within a warp the ranking's
-//! counters are read and written by one lane per digit at a time, `bar.warp.sync` between steps.
+//! counter of a digit is read by its peers and written by one of them, `bar.warp.sync` between.
 use gpu_std::block::sync_threads;
 use gpu_std::thread::{block_dim, thread_idx};
 use gpu_std::warp::{self, WARP_SIZE};
@@ -16,7 +16,7 @@ use gpu_std::{Global, GlobalMut, kernel};
 use super::key::{SortKey, SortValue, StageWord};
 use super::onesweep::{
     Layout, TileKeys4, TileKeys8, TilePairs44, TilePairs48, TilePairs84, TilePairs88, digit_totals, exclusive_digits,
-    rank_in_warp,
+    rank_in_warp, staged_at,
 };
 use super::{Digits, ITEMS, MAX_BLOCK, MAX_TILE, RADIX};
 
@@ -66,7 +66,6 @@ pub(crate) fn sort_block<K: SortKey, V: SortValue, L: Layout>(
             }
         }
     });
-    let counters = w * RADIX;
     let passes = digits.passes();
     for pass in 0..passes {
         let (shift, mask) = digits.pass(pass);
@@ -75,7 +74,7 @@ pub(crate) fn sort_block<K: SortKey, V: SortValue, L: Layout>(
         let digit_of = |i: usize, key: K| {
             if valid(i) { key.digit(shift, mask, digits.descending) as usize } else { RADIX - 1 }
         };
-        let rank = rank_in_warp(sh.warps, counters, |i| digit_of(i, keys[i]));
+        let ranked = rank_in_warp(sh.warps, w, |i| digit_of(i, keys[i]));
         sync_threads();
         digit_totals(&sh, |_, _| {});
         sync_threads();
@@ -85,8 +84,7 @@ pub(crate) fn sort_block<K: SortKey, V: SortValue, L: Layout>(
         sync_threads();
         unrolled!(ITEMS, i => {
             if valid(i) {
-                let d = digit_of(i, keys[i]);
-                let at = (sh.start.get(d) + sh.warps.get(counters + d) + rank[i]) as usize;
+                let at = staged_at(&sh, w, ranked[i]);
                 sh.keys.set(at, L::Key::from_word(keys[i].to_word()));
                 if vals.is_some() {
                     sh.vals.set(at, L::Value::from_word(v[i].to_word()));

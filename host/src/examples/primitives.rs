@@ -127,12 +127,19 @@ fn votes(dev: &Device, rng: &mut StdRng, r: &mut ExampleResult) -> Result<()> {
         // independent thread scheduling); the check below compares `active & own bit`.
         want[o + 5] = 1 << lane;
         want[o + 6] = ((i % BLOCK as usize) / 32) as u32;
+        let v = |k: usize| k as u32 / 4 + 8 * preds[w0 + k];
+        let matching = |lanes: u32, bits: u32| {
+            let low = if bits >= 32 { u32::MAX } else { (1 << bits) - 1 };
+            (0..32).filter(|&k| lanes & 1 << k != 0 && (v(k) ^ v(lane)) & low == 0).fold(0u32, |m, k| m | 1 << k)
+        };
+        want[o + 7] = matching(u32::MAX, 4);
+        want[o + 8] = matching(half, 32);
     }
     let m = crate::verify::exact(&got, &want, "vote words");
     r.check(
         m.is_none(),
         format!(
-            "ballot/any/all (full and half-warp masks), lane_id, activemask (holds the caller), warp_id, sync_warp{}",
+            "ballot/any/all (full and half-warp masks), match_bits (4 and 32 bits), lane_id, activemask (holds the caller), warp_id, sync_warp{}",
             super::mismatch(m)
         ),
     );

@@ -31,7 +31,7 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
     let mut r = ExampleResult::new("sort", dev.kind(), n, p.seed);
     let mut rng = StdRng::seed_from_u64(p.seed);
     let algos = Algos::new(dev)?;
-    let plan = algos.sort_plan::<u32>(n, &Order::ascending())?;
+    let plan = algos.sort_plan::<u32>(n, &Order::ascending(), 0)?;
     let shape = if plan.small {
         format!("one block of {} threads", plan.block)
     } else {

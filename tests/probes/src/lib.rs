@@ -145,6 +145,11 @@ kernel! {
     }
 }
 kernel! {
+    pub fn probe_warp_match_bits<'a>(out: GlobalMut<'a, u32>, mask: u32) {
+        out.set(0, warp::match_bits(mask, lane() >> 1, 8));
+    }
+}
+kernel! {
     pub fn probe_warp_any<'a>(out: GlobalMut<'a, u32>) {
         out.set(0, warp::any(FULL_MASK, lane() > 3) as u32);
     }

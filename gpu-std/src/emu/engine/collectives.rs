@@ -20,6 +20,8 @@ use crate::warp::{ShflMode, shfl_source_lane};
 pub(crate) enum CollKind {
     Shfl(ShflMode),
     Ballot,
+    /// `warp::match_bits`: the lanes whose value agrees in the low `c` bits.
+    MatchBits,
     Any,
     All,
     SyncWarp,
@@ -33,6 +35,7 @@ impl CollKind {
             CollKind::Shfl(ShflMode::Xor) => "shfl.sync.bfly",
             CollKind::Shfl(ShflMode::Idx) => "shfl.sync.idx",
             CollKind::Ballot => "vote.sync.ballot",
+            CollKind::MatchBits => "vote.sync.ballot (match_bits)",
             CollKind::Any => "vote.sync.any",
             CollKind::All => "vote.sync.all",
             CollKind::SyncWarp => "bar.warp.sync",
@@ -159,6 +162,13 @@ impl State {
                 // Only lanes that took part vote: absent and exited lanes add 0 bits, as on a GPU.
                 CollKind::Ballot => {
                     (0..32).filter(|&k| arrived & (1 << k) != 0 && coll.vals[k] != 0).fold(0, |a, k| a | (1 << k))
+                }
+                // The ballots see only lanes that took part: absent and exited lanes never match.
+                CollKind::MatchBits => {
+                    let low = if coll.c >= 32 { u32::MAX } else { (1u32 << coll.c) - 1 };
+                    (0..32)
+                        .filter(|&k| arrived & (1 << k) != 0 && (coll.vals[k] ^ coll.vals[li]) & low == 0)
+                        .fold(0, |a, k| a | (1 << k))
                 }
                 CollKind::Any => (0..32).any(|k| arrived & (1 << k) != 0 && coll.vals[k] != 0) as u32,
                 CollKind::All => (0..32).all(|k| arrived & (1 << k) == 0 || coll.vals[k] != 0) as u32,

@@ -118,6 +118,10 @@ pub fn shfl(mode: ShflMode, mask: u32, x: u32, b: u32, c: u32, site: Site) -> u3
 pub fn ballot(mask: u32, pred: bool, site: Site) -> u32 {
     collective(CollKind::Ballot, mask, pred as u32, 0, 0, site)
 }
+pub fn match_bits(mask: u32, value: u32, bits: u32, site: Site) -> u32 {
+    // `bits` is the clamp operand: lanes that pass different widths meet different collectives.
+    collective(CollKind::MatchBits, mask, value, 0, bits, site)
+}
 pub fn vote_any(mask: u32, pred: bool, site: Site) -> bool {
     collective(CollKind::Any, mask, pred as u32, 0, 0, site) != 0
 }
