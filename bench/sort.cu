@@ -129,6 +129,28 @@ static void row(const char* timing, const std::string& workload, const std::stri
     if (g_csv) fprintf(g_csv, "%s,%s,%s,%zu,%s,%.6f,%.4f\n", timing, workload.c_str(), dist.c_str(), n, impl, ms, gkeys);
 }
 
+// Checks the output of `call` before and after its timed calls, times it both ways, and writes its rows.
+template <class K, class Call>
+static void measure(const std::string& workload, const std::string& dist, size_t n, const std::string& what,
+                    const std::vector<K>& keys, const K* kout, const uint32_t* vout, bool pairs, const Call& call,
+                    const char* impl) {
+    auto verify = [&](const std::string& w) {
+        call();
+        CK(cudaDeviceSynchronize());
+        std::vector<K> out(n);
+        std::vector<uint32_t> v(n);
+        CK(cudaMemcpy(out.data(), kout, n * sizeof(K), cudaMemcpyDeviceToHost));
+        if (pairs) CK(cudaMemcpy(v.data(), vout, n * 4, cudaMemcpyDeviceToHost));
+        if (!check(keys, out, pairs ? &v : nullptr, w)) g_failures++;
+    };
+    verify(what);
+    double host = time_calls(reps_for(n), false, call);
+    double flushed = time_calls(reps_for(n), true, call);
+    verify(what + " (after the timed calls)");
+    row("host", workload, dist, n, host, impl);
+    row("flushed", workload, dist, n, flushed, impl);
+}
+
 // The nvcc twin of the library's sort (sort_twin.cuh) on u32 keys or pairs: rows `nvcc-twin`.
 static void run_twin(size_t n, const std::string& dist, bool pairs) {
     std::string workload = std::string(pairs ? "pairs_" : "keys_") + "u32";
@@ -150,21 +172,8 @@ static void run_twin(size_t n, const std::string& dist, bool pairs) {
         gave_up |= pairs ? !twin::sort<twin::LibraryPairs>(s, kin, kout, vin, vout)
                          : !twin::sort<twin::Library>(s, kin, kout, nullptr, nullptr);
     };
-    auto verify = [&](const std::string& w) {
-        call();
-        CK(cudaDeviceSynchronize());
-        std::vector<uint32_t> out(n), v(n);
-        CK(cudaMemcpy(out.data(), kout, n * 4, cudaMemcpyDeviceToHost));
-        if (pairs) CK(cudaMemcpy(v.data(), vout, n * 4, cudaMemcpyDeviceToHost));
-        if (!check(keys, out, pairs ? &v : nullptr, w)) g_failures++;
-    };
-    verify(what);
-    double host = time_calls(reps_for(n), false, call);
-    double flushed = time_calls(reps_for(n), true, call);
-    verify(what + " (after the timed calls)");
+    measure<uint32_t>(workload, dist, n, what, keys, kout, vout, pairs, call, "nvcc-twin");
     if (gave_up) { fprintf(stderr, "CHECK FAILED %s: a tile gave up waiting\n", what.c_str()); g_failures++; }
-    row("host", workload, dist, n, host, "nvcc-twin");
-    row("flushed", workload, dist, n, flushed, "nvcc-twin");
     twin::release(s);
     CK(cudaFree(kin)); CK(cudaFree(kout)); CK(cudaFree(vin)); CK(cudaFree(vout));
 }
@@ -192,21 +201,7 @@ template <class K> static void run(size_t n, const std::string& dist, bool pairs
         if (pairs) CK(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, kin, kout, vin, vout, (int)n));
         else CK(cub::DeviceRadixSort::SortKeys(temp, temp_bytes, kin, kout, (int)n));
     };
-    auto verify = [&](const std::string& w) {
-        call();
-        CK(cudaDeviceSynchronize());
-        std::vector<K> out(n);
-        std::vector<uint32_t> v(n);
-        CK(cudaMemcpy(out.data(), kout, n * sizeof(K), cudaMemcpyDeviceToHost));
-        if (pairs) CK(cudaMemcpy(v.data(), vout, n * 4, cudaMemcpyDeviceToHost));
-        if (!check(keys, out, pairs ? &v : nullptr, w)) g_failures++;
-    };
-    verify(what);
-    double host = time_calls(reps_for(n), false, call);
-    double flushed = time_calls(reps_for(n), true, call);
-    verify(what + " (after the timed calls)");
-    row("host", workload, dist, n, host);
-    row("flushed", workload, dist, n, flushed);
+    measure<K>(workload, dist, n, what, keys, kout, vout, pairs, call, "cub");
     CK(cudaFree(kin)); CK(cudaFree(kout)); CK(cudaFree(vin)); CK(cudaFree(vout)); CK(cudaFree(temp));
 }
 

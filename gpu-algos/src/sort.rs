@@ -8,7 +8,7 @@
 //! either direction. With [`Order::bits`], only bits `begin .. end` of the key's bits in that order
 //! take part (signed keys with the sign bit flipped, floats as above): CUB's `begin_bit`/`end_bit`.
 //!
-//! **How.** Up to 4096 keys, one block sorts them in shared memory in one launch. Above, one read of
+//! **How.** Up to 6144 keys, one block sorts them in shared memory in one launch. Above, one read of
 //! the keys counts the digits of every pass, then one pass per 8 bits moves every key (and value) to
 //! its place, tiles finding their offsets by decoupled look-back (`gpu_algos_kernels::sort` has the
 //! algorithm), all queued at once and waited for once. The input is not changed: passes alternate between
@@ -148,7 +148,8 @@ impl<'d> Algos<'d> {
         self.sort(keys, keys_out, Some((vals, vals_out)), order)
     }
 
-    /// The launches [`Algos::sort_keys_by`] makes for `n` keys of `K` in `order`.
+    /// The launches [`Algos::sort_keys_by`] makes for `n` keys of `K` in `order`, and [`Algos::sort_pairs_by`]
+    /// with values of `value_bytes` bytes (0: keys alone).
     pub fn sort_plan<K: Sortable>(&self, n: usize, order: &Order, value_bytes: usize) -> Result<plan::Sort> {
         let digits = digits_of::<K>(order)?;
         let resident = self.resident::<(K, so::histogram::HistShared)>(|| K::histogram_resident(self.dev))?;

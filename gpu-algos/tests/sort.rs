@@ -47,7 +47,7 @@ fn check_keys<K: Sortable>(dev: &Device, keys: &[K], order: &Order, what: &str) 
     Ok(())
 }
 
-/// Sizes: one key, a few, a tile ± 1, several tiles (all these on the one-block sort, up to 4096
+/// Sizes: one key, a few, a tile ± 1, several tiles (all these on the one-block sort, up to `SMALL_MAX_LEN`
 /// keys), the one-block sort's largest, one more (the passes), several tiles with a partial last one.
 const SIZES: [usize; 9] = [1, 7, TILE - 1, TILE + 1, 3 * TILE + 17, SMALL, SMALL + 1, 9 * TILE + 1, 12 * TILE + 5];
 const SMALL: usize = gpu_algos_kernels::sort::small::SMALL_MAX_LEN;

@@ -397,14 +397,14 @@ pub(crate) fn sort_tile<K: SortKey, V: SortValue, L: Layout>(
 }
 
 /// The kernels of one key type: keys only, and with 4-byte and 8-byte values. 4-byte keys alone take
-/// two blocks of 512 threads per SM (at most 64 registers); 8-byte keys, which spill at 64, and
-/// pairs take what they need (76 to 107 registers: one block per SM).
+/// two blocks of 384 threads per SM (at most 80 registers); 8-byte keys and pairs, which spill at 80,
+/// two blocks of 256 threads (at most 128): [`super::pass_block`].
 macro_rules! sort_kernels {
     ($($k:ty, $lk:ident, $l4:ident, $l8:ident, $keys_block:literal: $keys:ident, $pairs4:ident, $pairs8:ident;)*) => {$(
         kernel! {
             #[doc = concat!("Pass `pass` of the sort of `", stringify!($k), "` keys by the bits and direction `digits` \
-              names ([`Digits::to_arg`]): `keys_in` to `keys_out`, stably by the pass's digit. Launch: [`BLOCK`](super::BLOCK) \
-              threads (any multiple of 32 up to 512), `shared_bytes(key bytes, value bytes)` bytes, `tiles(n, threads)` \
+              names ([`Digits::to_arg`]): `keys_in` to `keys_out`, stably by the pass's digit. Launch: `pass_block(key bytes, value bytes)` \
+              threads (any multiple of 32 up to that), `shared_bytes(key bytes, value bytes)` bytes, `tiles(n, threads)` \
               blocks; `counts` holds the histogram's `passes * 256` counts; `state` holds \
               `state_len(n, threads, passes)` words, zeroed before the sort's first pass. After the launch the \
               sort's error word `state[1]` is `ERROR_GAVE_UP` if a tile of any pass gave up waiting (the output \

@@ -256,7 +256,7 @@ pub const ALL: &[Example] = &[
         name: "sort",
         row: Some(22),
         section: "§5.4–5.7",
-        about: "gpu-algos' stable radix sort: one histogram pass, then per 8-bit digit a pass whose tiles rank keys with ballots and shuffles and find their offsets by decoupled look-back over strong status words; pairs stable, descending, bit ranges, f32 total order; twins with plain status words are races",
+        about: "gpu-algos' stable radix sort: one histogram pass, then per 8-bit digit a pass whose tiles rank keys with warp ballots and find their offsets by decoupled look-back over strong status words; pairs stable, descending, bit ranges, f32 total order; twins with plain status words are races",
         gpu_sizes: &[1, 7, 33, 257, 4096, 4097, (1 << 20) + 1, 1 << 24],
         emu_sizes: &[1, 7, 33, 257, 4097, 3 * 512 + 5],
         run: sort::run,
