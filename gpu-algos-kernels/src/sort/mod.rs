@@ -83,10 +83,8 @@ pub const WIDE_BLOCK: u32 = 256;
 pub const fn pass_block(key_bytes: usize, value_bytes: usize) -> u32 {
     if key_bytes == 4 && value_bytes == 0 { BLOCK } else { WIDE_BLOCK }
 }
-/// Most threads per block of a pass (its launch bounds).
-pub const PASS_MAX_BLOCK: u32 = 384;
-/// Most threads per block of the one-block sort; the shared memory of a tile is laid out for this
-/// many.
+/// Most threads per block the shared memory of a tile is laid out for (the one-block sort's most; a
+/// pass's launch bound, [`pass_block`], is lower).
 pub const MAX_BLOCK: u32 = 512;
 /// Warps per block at most.
 pub const MAX_WARPS: usize = MAX_BLOCK as usize / 32;

@@ -11,7 +11,7 @@ use gpu_std::{Global, GlobalMut, Pod, kernel, shared_layout};
 
 use super::key::{SortKey, SortValue, StageWord};
 use super::{
-    Digits, ERROR_GAVE_UP, FLAG_PREFIX, ITEMS, MAX_TILE, MAX_WARPS, PASS_MAX_BLOCK, RADIX, RADIX_BITS, SPIN_LIMIT,
+    Digits, ERROR_GAVE_UP, FLAG_PREFIX, ITEMS, MAX_BLOCK, MAX_TILE, MAX_WARPS, RADIX, RADIX_BITS, SPIN_LIMIT,
     STATE_HEADER, pass_state_len, status, tiles,
 };
 use crate::scan::warp_inclusive;
@@ -270,8 +270,10 @@ pub(crate) fn sort_tile<K: SortKey, V: SortValue, L: Layout>(
 ) {
     let threads = block_dim().x;
     let n = keys_in.len();
-    if !threads.is_multiple_of(WARP_SIZE) || threads > PASS_MAX_BLOCK {
-        panic!("sort passes are launched with a multiple of 32 threads, at most 384");
+    // More threads than the launch bound never start (the launch is refused); the tile's shared
+    // layout holds `MAX_BLOCK`.
+    if !threads.is_multiple_of(WARP_SIZE) || threads > MAX_BLOCK {
+        panic!("sort passes are launched with a multiple of 32 threads, at most 512");
     }
     if keys_out.len() != n || vals.is_some_and(|(i, o)| i.len() != n || o.len() != n) {
         panic!("sort: every key and value buffer must have as many elements as `keys_in`");
