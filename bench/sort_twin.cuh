@@ -4,11 +4,13 @@
 // limit. `u32` keys, alone or with `u32` values, ascending, all 32 bits (four passes).
 //
 // One call: zero the counts and every pass's state, count the digits of all four passes in one read
-// (`twin_histogram`), then four passes (`twin_pass`) that each take a tile by ticket, rank its keys
-// within each warp (8 ballots per key, the leader adds to the warp's counter), publish the tile's
-// digit counts, stage the tile in shared memory in digit order, find each digit's exclusive prefix by
-// decoupled look-back over volatile status words (8 words loaded at once), publish the inclusive
-// prefix, and write the staged keys out; then read the error word, as the library's call does.
+// (`twin_histogram`), then four passes (`twin_pass`) that each take a tile by ticket, count its
+// digits per warp (shared atomic adds) and publish the tile's digit counts before ranking, turn the
+// warps' counts into their places in the tile, rank and stage each key in one step (8 ballots per
+// key; the highest peer takes the places by an atomic add and shuffles the first to its peers), load
+// the values, find each digit's exclusive prefix by decoupled look-back over volatile status words
+// (8 words loaded at once), publish the inclusive prefix, stage the values, and write the staged
+// tile out; then read the error word, as the library's call does.
 #pragma once
 #include <cuda_runtime.h>
 #include <cstdint>
@@ -18,7 +20,7 @@ namespace twin {
 constexpr int RADIX = 256, PASSES = 4;
 // The library's tile shapes (gpu-algos-kernels/src/sort/mod.rs: ITEMS, BLOCK for keys alone,
 // WIDE_BLOCK for pairs) and ranking (ballots).
-constexpr int ITEMS = 12, BLOCK = 384, WIDE_BLOCK = 256;
+constexpr int ITEMS = 20, BLOCK = 384, WIDE_BLOCK = 256;
 constexpr int HIST_BLOCK = 512, COLUMNS = 4, MIN_BLOCK_KEYS = 16 * 1024, WINDOW = 8, HEADER = 2;
 constexpr uint32_t FLAG_PREFIX = 1u << 31, SPIN_LIMIT = 1u << 22, ERROR_GAVE_UP = 1;
 
@@ -125,6 +127,9 @@ twin_pass(const uint32_t* keys_in, uint32_t* keys_out, const uint32_t* vals_in, 
     const size_t at = (size_t)pass * pass_state_len(n, TILE);
     const size_t ntiles = tiles(n, TILE);
     const int t = threadIdx.x, lane = t & 31, w = t >> 5;
+    uint32_t* counters = warps + w * RADIX;
+#pragma unroll
+    for (int j = 0; j < RADIX / 32; j++) counters[32 * j + lane] = 0;
     if (t == 0) *tile_sh = atomicAdd(&state_all[at], 1u);
     __syncthreads();
     const size_t tile = *tile_sh;
@@ -141,33 +146,11 @@ twin_pass(const uint32_t* keys_in, uint32_t* keys_out, const uint32_t* vals_in, 
         size_t idx = seg + 32 * i + lane;
         keys[i] = (whole || idx < n) ? keys_in[idx] : 0;
     }
-    auto digit_of = [&](int i) -> uint32_t {
-        return (whole || seg + 32 * i + lane < n) ? (keys[i] >> shift) & 0xff : RADIX - 1;
-    };
-    uint32_t* counters = warps + w * RADIX;
+    auto here = [&](int i) { return whole || seg + 32 * i + lane < n; };
+    auto digit_of = [&](int i) -> uint32_t { return here(i) ? (keys[i] >> shift) & 0xff : RADIX - 1; };
+    // Early counts: the warp's digits, then per digit the warps' offsets and the tile's count, published.
 #pragma unroll
-    for (int j = 0; j < RADIX / 32; j++) counters[32 * j + lane] = 0;
-    __syncwarp();
-    const uint32_t below = (1u << lane) - 1;
-    uint32_t rank[ITEMS];
-#pragma unroll
-    for (int i = 0; i < ITEMS; i++) {
-        uint32_t d = digit_of(i);
-        uint32_t peers = peers_of<RANK>(d);
-        uint32_t old = counters[d];
-        __syncwarp();
-        if ((peers >> lane) == 1) counters[d] = old + __popc(peers);
-        __syncwarp();
-        rank[i] = (old + __popc(peers & below)) | d << 16;
-    }
-    uint32_t v[ITEMS];
-    if (PAIRS) {
-#pragma unroll
-        for (int i = 0; i < ITEMS; i++) {
-            size_t idx = seg + 32 * i + lane;
-            v[i] = (whole || idx < n) ? vals_in[idx] : 0;
-        }
-    }
+    for (int i = 0; i < ITEMS; i++) atomicAdd(&counters[digit_of(i)], 1u);
     __syncthreads();
     auto aggregate = [&](int d, uint32_t total) { return d == RADIX - 1 ? total - missing : total; };
     for (int d = t; d < RADIX; d += blockDim.x) {
@@ -182,19 +165,43 @@ twin_pass(const uint32_t* keys_in, uint32_t* keys_out, const uint32_t* vals_in, 
         if (tile == 0) exclusive_digits(counts + pass * RADIX, base);
     }
     __syncthreads();
+    for (int d = t; d < RADIX; d += blockDim.x) {
+        uint32_t s = start[d];
+        for (int u = 0; u < WARPS; u++) warps[u * RADIX + d] += s;
+    }
+    __syncthreads();
+    // Rank and stage: the highest peer takes the places (atomic add), a shuffle hands out the first.
+    const uint32_t below = (1u << lane) - 1;
+    uint32_t place[ITEMS];
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) {
-        if (whole || seg + 32 * i + lane < n) {
-            uint32_t d = rank[i] >> 16;
-            uint32_t p = start[d] + counters[d] + (rank[i] & 0xffff);
-            skeys[p] = keys[i];
-            if (PAIRS) svals[p] = v[i];
+        uint32_t d = digit_of(i);
+        uint32_t peers = peers_of<RANK>(d);
+        int highest = 31 - __clz(peers);
+        uint32_t f = 0;
+        if (lane == highest) f = atomicAdd(&counters[d], (uint32_t)__popc(peers));
+        uint32_t p = __shfl_sync(0xffffffffu, f, highest) + __popc(peers & below);
+        place[i] = p;
+        if (here(i)) skeys[p] = keys[i];
+        __syncwarp();
+    }
+    uint32_t v[ITEMS];
+    if (PAIRS) {
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++) {
+            size_t idx = seg + 32 * i + lane;
+            v[i] = here(i) ? vals_in[idx] : 0;
         }
     }
     for (int d = t; d < RADIX; d += blockDim.x) {
         uint32_t excl = tile == 0 ? base[d] : look_back(state, at, tile, d);
         state[at + HEADER + tile * RADIX + d] = status(true, excl + aggregate(d, count[d]));
         base[d] = excl - start[d];
+    }
+    if (PAIRS) {
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++)
+            if (here(i)) svals[place[i]] = v[i];
     }
     __syncthreads();
 #pragma unroll

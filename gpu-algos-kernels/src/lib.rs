@@ -6,7 +6,7 @@
 //! gpu-builder builds it to the PTX module that gpu-algos ships;
 //! plain Rust on the host, where every kernel runs on the emulator, race-checked. Call the kernels
 //! through `gpu-algos`, which owns their temporary storage and checks their inputs.
-#![cfg_attr(target_arch = "nvptx64", no_std, feature(abi_gpu_kernel, float_minimum_maximum))]
+#![cfg_attr(target_arch = "nvptx64", no_std, feature(abi_gpu_kernel, float_minimum_maximum, asm_experimental_arch))]
 
 /// This crate's promise about thread-locals, which every `kernel!` needs (see `gpu_std::KernelCrate`).
 // SAFETY: no kernel of this crate, nor anything it calls, reaches a gpu-std primitive or view access
@@ -20,8 +20,8 @@ pub const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelC
 /// before).
 macro_rules! unrolled {
     ($n:expr, $k:ident => $body:expr) => {{
-        const { assert!($n <= 16, "unrolled! writes out 0 ..= 15") };
-        unrolled!(@ $n, $k => $body; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15)
+        const { assert!($n <= 24, "unrolled! writes out 0 ..= 23") };
+        unrolled!(@ $n, $k => $body; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23)
     }};
     (@ $n:expr, $k:ident => $body:expr; $($i:literal)*) => {{
         $(if $i < $n {

@@ -214,8 +214,8 @@ impl<'d> Algos<'d> {
         }
         let digits = digits_of::<K>(order)?.to_arg();
         let dev = self.dev;
-        let shared = so::onesweep::shared_bytes(size_of::<K>(), value_bytes);
         if p.small {
+            let shared = so::small::shared_bytes(size_of::<K>(), value_bytes);
             let values = match &vals {
                 None => Values::None,
                 Some((vi, vo)) if V::BYTES == 8 => Values::Eight(vi.view_of::<u64>(n)?, vo.view_mut_of::<u64>(n)?),
@@ -240,6 +240,7 @@ impl<'d> Algos<'d> {
             }
             Some(_) => Some(Temp::Four(ensure(dev, &mut s.vals4, "sort values (temporary)", n, false)?)),
         };
+        let shared = so::onesweep::shared_bytes(size_of::<K>(), value_bytes);
         let hist = Launch::linear(p.histogram_grid, so::histogram::BLOCK, so::histogram::SHARED_BYTES);
         let cfg = Launch::linear(p.tiles as u32, p.block, shared);
         let (out, vals) = (&*out, vals.as_ref().map(|(vi, vo)| (*vi, &**vo)));

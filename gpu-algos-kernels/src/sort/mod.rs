@@ -57,6 +57,7 @@ pub mod histogram;
 pub mod key;
 pub mod onesweep;
 pub mod small;
+pub mod tile;
 pub mod twins;
 
 pub use key::{SortKey, SortValue, StageWord};
@@ -69,27 +70,21 @@ pub const RADIX: usize = 1 << RADIX_BITS;
 pub const MAX_PASSES: usize = 8;
 /// Most keys a sort takes: a status word holds a count up to `2^31 - 2` beside its flag.
 pub const MAX_LEN: usize = (1 << 31) - 2;
-/// Keys per thread of a tile.
-pub const ITEMS: usize = 12;
-/// Threads per block of the pass of 4-byte keys alone (the launchers'): tiles of 4608 keys, two blocks
+/// Keys per thread of a pass's tile.
+pub const ITEMS: usize = 20;
+/// Threads per block of the pass of 4-byte keys alone (the launchers'): tiles of 7680 keys, two blocks
 /// per SM of at most 80 registers per thread. The passes take any multiple of 32 up to their launch
-/// bounds ([`pass_block`]); the one-block sort up to [`MAX_BLOCK`].
+/// bounds ([`pass_block`]).
 pub const BLOCK: u32 = 384;
 /// Threads per block of the passes of 8-byte keys and of pairs, which need more registers: two blocks
-/// of 256 threads per SM (tiles of 3072 keys).
+/// of 256 threads per SM (tiles of 5120 keys).
 pub const WIDE_BLOCK: u32 = 256;
 /// The launchers' threads per block of the pass of keys of `key_bytes` and values of `value_bytes`
-/// (0: keys alone), which is also the pass kernel's launch bound.
+/// (0: keys alone), which is also the pass kernel's launch bound and the block its shared memory is
+/// laid out for.
 pub const fn pass_block(key_bytes: usize, value_bytes: usize) -> u32 {
     if key_bytes == 4 && value_bytes == 0 { BLOCK } else { WIDE_BLOCK }
 }
-/// Most threads per block the shared memory of a tile is laid out for (the one-block sort's most; a
-/// pass's launch bound, [`pass_block`], is lower).
-pub const MAX_BLOCK: u32 = 512;
-/// Warps per block at most.
-pub const MAX_WARPS: usize = MAX_BLOCK as usize / 32;
-/// Keys per tile at most.
-pub const MAX_TILE: usize = MAX_BLOCK as usize * ITEMS;
 /// Words of a pass's state before its status words: the ticket and the error word (used in the first
 /// pass's only: `state[1]` is the whole sort's).
 pub const STATE_HEADER: usize = 2;

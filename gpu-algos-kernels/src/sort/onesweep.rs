@@ -4,79 +4,25 @@
 // The pairs' kernels take 8 parameters (keys, values, counts and state in and out, digits, pass).
 #![allow(clippy::too_many_arguments)]
 use gpu_std::block::sync_threads;
-use gpu_std::shared::SharedSlice;
+use gpu_std::kernel;
 use gpu_std::thread::{block_dim, block_idx, thread_idx};
 use gpu_std::warp::{self, FULL_MASK, WARP_SIZE};
-use gpu_std::{Global, GlobalMut, Pod, kernel, shared_layout};
+use gpu_std::{Global, GlobalMut};
 
 use super::key::{SortKey, SortValue, StageWord};
-use super::{
-    Digits, ERROR_GAVE_UP, FLAG_PREFIX, ITEMS, MAX_BLOCK, MAX_TILE, MAX_WARPS, RADIX, RADIX_BITS, SPIN_LIMIT,
-    STATE_HEADER, pass_state_len, status, tiles,
+use super::tile::{
+    Layout, PassKeys4, PassKeys8, PassPairs44, PassPairs48, PassPairs84, PassPairs88, digit_totals, exclusive_digits,
 };
-use crate::scan::warp_inclusive;
+use super::{
+    Digits, ERROR_GAVE_UP, FLAG_PREFIX, ITEMS, RADIX, RADIX_BITS, SPIN_LIMIT, STATE_HEADER, pass_state_len, status,
+    tiles,
+};
 
-/// The shared-memory layouts of a tile, one per width of keys and values: the warps' digit counters
-/// (then offsets), the tile's digit counts, starts and global bases, its id, and the staged tile's
-/// keys and values (none for a sort of keys alone).
-macro_rules! tile_layouts {
-    ($($name:ident: $k:ty, $v:ty, $vlen:expr;)*) => {$(
-        shared_layout! {
-            #[doc = concat!("A tile's shared memory: staged keys of `", stringify!($k), "` words, values of `", stringify!($v), "`.")]
-            pub struct $name {
-                pub warps: [u32; MAX_WARPS * RADIX], pub count: [u32; RADIX], pub start: [u32; RADIX],
-                pub base: [u32; RADIX], pub tile: [u32; 1], pub keys: [$k; MAX_TILE], pub vals: [$v; $vlen]
-            }
-        }
-        impl Layout for $name {
-            type Key = $k;
-            type Value = $v;
-            #[inline(always)]
-            fn views() -> Views<$k, $v> {
-                let s = $name::view();
-                Views { warps: s.warps, count: s.count, start: s.start, base: s.base, tile: s.tile, keys: s.keys, vals: s.vals }
-            }
-        }
-    )*};
-}
-tile_layouts! {
-    TileKeys4: u32, u32, 0;
-    TileKeys8: u64, u32, 0;
-    TilePairs44: u32, u32, MAX_TILE;
-    TilePairs48: u32, u64, MAX_TILE;
-    TilePairs84: u64, u32, MAX_TILE;
-    TilePairs88: u64, u64, MAX_TILE;
-}
 /// Dynamic shared memory per block of the `u32` keys' pass and its twins (4-byte keys, no values).
-pub const SHARED_BYTES_KEYS4: usize = TileKeys4::BYTES;
-/// Dynamic shared memory per block for keys of `key_bytes` and values of `value_bytes` (0: no values).
-pub const fn shared_bytes(key_bytes: usize, value_bytes: usize) -> usize {
-    match (key_bytes, value_bytes) {
-        (4, 0) => TileKeys4::BYTES,
-        (8, 0) => TileKeys8::BYTES,
-        (4, 4) => TilePairs44::BYTES,
-        (4, _) => TilePairs48::BYTES,
-        (_, 4) => TilePairs84::BYTES,
-        _ => TilePairs88::BYTES,
-    }
-}
-
-/// The views of a tile's shared memory.
-pub(crate) struct Views<K: Pod, V: Pod> {
-    pub(crate) warps: SharedSlice<u32>,
-    pub(crate) count: SharedSlice<u32>,
-    pub(crate) start: SharedSlice<u32>,
-    pub(crate) base: SharedSlice<u32>,
-    pub(crate) tile: SharedSlice<u32>,
-    pub(crate) keys: SharedSlice<K>,
-    pub(crate) vals: SharedSlice<V>,
-}
-/// A tile layout, with the words its keys and values are staged as.
-pub(crate) trait Layout {
-    type Key: StageWord;
-    type Value: StageWord;
-    fn views() -> Views<Self::Key, Self::Value>;
-}
+pub const SHARED_BYTES_KEYS4: usize = PassKeys4::BYTES;
+/// Dynamic shared memory per block of the pass of keys of `key_bytes` and values of `value_bytes` (0: no
+/// values).
+pub use super::tile::pass::shared_bytes;
 
 /// How the status words are written and read: strong accesses (volatile: relaxed at system scope in
 /// the PTX memory model), or a twin's plain store or plain load.
@@ -96,24 +42,6 @@ pub(crate) struct Variant {
 }
 /// The launchers' variant: a ticket, strong stores and loads.
 pub(crate) const CORRECT: Variant = Variant { access: Access::Strong, block_idx: false };
-
-/// Warp 0: `dst[d] = src(0) + … + src(d - 1)` for the 256 digits (lane `l` takes digits `8l .. 8l + 8`).
-// The running sum after the last digit, written out by `unrolled!`, is never read.
-#[allow(unused_assignments)]
-#[inline(always)]
-pub(crate) fn exclusive_digits(src: impl Fn(usize) -> u32, dst: SharedSlice<u32>) {
-    let lane = warp::lane_id() as usize;
-    const PER: usize = RADIX / WARP_SIZE as usize;
-    let mut v = [0u32; PER];
-    unrolled!(PER, j => v[j] = src(PER * lane + j));
-    let mut total = 0u32;
-    unrolled!(PER, j => total = total.wrapping_add(v[j]));
-    let mut run = warp_inclusive(total).wrapping_sub(total);
-    unrolled!(PER, j => {
-        dst.set(PER * lane + j, run);
-        run = run.wrapping_add(v[j]);
-    });
-}
 
 #[inline(always)]
 fn publish(state: GlobalMut<u32>, at: usize, word: u32, access: Access) {
@@ -174,85 +102,23 @@ fn look_back(state: GlobalMut<u32>, at: usize, tile: usize, d: usize, access: Ac
     }
 }
 
-/// Warp `w`'s counter of digit `d` in `warps` (the `%`s are no-ops for a warp of a block of at most
-/// [`MAX_BLOCK`] threads and a digit below [`RADIX`]; they let the compiler see the index in bounds).
+/// `x`, computed anew where it is used: on nvptx, through an empty `asm!` the compiler cannot see
+/// through, so that it does not keep a value from an earlier use in a register across the barriers
+/// between (the ranking's digits are the counting's: recomputing them from the keys is cheaper than
+/// holding 20 more registers).
 #[inline(always)]
-pub(crate) fn counter(w: usize, d: usize) -> usize {
-    (w % MAX_WARPS) * RADIX + d % RADIX
-}
-
-/// A key's rank among its warp's keys of its digit, with the digit: `rank | digit << 16`.
-#[derive(Clone, Copy)]
-pub(crate) struct Ranked(u32);
-impl Ranked {
-    #[inline(always)]
-    pub(crate) fn digit(self) -> usize {
-        (self.0 >> 16) as usize % RADIX
+fn fresh(x: u32) -> u32 {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let y: u32;
+        // SAFETY: an empty instruction sequence; `y` is `x`.
+        unsafe {
+            core::arch::asm!("mov.b32 {y}, {x};", y = out(reg32) y, x = in(reg32) x, options(pure, nomem, nostack))
+        };
+        y
     }
-    #[inline(always)]
-    pub(crate) fn rank(self) -> u32 {
-        self.0 & 0xffff
-    }
-}
-
-/// Ranks warp `w`'s keys of one step after another (`digit(i)`: the digit of this lane's key of step
-/// `i`, below [`RADIX`]): the warp's counters (`warps[counter(w, 0) ..][.. 256]`) are zeroed, then at
-/// each step the lanes with the same digit find each other (`warp::match_bits`), each reads its
-/// digit's count, and after a warp barrier the highest adds their number to it; a key's rank is that
-/// count plus its peers below it: its place among the warp's keys of its digit, in step-then-lane
-/// order. The counters end as the warp's digit counts.
-#[inline(always)]
-pub(crate) fn rank_in_warp(warps: SharedSlice<u32>, w: usize, digit: impl Fn(usize) -> usize) -> [Ranked; ITEMS] {
-    let lane = warp::lane_id();
-    unrolled!(RADIX / 32, j => warps.set(counter(w, 32 * j + lane as usize), 0));
-    warp::sync_warp(FULL_MASK);
-    let below = (1u32 << lane) - 1;
-    let mut ranked = [Ranked(0); ITEMS];
-    unrolled!(ITEMS, i => {
-        let d = digit(i) % RADIX;
-        let peers = warp::match_bits(FULL_MASK, d as u32, RADIX_BITS);
-        let old = warps.get(counter(w, d));
-        // Every peer has read the count before the highest of them writes it.
-        warp::sync_warp(FULL_MASK);
-        let highest = peers >> lane == 1;
-        if highest {
-            warps.set(counter(w, d), old + peers.count_ones());
-        }
-        // The count is written before the next step reads it.
-        warp::sync_warp(FULL_MASK);
-        ranked[i] = Ranked((old + (peers & below).count_ones()) | (d as u32) << 16);
-    });
-    ranked
-}
-
-/// A ranked key's place in its tile (after [`digit_totals`] and [`exclusive_digits`] into `start`):
-/// its digit's start, its warp's offset and its rank, below [`MAX_TILE`] (the `%` lets the compiler
-/// see it).
-#[inline(always)]
-pub(crate) fn staged_at<K: Pod, V: Pod>(sh: &Views<K, V>, w: usize, r: Ranked) -> usize {
-    let d = r.digit();
-    ((sh.start.get(d) + sh.warps.get(counter(w, d)) + r.rank()) as usize).min(MAX_TILE - 1)
-}
-
-/// After a barrier that follows every warp's ranking: per digit (thread `d`, `d + blockDim.x`, …), the
-/// warps' counts become their offsets (warp `w`'s: the counts of warps before it) and the sum, the
-/// block's count of the digit, goes to `count[d]` and to `total(d, sum)`.
-#[inline(always)]
-pub(crate) fn digit_totals<K: Pod, V: Pod>(sh: &Views<K, V>, mut total: impl FnMut(usize, u32)) {
-    let threads = block_dim().x as usize;
-    let nwarps = threads / 32;
-    let mut d = thread_idx().x as usize;
-    while d < RADIX {
-        let mut run = 0u32;
-        for v in 0..nwarps {
-            let c = sh.warps.get(v * RADIX + d);
-            sh.warps.set(v * RADIX + d, run);
-            run += c;
-        }
-        sh.count.set(d, run);
-        total(d, run);
-        d += threads;
-    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    x
 }
 
 /// One tile of pass `pass` (see [`super`]): `keys_in` (and `vals`' input) to `keys_out` (and its
@@ -271,9 +137,9 @@ pub(crate) fn sort_tile<K: SortKey, V: SortValue, L: Layout>(
     let threads = block_dim().x;
     let n = keys_in.len();
     // More threads than the launch bound never start (the launch is refused); the tile's shared
-    // layout holds `MAX_BLOCK`.
-    if !threads.is_multiple_of(WARP_SIZE) || threads > MAX_BLOCK {
-        panic!("sort passes are launched with a multiple of 32 threads, at most 512");
+    // layout holds the bound's.
+    if !threads.is_multiple_of(WARP_SIZE) || threads as usize > 32 * L::WARPS {
+        panic!("sort passes are launched with a multiple of 32 threads, at most their launch bound");
     }
     if keys_out.len() != n || vals.is_some_and(|(i, o)| i.len() != n || o.len() != n) {
         panic!("sort: every key and value buffer must have as many elements as `keys_in`");
@@ -290,8 +156,11 @@ pub(crate) fn sort_tile<K: SortKey, V: SortValue, L: Layout>(
     let (lane, w) = (warp::lane_id(), warp::warp_id() as usize);
     let sh = L::views();
 
+    // Each warp zeroes its counters; the barrier after the ticket orders that before every count.
+    unrolled!(RADIX / 32, j => sh.warps.set(L::counter(w, 32 * j + lane as usize), 0));
     // The tile id: a ticket, in the order blocks start (or the twin's blockIdx.x).
     let tile = if variant.block_idx {
+        sync_threads();
         block_idx().x as usize
     } else {
         if t == 0 {
@@ -306,8 +175,9 @@ pub(crate) fn sort_tile<K: SortKey, V: SortValue, L: Layout>(
     let tile_len = threads as usize * ITEMS;
     let first = tile * tile_len;
     let valid = tile_len.min(n - first);
-    // Keys past the end rank as digit 255 after every real key of the tile (they come last in the
-    // tile's order) and are never staged or written: only digit 255's published count leaves them out.
+    // Keys past the end count and rank as digit 255 after every real key of the tile (they come last
+    // in the tile's order) and are never staged or written: only digit 255's published count leaves
+    // them out.
     let missing = (tile_len - valid) as u32;
     let (shift, mask) = digits.pass(pass);
     // A descending sort flips the ordered bits: the digit of the flipped bits is the digit `^ mask`.
@@ -332,20 +202,13 @@ pub(crate) fn sort_tile<K: SortKey, V: SortValue, L: Layout>(
             }
         });
     }
-    let ranked = rank_in_warp(sh.warps, w, |i| if here(i) { digit(keys[i]) } else { RADIX - 1 });
-    // The values' loads, issued now: they arrive during the look-back.
-    let mut v = [V::from_word(0); ITEMS];
-    if let Some((vals_in, _)) = vals {
-        unrolled!(ITEMS, i => {
-            if here(i) {
-                v[i] = vals_in.get(seg + 32 * i + lane as usize);
-            }
-        });
-    }
-    sync_threads();
+    let digit_of = |i: usize| if here(i) { digit(keys[i]) } else { RADIX - 1 };
 
-    // Per digit: the warps' counts become their offsets, the sum is the tile's count; tiles after the
-    // first publish it as their aggregate.
+    // Early counts: each warp counts its keys' digits (shared-memory atomic adds), ...
+    unrolled!(ITEMS, i => sh.warps.atomic(L::counter(w, digit_of(i))).add(1));
+    sync_threads();
+    // ... per digit the warps' counts become their offsets and the sum is the tile's count, which tiles
+    // after the first publish as their aggregate before they rank a key ...
     let word_of = |d: usize| at + STATE_HEADER + tile * RADIX + d;
     let aggregate = |d: usize, total: u32| if d == RADIX - 1 { total - missing } else { total };
     digit_totals(&sh, |d, total| {
@@ -354,7 +217,8 @@ pub(crate) fn sort_tile<K: SortKey, V: SortValue, L: Layout>(
         }
     });
     sync_threads();
-    // Warp 0: the tile's digit starts; for tile 0, the pass's digit offsets (into `base`).
+    // ... warp 0 scans the counts into the tile's digit starts (and, for tile 0, the pass's digit
+    // offsets into `base`) ...
     if w == 0 {
         exclusive_digits(|d| sh.count.get(d), sh.start);
         if tile == 0 {
@@ -362,17 +226,50 @@ pub(crate) fn sort_tile<K: SortKey, V: SortValue, L: Layout>(
         }
     }
     sync_threads();
-    // Each key (and value) to its place in the tile in shared memory: its digit's start, its warp's
-    // offset, its rank. Staged before the look-back, so that no key is held in a register across it.
-    unrolled!(ITEMS, i => {
-        if here(i) {
-            let at = staged_at(&sh, w, ranked[i]);
-            sh.keys.set(at, keys[i]);
-            if vals.is_some() {
-                sh.vals.set(at, L::Value::from_word(v[i].to_word()));
-            }
+    // ... and every warp's offset of a digit gains the digit's start: a warp counter now holds the
+    // place in the tile of the warp's next key of that digit.
+    let nwarps = threads as usize / 32;
+    let mut d = t;
+    while d < RADIX {
+        let s = sh.start.get(d);
+        for v in 0..nwarps {
+            sh.warps.set(v * RADIX + d, sh.warps.get(v * RADIX + d) + s);
         }
+        d += threads as usize;
+    }
+    sync_threads();
+
+    // Rank and stage: at each step the lanes with the same digit find each other (`match_bits`), the
+    // highest of them takes their places from the warp's counter (an atomic add of their number) and
+    // hands the first to its peers (a shuffle); a key's place is that plus its peers below it.
+    let below = (1u32 << lane) - 1;
+    let mut place = [0u32; ITEMS];
+    unrolled!(ITEMS, i => {
+        let d = fresh(digit_of(i) as u32) as usize % RADIX;
+        let peers = warp::match_bits(FULL_MASK, d as u32, RADIX_BITS);
+        let highest = 31 - peers.leading_zeros();
+        let mut first = 0u32;
+        if lane == highest {
+            first = sh.warps.atomic(L::counter(w, d)).fetch_add(peers.count_ones());
+        }
+        let p = warp::shfl_idx(FULL_MASK, first, highest) + (peers & below).count_ones();
+        place[i] = p;
+        if here(i) {
+            sh.keys.set((p as usize).min(L::TILE - 1), keys[i]);
+        }
+        // This step's atomic add comes before the next step's on the same counter, whichever lanes
+        // make them (atomics on one address are ordered, but not by lane: the barrier orders them).
+        warp::sync_warp(FULL_MASK);
     });
+    // The values' loads, issued now, when the keys' registers are free: they arrive during the look-back.
+    let mut v = [V::from_word(0); ITEMS];
+    if let Some((vals_in, _)) = vals {
+        unrolled!(ITEMS, i => {
+            if here(i) {
+                v[i] = vals_in.get(seg + 32 * i + lane as usize);
+            }
+        });
+    }
     // Per digit: the exclusive prefix (look-back), the inclusive one published, and the base that
     // turns a staged position into the key's place in the output.
     let mut d = t;
@@ -382,11 +279,18 @@ pub(crate) fn sort_tile<K: SortKey, V: SortValue, L: Layout>(
         sh.base.set(d, excl.wrapping_sub(sh.start.get(d)));
         d += threads as usize;
     }
+    if vals.is_some() {
+        unrolled!(ITEMS, i => {
+            if here(i) {
+                sh.vals.set((place[i] as usize).min(L::TILE - 1), L::Value::from_word(v[i].to_word()));
+            }
+        });
+    }
     sync_threads();
     // Out, in staged order: thread t takes positions t, t + threads, …; a key's place is its digit's
     // base plus its position, and its value goes to the same place.
     unrolled!(ITEMS, s => {
-        let j = (s * threads as usize + t).min(MAX_TILE - 1);
+        let j = (s * threads as usize + t).min(L::TILE - 1);
         if j < valid {
             let o = sh.keys.get(j);
             let p = sh.base.get(digit(o)).wrapping_add(j as u32) as usize;
@@ -399,8 +303,8 @@ pub(crate) fn sort_tile<K: SortKey, V: SortValue, L: Layout>(
 }
 
 /// The kernels of one key type: keys only, and with 4-byte and 8-byte values. 4-byte keys alone take
-/// two blocks of 384 threads per SM (at most 80 registers); 8-byte keys and pairs, which spill at 80,
-/// two blocks of 256 threads (at most 128): [`super::pass_block`].
+/// two blocks of 384 threads per SM (at most 80 registers); 8-byte keys and pairs, which would spill
+/// at 80, two blocks of 256 threads (at most 128): [`super::pass_block`].
 macro_rules! sort_kernels {
     ($($k:ty, $lk:ident, $l4:ident, $l8:ident, $keys_block:literal: $keys:ident, $pairs4:ident, $pairs8:ident;)*) => {$(
         kernel! {
@@ -439,10 +343,10 @@ macro_rules! sort_kernels {
     )*};
 }
 sort_kernels! {
-    u32, TileKeys4, TilePairs44, TilePairs48, 384: sort_keys_u32, sort_pairs4_u32, sort_pairs8_u32;
-    i32, TileKeys4, TilePairs44, TilePairs48, 384: sort_keys_i32, sort_pairs4_i32, sort_pairs8_i32;
-    f32, TileKeys4, TilePairs44, TilePairs48, 384: sort_keys_f32, sort_pairs4_f32, sort_pairs8_f32;
-    u64, TileKeys8, TilePairs84, TilePairs88, 256: sort_keys_u64, sort_pairs4_u64, sort_pairs8_u64;
-    i64, TileKeys8, TilePairs84, TilePairs88, 256: sort_keys_i64, sort_pairs4_i64, sort_pairs8_i64;
-    f64, TileKeys8, TilePairs84, TilePairs88, 256: sort_keys_f64, sort_pairs4_f64, sort_pairs8_f64;
+    u32, PassKeys4, PassPairs44, PassPairs48, 384: sort_keys_u32, sort_pairs4_u32, sort_pairs8_u32;
+    i32, PassKeys4, PassPairs44, PassPairs48, 384: sort_keys_i32, sort_pairs4_i32, sort_pairs8_i32;
+    f32, PassKeys4, PassPairs44, PassPairs48, 384: sort_keys_f32, sort_pairs4_f32, sort_pairs8_f32;
+    u64, PassKeys8, PassPairs84, PassPairs88, 256: sort_keys_u64, sort_pairs4_u64, sort_pairs8_u64;
+    i64, PassKeys8, PassPairs84, PassPairs88, 256: sort_keys_i64, sort_pairs4_i64, sort_pairs8_i64;
+    f64, PassKeys8, PassPairs84, PassPairs88, 256: sort_keys_f64, sort_pairs4_f64, sort_pairs8_f64;
 }

@@ -9,19 +9,31 @@
 //! staged tile cross threads through shared memory between barriers, and within a warp the ranking's
 //! counter of a digit is read by its peers and written by one of them, `bar.warp.sync` between.
 use gpu_std::block::sync_threads;
+use gpu_std::shared::SharedSlice;
 use gpu_std::thread::{block_dim, thread_idx};
-use gpu_std::warp::{self, WARP_SIZE};
+use gpu_std::warp::{self, FULL_MASK, WARP_SIZE};
 use gpu_std::{Global, GlobalMut, kernel};
 
 use super::key::{SortKey, SortValue, StageWord};
-use super::onesweep::{
-    Layout, TileKeys4, TileKeys8, TilePairs44, TilePairs48, TilePairs84, TilePairs88, digit_totals, exclusive_digits,
-    rank_in_warp, staged_at,
+use super::tile::{
+    Layout, SmallKeys4, SmallKeys8, SmallPairs44, SmallPairs48, SmallPairs84, SmallPairs88, Views, digit_totals,
+    exclusive_digits,
 };
-use super::{Digits, ITEMS, MAX_BLOCK, MAX_TILE, RADIX};
+use super::{Digits, RADIX, RADIX_BITS};
 
-/// Most keys the one-block sort takes: one tile of [`MAX_BLOCK`] threads.
+/// Keys per thread of the one-block sort.
+pub const ITEMS: usize = 12;
+/// Most threads of the one-block sort.
+pub const MAX_BLOCK: u32 = 512;
+/// Its warps at most.
+pub const MAX_WARPS: usize = MAX_BLOCK as usize / 32;
+/// Its keys at most: one tile of [`MAX_BLOCK`] threads.
+pub const MAX_TILE: usize = MAX_BLOCK as usize * ITEMS;
+/// Most keys the one-block sort takes.
 pub const SMALL_MAX_LEN: usize = MAX_TILE;
+/// Dynamic shared memory of the one-block sort of keys of `key_bytes` and values of `value_bytes`
+/// (0: no values).
+pub use super::tile::small::shared_bytes;
 
 /// Threads of the one-block sort of `n` keys: the fewest multiple of 32 (at least 32) whose tile of
 /// `ITEMS` keys per thread holds them.
@@ -32,6 +44,59 @@ pub const fn block_for(n: usize) -> u32 {
 }
 
 /// Sorts `keys_in` (and `vals`' input) into `keys_out` (and its output) by every pass of `digits`.
+/// A key's rank among its warp's keys of its digit, with the digit: `rank | digit << 16`.
+#[derive(Clone, Copy)]
+struct Ranked(u32);
+impl Ranked {
+    #[inline(always)]
+    fn digit(self) -> usize {
+        (self.0 >> 16) as usize % RADIX
+    }
+    #[inline(always)]
+    fn rank(self) -> u32 {
+        self.0 & 0xffff
+    }
+}
+
+/// Ranks warp `w`'s keys of one step after another (`digit(i)`: the digit of this lane's key of step
+/// `i`, below [`RADIX`]): the warp's counters (`warps[L::counter(w, 0) ..][.. 256]`) are zeroed, then at
+/// each step the lanes with the same digit find each other (`warp::match_bits`), each reads its
+/// digit's count, and after a warp barrier the highest adds their number to it; a key's rank is that
+/// count plus its peers below it: its place among the warp's keys of its digit, in step-then-lane
+/// order. The counters end as the warp's digit counts.
+#[inline(always)]
+fn rank_in_warp<L: Layout>(warps: SharedSlice<u32>, w: usize, digit: impl Fn(usize) -> usize) -> [Ranked; ITEMS] {
+    let lane = warp::lane_id();
+    unrolled!(RADIX / 32, j => warps.set(L::counter(w, 32 * j + lane as usize), 0));
+    warp::sync_warp(FULL_MASK);
+    let below = (1u32 << lane) - 1;
+    let mut ranked = [Ranked(0); ITEMS];
+    unrolled!(ITEMS, i => {
+        let d = digit(i) % RADIX;
+        let peers = warp::match_bits(FULL_MASK, d as u32, RADIX_BITS);
+        let old = warps.get(L::counter(w, d));
+        // Every peer has read the count before the highest of them writes it.
+        warp::sync_warp(FULL_MASK);
+        let highest = peers >> lane == 1;
+        if highest {
+            warps.set(L::counter(w, d), old + peers.count_ones());
+        }
+        // The count is written before the next step reads it.
+        warp::sync_warp(FULL_MASK);
+        ranked[i] = Ranked((old + (peers & below).count_ones()) | (d as u32) << 16);
+    });
+    ranked
+}
+
+/// A ranked key's place in its tile (after [`digit_totals`] and [`exclusive_digits`] into `start`):
+/// its digit's start, its warp's offset and its rank, below the tile's length (the `%` lets the compiler
+/// see it).
+#[inline(always)]
+fn staged_at<L: Layout>(sh: &Views<L::Key, L::Value>, w: usize, r: Ranked) -> usize {
+    let d = r.digit();
+    ((sh.start.get(d) + sh.warps.get(L::counter(w, d)) + r.rank()) as usize).min(L::TILE - 1)
+}
+
 #[inline(always)]
 pub(crate) fn sort_block<K: SortKey, V: SortValue, L: Layout>(
     keys_in: Global<K>,
@@ -74,7 +139,7 @@ pub(crate) fn sort_block<K: SortKey, V: SortValue, L: Layout>(
         let digit_of = |i: usize, key: K| {
             if valid(i) { key.digit(shift, mask, digits.descending) as usize } else { RADIX - 1 }
         };
-        let ranked = rank_in_warp(sh.warps, w, |i| digit_of(i, keys[i]));
+        let ranked = rank_in_warp::<L>(sh.warps, w, |i| digit_of(i, keys[i]));
         sync_threads();
         digit_totals(&sh, |_, _| {});
         sync_threads();
@@ -84,7 +149,7 @@ pub(crate) fn sort_block<K: SortKey, V: SortValue, L: Layout>(
         sync_threads();
         unrolled!(ITEMS, i => {
             if valid(i) {
-                let at = staged_at(&sh, w, ranked[i]);
+                let at = staged_at::<L>(&sh, w, ranked[i]);
                 sh.keys.set(at, L::Key::from_word(keys[i].to_word()));
                 if vals.is_some() {
                     sh.vals.set(at, L::Value::from_word(v[i].to_word()));
@@ -148,10 +213,10 @@ macro_rules! small_kernels {
     )*};
 }
 small_kernels! {
-    u32, TileKeys4, TilePairs44, TilePairs48: sort_small_keys_u32, sort_small_pairs4_u32, sort_small_pairs8_u32;
-    i32, TileKeys4, TilePairs44, TilePairs48: sort_small_keys_i32, sort_small_pairs4_i32, sort_small_pairs8_i32;
-    f32, TileKeys4, TilePairs44, TilePairs48: sort_small_keys_f32, sort_small_pairs4_f32, sort_small_pairs8_f32;
-    u64, TileKeys8, TilePairs84, TilePairs88: sort_small_keys_u64, sort_small_pairs4_u64, sort_small_pairs8_u64;
-    i64, TileKeys8, TilePairs84, TilePairs88: sort_small_keys_i64, sort_small_pairs4_i64, sort_small_pairs8_i64;
-    f64, TileKeys8, TilePairs84, TilePairs88: sort_small_keys_f64, sort_small_pairs4_f64, sort_small_pairs8_f64;
+    u32, SmallKeys4, SmallPairs44, SmallPairs48: sort_small_keys_u32, sort_small_pairs4_u32, sort_small_pairs8_u32;
+    i32, SmallKeys4, SmallPairs44, SmallPairs48: sort_small_keys_i32, sort_small_pairs4_i32, sort_small_pairs8_i32;
+    f32, SmallKeys4, SmallPairs44, SmallPairs48: sort_small_keys_f32, sort_small_pairs4_f32, sort_small_pairs8_f32;
+    u64, SmallKeys8, SmallPairs84, SmallPairs88: sort_small_keys_u64, sort_small_pairs4_u64, sort_small_pairs8_u64;
+    i64, SmallKeys8, SmallPairs84, SmallPairs88: sort_small_keys_i64, sort_small_pairs4_i64, sort_small_pairs8_i64;
+    f64, SmallKeys8, SmallPairs84, SmallPairs88: sort_small_keys_f64, sort_small_pairs4_f64, sort_small_pairs8_f64;
 }

@@ -5,7 +5,8 @@
 use gpu_std::{Global, GlobalMut, kernel};
 
 use super::Digits;
-use super::onesweep::{Access, TileKeys4, Variant, sort_tile};
+use super::onesweep::{Access, Variant, sort_tile};
+use super::tile::PassKeys4;
 
 /// The twins' pass, with `variant`.
 #[allow(clippy::too_many_arguments)]
@@ -20,7 +21,7 @@ fn twin(
     variant: Variant,
 ) {
     let digits = Digits::from_arg(digits);
-    sort_tile::<u32, u32, TileKeys4>(keys_in, keys_out, None, counts, state, digits, pass, variant)
+    sort_tile::<u32, u32, PassKeys4>(keys_in, keys_out, None, counts, state, digits, pass, variant)
 }
 
 kernel! {
