@@ -13,23 +13,28 @@
 //! pass's digit. A tile of `blockDim.x * ITEMS` keys:
 //! 1. takes its tile id from a ticket (an atomic counter), so that it only ever waits for tiles drawn
 //!    before it, by blocks already running (forward progress on any grid);
-//! 2. *ranks* its keys: warp `w` owns a contiguous segment of the tile and walks it 32 keys at a
-//!    time (lane `l` holds key `32 i + l` of step `i`); the lanes with the same digit find each other
-//!    with `warp::match_bits` (a ballot of the lanes present, then one `vote.ballot` per digit bit),
-//!    each reads the warp's counter of its digit in shared memory, and after a warp barrier the
-//!    highest of them adds their number to it; each key's rank among its warp's keys of its digit is
-//!    the count it read plus the peers below it;
+//! 2. *counts* its keys' digits first (*early counts*): warp `w` owns a contiguous segment of the
+//!    tile and holds it 32 keys at a time (lane `l` holds key `32 i + l` of step `i`); each lane adds
+//!    1 to its warp's shared counter of each key's digit (a shared-memory atomic add, which the
+//!    hardware merges per address within a warp);
 //! 3. sums the warps' counters per digit (each warp's counts become offsets) and publishes the tile's
-//!    256 digit counts as *aggregates* in its status words; warp 0 scans the counts into the tile's
-//!    digit starts;
-//! 4. finds, per digit (one thread per digit), where its keys of that digit go: by *decoupled
+//!    256 digit counts as *aggregates* in its status words, before it ranks a key, so that the tiles
+//!    after it can look past it early; warp 0 scans the counts into the tile's digit starts, and each
+//!    warp's offset of a digit gains the digit's start: the warp's counter of a digit is now the place
+//!    in the tile of its next key of that digit;
+//! 4. *ranks and stages* its keys, step by step: the lanes with the same digit find each other with
+//!    `warp::match_bits` (a ballot of the lanes present, then one `vote.ballot` per digit bit), the
+//!    highest of them takes their places with one atomic add of their number to the warp's counter and
+//!    hands the first place to its peers with a shuffle; a key's place is that plus its peers below it,
+//!    and the key is written there in shared memory at once, so that the keys of one digit lie
+//!    together in input order. Values are loaded only now, when the keys' registers are free;
+//! 5. finds, per digit (one thread per digit), where its keys of that digit go: by *decoupled
 //!    look-back* over the status words of the tiles before it, adding aggregates until it meets a tile
 //!    that has published its *inclusive prefix*; tile 0's prefixes are the digit offsets of the pass
 //!    (the exclusive scan of the histogram's counts). It then publishes its own inclusive prefixes;
-//! 5. writes each key to its place in the tile in shared memory (digit start + warp offset + rank),
-//!    so that the keys of one digit lie together, then writes the tile out from shared memory in that
-//!    order: consecutive threads write consecutive addresses of one digit's run. Values follow the
-//!    same way, through the same shared memory.
+//!    the values go to their keys' places in shared memory;
+//! 6. writes the tile out from shared memory in staged order: consecutive threads write consecutive
+//!    addresses of one digit's run; values the same way.
 //!
 //! **Status words.** 32 bits per tile and digit: 0 while unpublished, else `value + 1` with the
 //! prefix flag in bit 31 ([`FLAG_PREFIX`]); a value (a count, at most `n`) is below `2^31 - 1`
@@ -49,8 +54,9 @@
 //! bounded ([`SPIN_LIMIT`]) and a tile that gives up sets the sort's error word, which the host
 //! checks; (3) within a block, the warp counters, digit counts, starts and the staged tile cross
 //! threads through shared memory between barriers, and within a warp the ranking's counter of a
-//! digit is read by its peers, then (after `bar.warp.sync`) written by one of them, then (after
-//! another) read at the next step; (4) the
+//! digit is updated by one atomic add per step (the highest of its peers), and a `bar.warp.sync`
+//! after each step orders that add before the next step's (atomics on one address never race, but
+//! the ranks need this step's to come first); (4) the
 //! histogram's counts and each pass's output are read by later launches (a launch boundary orders
 //! them).
 pub mod histogram;
