@@ -1,13 +1,15 @@
 // CUB's radix sort on the workloads of gpu-algos' `sort_bench` example, timed the same way, so that the
 // two runs in one session give the ratios: `cub::DeviceRadixSort::SortKeys` and `SortPairs` (u32 keys
-// and values, f32 and u64 keys), uniform random keys, keys with 16 distinct values, all-equal keys,
+// and values, f32 and u64 keys), uniform random keys, keys with 16 distinct values, all-equal keys
+// (u32 keys and pairs, u64 keys; f32 keys uniform),
 // n = 4^k from 2^kmin to 2^kmax; temporary storage allocated once per size, outside the timing, as a
 // CUB user does. Beside CUB, the nvcc twin of the library's own algorithm (`sort_twin.cuh`, rows
 // `nvcc-twin`, u32 keys and pairs above 4096 keys; `--no-twin` leaves it out), timed the same way.
 //
 // Build and run (CUDA toolkit and an NVIDIA GPU):
 //   nvcc -O3 -std=c++17 -arch=sm_90 -o sort bench/sort.cu
-//   ./sort --csv sort-cub.csv [--kmin 10] [--kmax 30] [--no-twin]
+//   ./sort --csv sort-cub.csv [--kmin 10] [--kmax 30] [--no-twin] [--only keys_u32,pairs_u32]
+// (`--only`: those workloads alone, every distribution of each.)
 //
 // Timing, as the example's: device events around the call on an idle stream (`host`: the data may
 // be in L2 from the call before), and the same after a 256 MiB memset that has finished before the
@@ -35,6 +37,12 @@
 
 static FILE* g_csv = nullptr;
 static bool g_twin = true;
+static std::string g_only;  // comma-separated workloads; empty: all
+static bool wanted(const std::string& workload) {
+    if (g_only.empty()) return true;
+    std::string list = "," + g_only + ",";
+    return list.find("," + workload + ",") != std::string::npos;
+}
 static int g_failures = 0;
 static void* g_flush;
 static const size_t FLUSH_BYTES = 256u << 20;
@@ -154,6 +162,7 @@ static void measure(const std::string& workload, const std::string& dist, size_t
 // The nvcc twin of the library's sort (sort_twin.cuh) on u32 keys or pairs: rows `nvcc-twin`.
 static void run_twin(size_t n, const std::string& dist, bool pairs) {
     std::string workload = std::string(pairs ? "pairs_" : "keys_") + "u32";
+    if (!wanted(workload)) return;
     std::string what = "nvcc-twin " + workload + " " + dist + " n = " + std::to_string(n);
     std::vector<uint32_t> keys = make_keys<uint32_t>(n, dist, n ^ 0x5eed);
     std::vector<uint32_t> vals(n);
@@ -180,6 +189,7 @@ static void run_twin(size_t n, const std::string& dist, bool pairs) {
 
 template <class K> static void run(size_t n, const std::string& dist, bool pairs) {
     std::string workload = std::string(pairs ? "pairs_" : "keys_") + label<K>();
+    if (!wanted(workload)) return;
     std::string what = workload + " " + dist + " n = " + std::to_string(n);
     std::vector<K> keys = make_keys<K>(n, dist, n ^ 0x5eed);
     std::vector<uint32_t> vals(n);
@@ -212,11 +222,12 @@ int main(int argc, char** argv) {
         if (a == "--kmin" && i + 1 < argc) kmin = atoi(argv[++i]);
         else if (a == "--kmax" && i + 1 < argc) kmax = atoi(argv[++i]);
         else if (a == "--no-twin") g_twin = false;
+        else if (a == "--only" && i + 1 < argc) g_only = argv[++i];
         else if (a == "--csv" && i + 1 < argc) {
             g_csv = fopen(argv[++i], "w");
             if (!g_csv) { fprintf(stderr, "cannot write %s\n", argv[i]); return 1; }
             fprintf(g_csv, "timing,workload,dist,n,impl,ms,gkeys\n");
-        } else { fprintf(stderr, "usage: %s [--kmin K] [--kmax K] [--csv FILE] [--no-twin]\n", argv[0]); return 1; }
+        } else { fprintf(stderr, "usage: %s [--kmin K] [--kmax K] [--csv FILE] [--no-twin] [--only W,W]\n", argv[0]); return 1; }
     }
     CK(cudaMalloc(&g_flush, FLUSH_BYTES));
     CK(cudaEventCreate(&g_ev0));
@@ -235,7 +246,8 @@ int main(int argc, char** argv) {
             }
         }
         run<float>(n, "uniform", false);
-        if (k <= 28) run<uint64_t>(n, "uniform", false);
+        if (k <= 28)
+            for (const char* dist : {"uniform", "few", "equal"}) run<uint64_t>(n, dist, false);
         if (g_csv) fflush(g_csv);
     }
     if (g_csv) fclose(g_csv);

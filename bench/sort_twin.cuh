@@ -7,20 +7,23 @@
 // (`twin_histogram`), then four passes (`twin_pass`) that each take a tile by ticket, count its
 // digits per warp (shared atomic adds) and publish the tile's digit counts before ranking, turn the
 // warps' counts into their places in the tile, rank and stage each key in one step (8 ballots per
-// key; the highest peer takes the places by an atomic add and shuffles the first to its peers), load
-// the values, find each digit's exclusive prefix by decoupled look-back over volatile status words
-// (8 words loaded at once), publish the inclusive prefix, stage the values, and write the staged
-// tile out; then read the error word, as the library's call does.
+// key; the highest peer takes the places by an atomic add and shuffles the first to its peers),
+// find each digit's exclusive prefix by decoupled look-back over volatile status words (8 words
+// loaded at once), publish the inclusive prefix, write the staged keys out (full tiles compiled
+// apart from the last, with no check of which keys exist), then load the values, stage them at
+// their keys' places and write them to the places kept in the keys' slots; then read the error
+// word, as the library's call does.
 #pragma once
 #include <cuda_runtime.h>
 #include <cstdint>
+#include <type_traits>
 
 namespace twin {
 
 constexpr int RADIX = 256, PASSES = 4;
-// The library's tile shapes (gpu-algos-kernels/src/sort/mod.rs: ITEMS, BLOCK for keys alone,
-// WIDE_BLOCK for pairs) and ranking (ballots).
-constexpr int ITEMS = 20, BLOCK = 384, WIDE_BLOCK = 256;
+// The library's tile shapes (gpu-algos-kernels/src/sort/mod.rs: ITEMS, BLOCK for 4-byte keys alone
+// or with 4-byte values) and ranking (ballots).
+constexpr int ITEMS = 20, BLOCK = 384;
 constexpr int HIST_BLOCK = 512, COLUMNS = 4, MIN_BLOCK_KEYS = 16 * 1024, WINDOW = 8, HEADER = 2;
 constexpr uint32_t FLAG_PREFIX = 1u << 31, SPIN_LIMIT = 1u << 22, ERROR_GAVE_UP = 1;
 
@@ -54,7 +57,16 @@ __global__ void __launch_bounds__(HIST_BLOCK) twin_histogram(const uint32_t* key
     };
     const size_t nv = n / 4, stride = (size_t)gridDim.x * blockDim.x;
     const uint4* v = reinterpret_cast<const uint4*>(keys);
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < nv; i += stride) {
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    // Four 16-byte loads in flight per thread, as the library's LOADS.
+    for (; i + 3 * stride < nv; i += 4 * stride) {
+        uint4 q[4];
+#pragma unroll
+        for (int l = 0; l < 4; l++) q[l] = __ldg(&v[i + l * stride]);
+#pragma unroll
+        for (int l = 0; l < 4; l++) { count(q[l].x); count(q[l].y); count(q[l].z); count(q[l].w); }
+    }
+    for (; i < nv; i += stride) {
         uint4 q = __ldg(&v[i]);
         count(q.x); count(q.y); count(q.z); count(q.w);
     }
@@ -135,85 +147,95 @@ twin_pass(const uint32_t* keys_in, uint32_t* keys_out, const uint32_t* vals_in, 
     const size_t tile = *tile_sh;
     if (tile >= ntiles) return;
     const size_t first = tile * TILE;
-    const size_t valid = n - first < (size_t)TILE ? n - first : TILE;
-    const uint32_t missing = TILE - (uint32_t)valid;
-    const int shift = 8 * pass;
-    const size_t seg = first + (size_t)w * 32 * ITEMS;
-    const bool whole = seg + 32 * ITEMS <= n;
-    uint32_t keys[ITEMS];
-#pragma unroll
-    for (int i = 0; i < ITEMS; i++) {
-        size_t idx = seg + 32 * i + lane;
-        keys[i] = (whole || idx < n) ? keys_in[idx] : 0;
-    }
-    auto here = [&](int i) { return whole || seg + 32 * i + lane < n; };
-    auto digit_of = [&](int i) -> uint32_t { return here(i) ? (keys[i] >> shift) & 0xff : RADIX - 1; };
-    // Early counts: the warp's digits, then per digit the warps' offsets and the tile's count, published.
-#pragma unroll
-    for (int i = 0; i < ITEMS; i++) atomicAdd(&counters[digit_of(i)], 1u);
-    __syncthreads();
-    auto aggregate = [&](int d, uint32_t total) { return d == RADIX - 1 ? total - missing : total; };
-    for (int d = t; d < RADIX; d += blockDim.x) {
-        uint32_t run = 0;
-        for (int u = 0; u < WARPS; u++) { uint32_t c = warps[u * RADIX + d]; warps[u * RADIX + d] = run; run += c; }
-        count[d] = run;
-        if (tile > 0) state[at + HEADER + tile * RADIX + d] = status(false, aggregate(d, run));
-    }
-    __syncthreads();
-    if (w == 0) {
-        exclusive_digits(count, start);
-        if (tile == 0) exclusive_digits(counts + pass * RADIX, base);
-    }
-    __syncthreads();
-    for (int d = t; d < RADIX; d += blockDim.x) {
-        uint32_t s = start[d];
-        for (int u = 0; u < WARPS; u++) warps[u * RADIX + d] += s;
-    }
-    __syncthreads();
-    // Rank and stage: the highest peer takes the places (atomic add), a shuffle hands out the first.
-    const uint32_t below = (1u << lane) - 1;
-    uint32_t place[ITEMS];
-#pragma unroll
-    for (int i = 0; i < ITEMS; i++) {
-        uint32_t d = digit_of(i);
-        uint32_t peers = peers_of<RANK>(d);
-        int highest = 31 - __clz(peers);
-        uint32_t f = 0;
-        if (lane == highest) f = atomicAdd(&counters[d], (uint32_t)__popc(peers));
-        uint32_t p = __shfl_sync(0xffffffffu, f, highest) + __popc(peers & below);
-        place[i] = p;
-        if (here(i)) skeys[p] = keys[i];
-        __syncwarp();
-    }
-    uint32_t v[ITEMS];
-    if (PAIRS) {
+    // Every tile but the last is full: its code (FULL) has no check of which keys exist.
+    auto body = [&](auto full_tag) {
+        constexpr bool FULL = decltype(full_tag)::value;
+        const size_t valid = FULL ? TILE : n - first < (size_t)TILE ? n - first : TILE;
+        const uint32_t missing = TILE - (uint32_t)valid;
+        const int shift = 8 * pass;
+        const size_t seg = first + (size_t)w * 32 * ITEMS;
+        const bool whole = FULL || seg + 32 * ITEMS <= n;
+        uint32_t keys[ITEMS];
 #pragma unroll
         for (int i = 0; i < ITEMS; i++) {
             size_t idx = seg + 32 * i + lane;
-            v[i] = here(i) ? vals_in[idx] : 0;
+            keys[i] = (whole || idx < n) ? keys_in[idx] : 0;
         }
-    }
-    for (int d = t; d < RADIX; d += blockDim.x) {
-        uint32_t excl = tile == 0 ? base[d] : look_back(state, at, tile, d);
-        state[at + HEADER + tile * RADIX + d] = status(true, excl + aggregate(d, count[d]));
-        base[d] = excl - start[d];
-    }
-    if (PAIRS) {
+        auto here = [&](int i) { return whole || seg + 32 * i + lane < n; };
+        auto digit_of = [&](int i) -> uint32_t { return here(i) ? (keys[i] >> shift) & 0xff : RADIX - 1; };
+        // Early counts: the warp's digits, then per digit the warps' offsets and the tile's count, published.
 #pragma unroll
-        for (int i = 0; i < ITEMS; i++)
-            if (here(i)) svals[place[i]] = v[i];
-    }
-    __syncthreads();
+        for (int i = 0; i < ITEMS; i++) atomicAdd(&counters[digit_of(i)], 1u);
+        __syncthreads();
+        auto aggregate = [&](int d, uint32_t total) { return d == RADIX - 1 ? total - missing : total; };
+        for (int d = t; d < RADIX; d += blockDim.x) {
+            uint32_t total = 0;
 #pragma unroll
-    for (int s = 0; s < ITEMS; s++) {
-        int j = s * blockDim.x + t;
-        if ((size_t)j < valid) {
-            uint32_t key = skeys[j];
-            uint32_t p = base[(key >> shift) & 0xff] + j;
-            keys_out[p] = key;
-            if (PAIRS) vals_out[p] = svals[j];
+            for (int u = 0; u < WARPS; u++) total += warps[u * RADIX + d];
+            count[d] = total;
+            if (tile > 0) state[at + HEADER + tile * RADIX + d] = status(false, aggregate(d, total));
         }
-    }
+        __syncthreads();
+        if (w == 0) {
+            exclusive_digits(count, start);
+            if (tile == 0) exclusive_digits(counts + pass * RADIX, base);
+        }
+        __syncthreads();
+        // Per digit the warps' counts become their places: the digit's start plus the warps' before.
+        for (int d = t; d < RADIX; d += blockDim.x) {
+            uint32_t run = start[d];
+#pragma unroll
+            for (int u = 0; u < WARPS; u++) { uint32_t c = warps[u * RADIX + d]; warps[u * RADIX + d] = run; run += c; }
+        }
+        __syncthreads();
+        // Rank and stage: the highest peer takes the places (atomic add), a shuffle hands out the first.
+        const uint32_t below = (1u << lane) - 1;
+        uint32_t place[ITEMS];
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++) {
+            uint32_t d = digit_of(i);
+            uint32_t peers = peers_of<RANK>(d);
+            int highest = 31 - __clz(peers);
+            uint32_t f = 0;
+            if (lane == highest) f = atomicAdd(&counters[d], (uint32_t)__popc(peers));
+            uint32_t p = __shfl_sync(0xffffffffu, f, highest) + __popc(peers & below);
+            place[i] = p;
+            if (here(i)) skeys[p] = keys[i];
+            __syncwarp();
+        }
+        for (int d = t; d < RADIX; d += blockDim.x) {
+            uint32_t excl = tile == 0 ? base[d] : look_back(state, at, tile, d);
+            state[at + HEADER + tile * RADIX + d] = status(true, excl + aggregate(d, count[d]));
+            base[d] = excl - start[d];
+        }
+        __syncthreads();
+        // Keys out; with values, each position's place kept in its key's slot (the thread's own).
+#pragma unroll
+        for (int s = 0; s < ITEMS; s++) {
+            int j = s * blockDim.x + t;
+            if (FULL || (size_t)j < valid) {
+                uint32_t key = skeys[j];
+                uint32_t p = base[(key >> shift) & 0xff] + j;
+                keys_out[p] = key;
+                if (PAIRS) skeys[j] = p;
+            }
+        }
+        if (!PAIRS) return;
+        // Values once the keys are out: loaded, staged at their keys' places, written to the places.
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++) {
+            size_t idx = seg + 32 * i + lane;
+            if (here(i)) svals[place[i]] = vals_in[idx];
+        }
+        __syncthreads();
+#pragma unroll
+        for (int s = 0; s < ITEMS; s++) {
+            int j = s * blockDim.x + t;
+            if (FULL || (size_t)j < valid) vals_out[skeys[j]] = svals[j];
+        }
+    };
+    if (first + TILE <= n) body(std::true_type{});
+    else body(std::false_type{});
 }
 
 // A variant of the pass: its tile shape, ranking and blocks per SM.
@@ -224,9 +246,9 @@ struct Shape {
     static constexpr auto keys = twin_pass<BLOCK_, ITEMS_, RANK_, false, MIN_BLOCKS_KEYS_>;
     static constexpr auto pairs = twin_pass<BLOCK_, ITEMS_, RANK_, true, MIN_BLOCKS_PAIRS_>;
 };
-// The library's shapes: keys alone on 384 threads, pairs on 256, two blocks per SM.
+// The library's shapes: keys alone and pairs of 4-byte keys and values on 384 threads, two blocks per SM.
 using Library = Shape<BLOCK, ITEMS, BALLOTS, 2, 2>;
-using LibraryPairs = Shape<WIDE_BLOCK, ITEMS, BALLOTS, 2, 2>;
+using LibraryPairs = Shape<BLOCK, ITEMS, BALLOTS, 2, 2>;
 
 // Scratch of one size, allocated once outside the timing (as the library keeps its scratch).
 struct Scratch {

@@ -1,5 +1,5 @@
 //! Times the library's sort on this machine's GPU: `sort_keys` and `sort_pairs` of uniform random keys,
-//! of keys with few distinct values and of all-equal keys, `n = 4^k` from `2^kmin` to `2^kmax`, as the
+//! of keys with few distinct values and of all-equal keys (`u32` keys and pairs, `u64` keys; `f32` keys uniform), `n = 4^k` from `2^kmin` to `2^kmax`, as the
 //! caller waits for it (device events around the call, host work between its launches included),
 //! with the data possibly in L2 from the call before (`host`) and after an L2 flush (`flushed`: a
 //! 256 MiB memset, finished before the call starts). Every output is checked: sorted, and a
@@ -8,8 +8,11 @@
 //! a 64-bit hash of every key are the input's).
 //!
 //! ```text
-//! cargo run --release -p gpu-algos --features cuda --example sort_bench -- [--kmin 10] [--kmax 30] [--csv FILE]
+//! cargo run --release -p gpu-algos --features cuda --example sort_bench -- [--kmin 10] [--kmax 30] [--csv FILE] [--only W,W]
 //! ```
+//!
+//! `--only keys_u32,pairs_u32` (say) times only those workloads (`keys_u32`, `pairs_u32`, `keys_f32`,
+//! `keys_u64`), every distribution of each.
 //!
 //! CSV columns: timing,workload,dist,n,impl,ms,gkeys (keys per second over the median, in 10^9).
 //!
@@ -128,6 +131,8 @@ struct Bench<'d> {
     algos: Algos<'d>,
     flush: Buffer<'d, u32>,
     csv: Option<std::fs::File>,
+    /// The workloads `--only` names (`None`: all).
+    only: Option<Vec<String>>,
 }
 
 impl Bench<'_> {
@@ -143,6 +148,9 @@ impl Bench<'_> {
     /// Times the sort of `n` keys of `dist`, alone or (`pairs`) with `u32` values, both timings.
     fn run<K: BenchKey>(&mut self, n: usize, dist: &str, pairs: bool) -> Result<()> {
         let workload = format!("{}_{}", if pairs { "pairs" } else { "keys" }, K::LABEL);
+        if self.only.as_ref().is_some_and(|only| !only.contains(&workload)) {
+            return Ok(());
+        }
         let what = format!("{workload} {dist} n = {n}");
         let keys = make_keys::<K>(n, dist, n as u64 ^ 0x5eed);
         let dev = self.dev;
@@ -194,14 +202,15 @@ impl Bench<'_> {
 
 fn main() -> Result<()> {
     let mut args = std::env::args().skip(1);
-    let (mut kmin, mut kmax, mut csv) = (10u32, 30u32, None);
+    let (mut kmin, mut kmax, mut csv, mut only) = (10u32, 30u32, None, None);
     while let Some(a) = args.next() {
         let mut value = || args.next().with_context(|| format!("{a} needs a value"));
         match a.as_str() {
             "--kmin" => kmin = value()?.parse()?,
             "--kmax" => kmax = value()?.parse()?,
             "--csv" => csv = Some(value()?),
-            _ => bail!("unknown argument {a} (--kmin K, --kmax K, --csv FILE)"),
+            "--only" => only = Some(value()?.split(',').map(|w| w.trim().to_string()).collect::<Vec<_>>()),
+            _ => bail!("unknown argument {a} (--kmin K, --kmax K, --csv FILE, --only W,W)"),
         }
     }
     let (dev, note) = Device::open(DeviceChoice::Gpu, &gpu_algos::ptx(), Default::default())?;
@@ -220,7 +229,8 @@ fn main() -> Result<()> {
         Ok(v) => v.split(',').map(|b| b.trim().parse()).collect::<Result<_, _>>().context("SORT_BENCH_BLOCKS")?,
         Err(_) => Vec::new(),
     };
-    let mut b = Bench { dev: &dev, algos: Algos::new(&dev)?, flush: dev.filled("l2 flush", 64 << 20, 0u32)?, csv };
+    let mut b =
+        Bench { dev: &dev, algos: Algos::new(&dev)?, flush: dev.filled("l2 flush", 64 << 20, 0u32)?, csv, only };
     eprintln!("gpu-algos sort on {}", dev.name());
     if !blocks.is_empty() {
         // The tuning rows: keys_u32 of uniform keys with the passes on each block size.
@@ -239,7 +249,9 @@ fn main() -> Result<()> {
         }
         b.run::<f32>(n, "uniform", false)?;
         if k <= 28 {
-            b.run::<u64>(n, "uniform", false)?;
+            for dist in ["uniform", "few", "equal"] {
+                b.run::<u64>(n, dist, false)?;
+            }
         }
     }
     Ok(())

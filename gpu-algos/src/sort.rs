@@ -244,8 +244,9 @@ impl<'d> Algos<'d> {
         let hist = Launch::linear(p.histogram_grid, so::histogram::BLOCK, so::histogram::SHARED_BYTES);
         let cfg = Launch::linear(p.tiles as u32, p.block, shared);
         let (out, vals) = (&*out, vals.as_ref().map(|(vi, vo)| (*vi, &**vo)));
-        // One wait for the whole sort: the zeroings, the histogram and the passes are queued in turn.
-        dev.sequence(|seq| {
+        // One wait for the whole sort: the zeroings, the histogram and the passes are queued in turn,
+        // then the copy back of the error word.
+        let ((), error) = dev.sequence_then_read(state, 1, |seq| {
             seq.zero(counts)?;
             seq.zero(state)?;
             K::launch_histogram(seq, hist, keys, counts, digits)?;
@@ -269,7 +270,7 @@ impl<'d> Algos<'d> {
             Ok(())
         })?;
         // A tile that waited past its bound set the error word: the output is wrong.
-        if p.tiles > 1 && state.read_at(1)? & ERROR_GAVE_UP != 0 {
+        if error & ERROR_GAVE_UP != 0 {
             bail!("sort: a tile gave up waiting for the tiles before it (the output is not valid)");
         }
         Ok(())

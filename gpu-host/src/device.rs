@@ -593,12 +593,71 @@ impl Device {
     /// # Ok::<(), anyhow::Error>(())
     /// ```
     pub fn sequence<'s, R>(&'s self, f: impl FnOnce(&Sequence<'s>) -> Result<R>) -> Result<R> {
+        self.run_sequence(f, |_| Ok(())).map(|(r, ())| r)
+    }
+
+    /// [`Device::sequence`], then element `i` of `buf` as the sequence left it: on a GPU copied back on
+    /// the stream after the last launch, so that the one wait covers it (a library's error word, read
+    /// without a second round trip). `i` past the end is an error, before anything is queued.
+    ///
+    /// ```
+    /// # const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
+    /// gpu_std::kernel! { pub fn bump<'a>(x: gpu_std::GlobalMut<'a, u32>) { x.atomic(1).add(1); } }
+    /// use gpu_host::{Device, Launch};
+    /// let dev = Device::emulator(Default::default());
+    /// let counter = dev.filled("counter", 2, 7u32)?;
+    /// let ((), after) = dev.sequence_then_read(&counter, 1, |s| {
+    ///     s.zero(&counter)?;
+    ///     s.launch::<bump>(Launch::linear(2, 32, 0), (counter.view_mut(),))
+    /// })?;
+    /// assert_eq!(after, 64);
+    /// assert!(dev.sequence_then_read(&counter, 2, |_| Ok(())).is_err());
+    /// # Ok::<(), anyhow::Error>(())
+    /// ```
+    pub fn sequence_then_read<'s, R, T: Pod>(
+        &'s self,
+        buf: &'s Buffer<'_, T>,
+        i: usize,
+        f: impl FnOnce(&Sequence<'s>) -> Result<R>,
+    ) -> Result<(R, T)> {
+        if i >= buf.len() {
+            bail!("read of element {i} of a buffer of {}", buf.len());
+        }
+        let (r, read_on_stream) = self.run_sequence(f, |seq| {
+            #[cfg(feature = "cuda")]
+            if let (Inner::Gpu(g), Some((ptr, _))) = (&self.inner, buf.gpu_region()) {
+                // SAFETY: element `i` (in bounds, checked above) of the buffer's own allocation, borrowed
+                // for `'s` (it outlives the wait below).
+                unsafe { g.queue_read::<T>(ptr + (i * size_of::<T>()) as u64)? };
+                seq.queued.set(true);
+                return Ok(true);
+            }
+            let _ = seq;
+            Ok(false)
+        })?;
+        let value = match &self.inner {
+            #[cfg(feature = "cuda")]
+            Inner::Gpu(g) if read_on_stream => g.read_back::<T>(),
+            _ => {
+                let _ = read_on_stream;
+                buf.read_at(i)?
+            }
+        };
+        Ok((r, value))
+    }
+
+    /// Runs `f`'s sequence, then `after` (when `f` succeeded), then waits once if anything was queued.
+    fn run_sequence<'s, R, A>(
+        &'s self,
+        f: impl FnOnce(&Sequence<'s>) -> Result<R>,
+        after: impl FnOnce(&Sequence<'s>) -> Result<A>,
+    ) -> Result<(R, A)> {
         let seq = Sequence { dev: self, _invariant: std::marker::PhantomData, queued: std::cell::Cell::new(false) };
-        let r = f(&seq);
+        let r = f(&seq).and_then(|r| after(&seq).map(|a| (r, a)));
         match &self.inner {
             #[cfg(feature = "cuda")]
             Inner::Gpu(g) if seq.queued.get() => {
-                let waited = g.finish("a sequence of launches");
+                let waited = g.wait("a sequence of launches");
                 let r = r?;
                 waited?;
                 Ok(r)
@@ -765,7 +824,7 @@ impl<'s> Sequence<'s> {
                 // SAFETY: the views in `params` point into memory this GPU may access (checked above)
                 // and borrow their buffers for `'s`, which outlives the closure of `Device::sequence`;
                 // that call waits for the stream before it returns.
-                unsafe { g.start::<K>(cfg, params)? };
+                unsafe { g.queue::<K>(cfg, params, false)? };
                 self.queued.set(true);
                 Ok(())
             }

@@ -36,8 +36,11 @@ struct Resources {
     /// The modules loaded, in the order they were: the one the device opened with first.
     modules: std::cell::RefCell<Vec<Loaded>>,
     /// The entry found for each kernel type (by `type_name`): modules are only ever added, after the
-    /// ones searched first, so a kernel's entry never changes once found.
-    functions: std::cell::RefCell<Vec<(&'static str, cust::sys::CUfunction)>>,
+    /// ones searched first, so a kernel's entry never changes once found. With it, the most dynamic
+    /// shared memory it has been allowed so far (so that the attribute is set once, not per launch).
+    functions: std::cell::RefCell<Vec<(&'static str, cust::sys::CUfunction, usize)>>,
+    /// A page-locked word that [`Gpu::queue_read`] copies a device word into, on the stream.
+    readback: cust::memory::LockedBuffer<u64>,
 }
 
 /// A loaded PTX module and what it declares.
@@ -165,8 +168,15 @@ impl Gpu {
             Event::new(EventFlags::DEFAULT).context("cuEventCreate")?,
         );
         let modules = std::cell::RefCell::new(vec![first]);
-        let res =
-            std::mem::ManuallyDrop::new(Resources { events, region, stream, modules, functions: Default::default() });
+        let readback = cust::memory::LockedBuffer::new(&0u64, 1).context("cuMemAllocHost")?;
+        let res = std::mem::ManuallyDrop::new(Resources {
+            events,
+            region,
+            stream,
+            modules,
+            functions: Default::default(),
+            readback,
+        });
         Ok(Gpu { res, name, sms, ordinal, dev, ctx: raw, _ctx: ctx })
     }
 
@@ -282,14 +292,22 @@ impl Gpu {
     /// size, or another count of them: the argument array read out of bounds); `Ptx`'s contract makes
     /// each module gpu-builder's, whose entries are what their signatures say. When no module has it,
     /// the error of the first module that declares an entry of that name (else of the first module).
-    fn function<K: Kernel>(&self) -> Result<cust::sys::CUfunction> {
+    fn function<K: Kernel>(&self, shared: usize) -> Result<cust::sys::CUfunction> {
         let key = std::any::type_name::<K>();
-        if let Some(&(_, f)) = self.res.functions.borrow().iter().find(|(k, _)| *k == key) {
-            return Ok(f);
+        let mut functions = self.res.functions.borrow_mut();
+        let at = match functions.iter().position(|(k, _, _)| *k == key) {
+            Some(at) => at,
+            None => {
+                functions.push((key, self.find_function::<K>()?, 48 * 1024));
+                functions.len() - 1
+            }
+        };
+        let (_, f, allowed) = &mut functions[at];
+        if shared > *allowed {
+            Self::allow_shared(*f, shared, K::NAME)?;
+            *allowed = shared;
         }
-        let f = self.find_function::<K>()?;
-        self.res.functions.borrow_mut().push((key, f));
-        Ok(f)
+        Ok(*f)
     }
 
     /// The entry of the first loaded module whose declaration matches `K` (its name, parameters and
@@ -328,20 +346,15 @@ impl Gpu {
     /// Lets `f` take `bytes` of dynamic shared memory: above 48 KiB a kernel must opt in
     /// (`CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`), else its launch fails and its occupancy is 0.
     fn allow_shared(f: cust::sys::CUfunction, bytes: usize, name: &str) -> Result<()> {
-        if bytes > 48 * 1024 {
-            let attr = cust::sys::CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES;
-            // SAFETY: `f` is a function of a module this context loaded and keeps; sets one attribute.
-            let r = unsafe { cust::sys::cuFuncSetAttribute(f, attr, bytes as i32) };
-            cu(r, "cuFuncSetAttribute")
-                .with_context(|| format!("`{name}` cannot take {bytes} bytes of shared memory"))?;
-        }
-        Ok(())
+        let attr = cust::sys::CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES;
+        // SAFETY: `f` is a function of a module this context loaded and keeps; sets one attribute.
+        let r = unsafe { cust::sys::cuFuncSetAttribute(f, attr, bytes as i32) };
+        cu(r, "cuFuncSetAttribute").with_context(|| format!("`{name}` cannot take {bytes} bytes of shared memory"))
     }
 
     pub fn max_coresident_blocks<K: Kernel>(&self, block: Dim3, shared: usize) -> Result<u32> {
         let _bound = self.ctx.bind()?;
-        let f = self.function::<K>()?;
-        Self::allow_shared(f, shared, K::NAME)?;
+        let f = self.function::<K>(shared)?;
         let mut per_sm = 0i32;
         // SAFETY: writes one int; `f` is a function of a module this context loaded and keeps.
         let r = unsafe {
@@ -370,12 +383,23 @@ impl Gpu {
     /// Every view in `args` must point to live device memory this context may access (its own, or a
     /// peer's with peer access enabled) that stays alive until [`Gpu::finish`] returns; and the
     /// caller must call [`Gpu::finish`] after an `Ok` before that memory is freed.
-    pub unsafe fn start<K: Kernel>(&self, cfg: Launch, mut args: K::Args<'_>) -> Result<()> {
+    pub unsafe fn start<K: Kernel>(&self, cfg: Launch, args: K::Args<'_>) -> Result<()> {
+        // SAFETY: the caller's contract.
+        unsafe { self.queue::<K>(cfg, args, true) }
+    }
+
+    /// Queues `K` on the device's stream after what is queued there, between the launch events when
+    /// `timed` (for [`Gpu::finish`]), else with no event (for [`Gpu::wait`]: a sequence of launches
+    /// queued back to back, whose driver calls are then only the launches').
+    ///
+    /// # Safety
+    /// As [`Gpu::start`], with [`Gpu::wait`] in place of [`Gpu::finish`] when not `timed`.
+    pub unsafe fn queue<K: Kernel>(&self, cfg: Launch, mut args: K::Args<'_>, timed: bool) -> Result<()> {
         let name = K::NAME;
         let _bound = self.ctx.bind()?;
-        // The entry whose parameters and signature are `K`'s (checked in `function`).
-        let f = self.function::<K>()?;
-        Self::allow_shared(f, cfg.shared_bytes, name)?;
+        // The entry whose parameters and signature are `K`'s (checked in `function`), allowed the
+        // launch's shared memory.
+        let f = self.function::<K>(cfg.shared_bytes)?;
         let (g, b) = (cfg.grid, cfg.block);
         if cfg.cooperative {
             let cap = self.max_coresident_blocks::<K>(b, cfg.shared_bytes)?;
@@ -392,7 +416,9 @@ impl Gpu {
         let mut ptrs = args.pointers();
         let (start, stop) = (&self.res.events.0, &self.res.events.1);
         let stream = &self.res.stream;
-        start.record(stream).context("cuEventRecord")?;
+        if timed {
+            start.record(stream).context("cuEventRecord")?;
+        }
         // SAFETY: the module's entry is the code of a definition with this kernel's module path, name and
         // parameter types (its signature, checked above; `Ptx`'s contract), so the argument tuple has the
         // count, sizes and types of its parameters; every view points to a live device buffer of its length that this
@@ -432,6 +458,9 @@ impl Gpu {
             }
         };
         r.with_context(|| format!("launch of `{name}` with grid {g:?} block {b:?} failed"))?;
+        if !timed {
+            return Ok(());
+        }
         if let Err(e) = stop.record(stream) {
             // The kernel is queued: wait for it before reporting, so that nothing it uses is freed early.
             let _ = stream.synchronize();
@@ -473,13 +502,47 @@ impl Gpu {
         Ok(())
     }
 
+    /// Queues a copy of the `T` at device address `ptr` into the page-locked readback word, after what
+    /// is queued on the stream; [`Gpu::read_back`] returns it once the stream was waited for.
+    ///
+    /// # Safety
+    /// `ptr .. ptr + size_of::<T>()` must be device memory of this context that stays alive until the
+    /// stream is waited for.
+    pub unsafe fn queue_read<T: Pod>(&self, ptr: u64) -> Result<()> {
+        let size = std::mem::size_of::<T>();
+        if size > 8 {
+            bail!("a read back on the stream takes at most 8 bytes ({size} asked)");
+        }
+        let _bound = self.ctx.bind()?;
+        let dst = self.res.readback.as_ptr() as *mut std::ffi::c_void;
+        // SAFETY: the caller's contract for the source; the destination is our own page-locked word of
+        // 8 bytes, read only after the stream is waited for.
+        let r = unsafe { cust::sys::cuMemcpyDtoHAsync_v2(dst, ptr, size, self.res.stream.as_inner()) };
+        cu(r, "cuMemcpyDtoHAsync")
+    }
+
+    /// The word [`Gpu::queue_read`] copied (the stream must have been waited for since).
+    pub fn read_back<T: Pod>(&self) -> T {
+        let mut out = T::default();
+        let size = std::mem::size_of::<T>().min(8);
+        // SAFETY: plain scalar T of at most 8 bytes (`queue_read` refused larger); the word is ours and
+        // no copy into it is in flight (the stream was waited for).
+        unsafe {
+            std::ptr::copy_nonoverlapping(self.res.readback.as_ptr() as *const u8, &mut out as *mut T as *mut u8, size)
+        };
+        out
+    }
+
+    /// Waits for everything queued on the stream, naming `what` if a kernel of it failed.
+    pub fn wait(&self, what: &str) -> Result<()> {
+        let _bound = self.ctx.bind()?;
+        self.res.stream.synchronize().with_context(|| format!("{what} failed while running (cuStreamSynchronize)"))
+    }
+
     /// Waits for the kernel [`Gpu::start`] queued; returns its time in ms.
     pub fn finish(&self, name: &str) -> Result<f64> {
+        self.wait(&format!("kernel `{name}`"))?;
         let _bound = self.ctx.bind()?;
-        self.res
-            .stream
-            .synchronize()
-            .with_context(|| format!("kernel `{name}` failed while running (cuStreamSynchronize)"))?;
         let ms = self.res.events.1.elapsed_time_f32(&self.res.events.0).context("cuEventElapsedTime")?;
         Ok(ms as f64)
     }

@@ -264,6 +264,26 @@ impl<'a, T: Pod> Global<'a, T> {
         (self.ptr, self.len)
     }
     view_read_methods!(SpaceKind::Global);
+    /// Reads the `N` elements `first`, `first + stride`, …, `first + (N - 1) * stride` with `N` plain
+    /// loads after one bounds check (of the last index), so that no branch stands between the loads:
+    /// all `N` are in flight before the first value is used, and a warp reading a tile spends one
+    /// check on it instead of one per element. PTX: `ld.global.u32` (one per element, of its width).
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub fn get_strided<const N: usize>(&self, first: usize, stride: usize) -> [T; N] {
+        let last = stride.checked_mul(N.saturating_sub(1)).and_then(|d| first.checked_add(d));
+        match last {
+            Some(last) if N == 0 || last < self.len => {}
+            _ => out_of_bounds(last.unwrap_or(usize::MAX), self.len),
+        }
+        let at = site();
+        core::array::from_fn(|u| {
+            let p = self.ptr.wrapping_add(first + u * stride);
+            // SAFETY: `first + u * stride <= last < len` (checked above, without overflow), in global
+            // memory.
+            unsafe { crate::backend::load(p, crate::memory::Access::Plain, SpaceKind::Global, at) }
+        })
+    }
     /// Reads element `i` with acquire semantics at device scope. PTX: `ld.acquire.gpu.global.u32`.
     #[inline(always)]
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
@@ -289,6 +309,24 @@ impl<'a, T: Pod> GlobalMut<'a, T> {
     }
     view_read_methods!(SpaceKind::Global);
     view_write_methods!('a, SpaceKind::Global, GlobalSpace, Device);
+    /// Writes `v[u]` to element `at[u]` for every `u`, with `N` plain stores after one bounds check (of
+    /// the largest index): a scatter, such as a sort's, whose stores need no branch between them, so
+    /// that the loads feeding them can all be issued first. Two indices that are equal write in turn
+    /// (the last wins). PTX: `st.global.u32` (one per element, of its width).
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub fn scatter<const N: usize>(&self, at: [usize; N], v: [T; N]) {
+        let largest = at.iter().fold(0, |m, &i| m.max(i));
+        if N > 0 && largest >= self.len {
+            out_of_bounds(largest, self.len)
+        }
+        let site = site();
+        for u in 0..N {
+            let p = self.ptr.wrapping_add(at[u]);
+            // SAFETY: `at[u] <= largest < len` (checked above), in global memory.
+            unsafe { crate::backend::store(p, v[u], crate::memory::Access::Plain, SpaceKind::Global, site) }
+        }
+    }
     /// The same memory, read-only.
     #[inline(always)]
     pub fn as_global(&self) -> Global<'a, T> {

@@ -1,5 +1,6 @@
 //! `Vectors::sub` / `VectorsMut::sub`: a sub-range of a 16-byte vector view, bounds-checked once;
-//! `Vectors::get_strided`: several vectors after one bounds check. (Reads and writes through such
+//! `Vectors::get_strided`: several vectors after one bounds check; `Global::get_strided`: several
+//! elements after one. (Reads and writes through such
 //! views run in the scan's and the reductions' emulator tests.)
 
 use gpu_std::vector::Vectors;
@@ -84,6 +85,77 @@ fn a_strided_read_past_the_end_panics() {
 fn a_strided_read_whose_last_index_overflows_panics() {
     let data = vec![0u32; 64];
     let _: [[u32; 4]; 3] = body(&data).get_strided(1, usize::MAX / 2 + 1);
+}
+
+gpu_std::kernel! {
+    /// out[0] = 1 when `Global::get_strided` returns what `get` returns, element by element.
+    pub fn scalar_strided_matches_get<'a>(input: Global<'a, u32>, out: GlobalMut<'a, u32>) {
+        let lane = gpu_std::thread::thread_idx().x as usize;
+        let v: [u32; 2] = input.get_strided(lane, 32);
+        let last: [u32; 1] = input.get_strided(input.len() - 1, usize::MAX);
+        let none: [u32; 0] = input.get_strided(usize::MAX, usize::MAX);
+        let same = v == [input.get(lane), input.get(lane + 32)] && last == [input.get(63)] && none.is_empty();
+        out.atomic(0).fetch_and(same as u32);
+    }
+}
+
+#[test]
+fn scalar_strided_reads_return_the_elements_they_name() {
+    use gpu_std::emu::{self, LaunchConfig, Options};
+    let input = emu::buffer("input", (100..164u32).collect::<Vec<_>>());
+    let out = emu::buffer("out", vec![1u32]);
+    emu::launch::<scalar_strided_matches_get>(
+        &LaunchConfig::linear(1, 32, 0),
+        &Options::default(),
+        (input.view(), out.view_mut()),
+    )
+    .expect("launch");
+    assert_eq!(out.to_vec(), [1]);
+}
+
+#[test]
+#[should_panic(expected = "index out of bounds")]
+fn a_scalar_strided_read_past_the_end_panics() {
+    let data = vec![0u32; 64];
+    // SAFETY: the view borrows `data`, which outlives it and is not written while it exists.
+    let view = unsafe { Global::from_raw_parts(data.as_ptr(), data.len()) };
+    let _: [u32; 3] = view.get_strided(0, 32);
+}
+
+#[test]
+#[should_panic(expected = "index out of bounds")]
+fn a_scalar_strided_read_whose_last_index_overflows_panics() {
+    let data = vec![0u32; 64];
+    // SAFETY: as above.
+    let view = unsafe { Global::from_raw_parts(data.as_ptr(), data.len()) };
+    let _: [u32; 3] = view.get_strided(1, usize::MAX / 2 + 1);
+}
+
+gpu_std::kernel! {
+    /// Lane `l` scatters `l + 1` to `63 - l` and `100 + l` to `l` (two stores, one bounds check).
+    pub fn scatter_two<'a>(out: GlobalMut<'a, u32>) {
+        let lane = gpu_std::thread::thread_idx().x as usize;
+        out.scatter([63 - lane, lane], [lane as u32 + 1, 100 + lane as u32]);
+    }
+}
+
+#[test]
+fn a_scatter_writes_each_value_at_its_index() {
+    use gpu_std::emu::{self, LaunchConfig, Options};
+    let out = emu::buffer("out", vec![0u32; 64]);
+    emu::launch::<scatter_two>(&LaunchConfig::linear(1, 32, 0), &Options::default(), (out.view_mut(),))
+        .expect("launch");
+    let want: Vec<u32> = (0..64u32).map(|i| if i < 32 { 100 + i } else { 64 - i }).collect();
+    assert_eq!(out.to_vec(), want);
+}
+
+#[test]
+#[should_panic(expected = "index out of bounds")]
+fn a_scatter_past_the_end_panics() {
+    let mut data = vec![0u32; 64];
+    // SAFETY: `data` outlives the view and is accessed only through it.
+    let view = unsafe { GlobalMut::from_raw_parts(data.as_mut_ptr(), data.len()) };
+    view.scatter([3, 64, 5], [1, 2, 3]);
 }
 
 // SAFETY: no kernel of this file, nor anything it calls, reaches a gpu-std primitive or view access

@@ -5,7 +5,8 @@
 //! one address at most `32 / COLUMNS` at a time, so an input of one repeated key is counted at a
 //! quarter of the contention of one shared set (shared-memory atomic adds on one address are
 //! serialised). Keys are read as 16-byte vectors through the read-only data cache in a grid-stride
-//! loop. At the end each block adds its columns and adds the totals to the global counts
+//! loop, [`LOADS`] per thread in flight; a key's bits are shifted down to the range once, and each
+//! pass's digit is then a shift by a constant and a mask. At the end each block adds its columns and adds the totals to the global counts
 //! (`red.global.add.u32`), one per non-empty digit and block.
 //!
 //! Decision procedure (§5.7): many threads update one counter, so every update is atomic; the shared
@@ -14,12 +15,12 @@
 use gpu_std::block::sync_threads;
 use gpu_std::thread::{block_dim, global_index_x, grid_stride_x, thread_idx};
 use gpu_std::warp;
-use gpu_std::{Global, GlobalMut, kernel, shared_layout};
+use gpu_std::{Global, GlobalMut, SharedSlice, kernel, shared_layout};
 
 use crate::histogram::even::count_ends;
 
 use super::key::SortKey;
-use super::{Digits, MAX_PASSES, RADIX};
+use super::{Digits, MAX_PASSES, RADIX, RADIX_BITS};
 
 /// Threads per block.
 pub const BLOCK: u32 = 512;
@@ -27,6 +28,9 @@ pub const BLOCK: u32 = 512;
 pub const COLUMNS: usize = 4;
 /// Blocks per SM the launcher asks for.
 pub const BLOCKS_PER_SM: u32 = 2;
+/// Vectors of 16 bytes each thread loads at once (one bounds check for them), so that several are in
+/// flight while the last ones are counted.
+pub const LOADS: usize = 4;
 /// Fewest keys per block the launcher aims for (each block zeroes and merges its counters).
 pub const MIN_BLOCK_KEYS: usize = 16 * 1024;
 
@@ -58,22 +62,12 @@ pub(crate) fn count_digits<K: SortKey>(keys: Global<K>, counts: GlobalMut<u32>, 
         k += threads;
     }
     sync_threads();
-    let column = warp::lane_id() as usize % COLUMNS;
-    let count = |key: K| {
-        for p in 0..passes {
-            let (shift, mask) = digits.pass(p as u32);
-            let d = key.digit(shift, mask, digits.descending) as usize;
-            sh.atomic((p * RADIX + d) * COLUMNS + column).add(1);
-        }
-    };
-    let split = keys.split_vectors();
-    let (nv, stride) = (split.body.len(), grid_stride_x());
-    let mut i = global_index_x();
-    while i < nv {
-        split.body.get_nc(i).as_ref().iter().for_each(|&key| count(key));
-        i += stride;
+    // The common case, every pass of the key's width, with the pass count a constant.
+    if passes == K::BITS as usize / RADIX_BITS as usize {
+        count_keys::<K, true>(keys, digits, sh);
+    } else {
+        count_keys::<K, false>(keys, digits, sh);
     }
-    count_ends(&split, count);
     sync_threads();
     let mut k = t;
     while k < passes * RADIX {
@@ -86,6 +80,42 @@ pub(crate) fn count_digits<K: SortKey>(keys: Global<K>, counts: GlobalMut<u32>, 
         }
         k += threads;
     }
+}
+
+/// Every key's digits of every pass counted into the block's columns `sh`; `ALL`: the bit range has
+/// as many passes as the key has bytes.
+#[inline(always)]
+fn count_keys<K: SortKey, const ALL: bool>(keys: Global<K>, digits: Digits, sh: SharedSlice<u32>) {
+    let passes = if ALL { K::BITS as usize / RADIX_BITS as usize } else { digits.passes() as usize };
+    let column = warp::lane_id() as usize % COLUMNS;
+    // A key's bits are shifted down to the range's first once; each pass's digit is then a shift by a
+    // constant and a mask (every pass's is 255 but the last's): a count is a shift, a mask, an address
+    // and the atomic add.
+    let last_mask = digits.pass(passes as u32 - 1).1 & (RADIX as u32 - 1);
+    let count = |key: K| {
+        let bits = key.bits_from(digits.begin, digits.descending);
+        // A constant trip count: the loop is unrolled.
+        for p in 0..K::BITS as usize / RADIX_BITS as usize {
+            if p < passes {
+                let mask = if p + 1 == passes { last_mask } else { RADIX as u32 - 1 };
+                let d = ((bits >> (RADIX_BITS as usize * p)) as u32 & mask) as usize;
+                sh.atomic((p * RADIX + d) * COLUMNS + column).add(1);
+            }
+        }
+    };
+    let split = keys.split_vectors();
+    let (nv, stride) = (split.body.len(), grid_stride_x());
+    let mut i = global_index_x();
+    while i + (LOADS - 1) * stride < nv {
+        let v: [K::Vector; LOADS] = split.body.get_strided_nc(i, stride);
+        unrolled!(LOADS, l => v[l].as_ref().iter().for_each(|&key| count(key)));
+        i += LOADS * stride;
+    }
+    while i < nv {
+        split.body.get_nc(i).as_ref().iter().for_each(|&key| count(key));
+        i += stride;
+    }
+    count_ends(&split, count);
 }
 
 /// The histogram kernel of one key type.

@@ -16,6 +16,9 @@ pub trait SortKey: Element {
     /// Digit `(ordered(self) ^ flip) >> shift & mask` (`flip` all ones for a descending sort, else
     /// zero), in the key's own width: `shift < BITS`.
     fn digit(self, shift: u32, mask: u32, flip: bool) -> u32;
+    /// `(ordered(self) ^ flip) >> begin` in the key's own width (`flip` as in [`SortKey::digit`]),
+    /// zero-extended: the bits of a range that starts at `begin < BITS`, lowest first.
+    fn bits_from(self, begin: u32, flip: bool) -> u64;
     /// The key whose [`SortKey::ordered`] bits are `o` (the inverse).
     fn from_ordered(o: u64) -> Self;
 }
@@ -36,6 +39,13 @@ macro_rules! sort_key {
                 let o: $bits = $ordered;
                 let o = if flip { !o } else { o };
                 (o >> shift) as u32 & mask
+            }
+            #[inline(always)]
+            fn bits_from(self, begin: u32, flip: bool) -> u64 {
+                let $x = self;
+                let o: $bits = $ordered;
+                let o = if flip { !o } else { o };
+                (o >> begin) as u64
             }
             #[inline(always)]
             fn from_ordered(o: u64) -> $t {

@@ -17,11 +17,11 @@
 //!    tile and holds it 32 keys at a time (lane `l` holds key `32 i + l` of step `i`); each lane adds
 //!    1 to its warp's shared counter of each key's digit (a shared-memory atomic add, which the
 //!    hardware merges per address within a warp);
-//! 3. sums the warps' counters per digit (each warp's counts become offsets) and publishes the tile's
-//!    256 digit counts as *aggregates* in its status words, before it ranks a key, so that the tiles
-//!    after it can look past it early; warp 0 scans the counts into the tile's digit starts, and each
-//!    warp's offset of a digit gains the digit's start: the warp's counter of a digit is now the place
-//!    in the tile of its next key of that digit;
+//! 3. sums the warps' counters per digit and publishes the tile's 256 digit counts as *aggregates*
+//!    in its status words, before it ranks a key, so that the tiles after it can look past it early;
+//!    warp 0 scans the counts into the tile's digit starts, and per digit the warps' counts become
+//!    their places (the digit's start plus the counts of the warps before): the warp's counter of a
+//!    digit is now the place in the tile of its next key of that digit;
 //! 4. *ranks and stages* its keys, step by step: the lanes with the same digit find each other with
 //!    `warp::match_bits` (a ballot of the lanes present, then one `vote.ballot` per digit bit), the
 //!    highest of them takes their places with one atomic add of their number to the warp's counter and
@@ -35,6 +35,11 @@
 //!    the values go to their keys' places in shared memory;
 //! 6. writes the tile out from shared memory in staged order: consecutive threads write consecutive
 //!    addresses of one digit's run; values the same way.
+//!
+//! Every tile but the last is *full* (`blockDim.x * ITEMS` keys): its code is compiled apart, with no
+//! check of which keys exist, and a warp loads its segment with one bounds check
+//! (`Global::get_strided`); the last tile's code treats the keys past the end as digit 255 (counted
+//! and ranked after every real key, never staged or written).
 //!
 //! **Status words.** 32 bits per tile and digit: 0 while unpublished, else `value + 1` with the
 //! prefix flag in bit 31 ([`FLAG_PREFIX`]); a value (a count, at most `n`) is below `2^31 - 1`
@@ -78,18 +83,18 @@ pub const MAX_PASSES: usize = 8;
 pub const MAX_LEN: usize = (1 << 31) - 2;
 /// Keys per thread of a pass's tile.
 pub const ITEMS: usize = 20;
-/// Threads per block of the pass of 4-byte keys alone (the launchers'): tiles of 7680 keys, two blocks
-/// per SM of at most 80 registers per thread. The passes take any multiple of 32 up to their launch
-/// bounds ([`pass_block`]).
+/// Threads per block of the pass of 4-byte keys, alone or with 4-byte values (the launchers'): tiles
+/// of 7680 keys, two blocks per SM of at most 80 registers per thread. The passes take any multiple of
+/// 32 up to their launch bounds ([`pass_block`]).
 pub const BLOCK: u32 = 384;
-/// Threads per block of the passes of 8-byte keys and of pairs, which need more registers: two blocks
-/// of 256 threads per SM (tiles of 5120 keys).
+/// Threads per block of the passes of 8-byte keys and of 8-byte values, which need more registers:
+/// two blocks of 256 threads per SM (tiles of 5120 keys).
 pub const WIDE_BLOCK: u32 = 256;
 /// The launchers' threads per block of the pass of keys of `key_bytes` and values of `value_bytes`
 /// (0: keys alone), which is also the pass kernel's launch bound and the block its shared memory is
 /// laid out for.
 pub const fn pass_block(key_bytes: usize, value_bytes: usize) -> u32 {
-    if key_bytes == 4 && value_bytes == 0 { BLOCK } else { WIDE_BLOCK }
+    if key_bytes == 4 && value_bytes <= 4 { BLOCK } else { WIDE_BLOCK }
 }
 /// Words of a pass's state before its status words: the ticket and the error word (used in the first
 /// pass's only: `state[1]` is the whole sort's).

@@ -10,9 +10,7 @@ use gpu_std::warp::{self, FULL_MASK, WARP_SIZE};
 use gpu_std::{Global, GlobalMut};
 
 use super::key::{SortKey, SortValue, StageWord};
-use super::tile::{
-    Layout, PassKeys4, PassKeys8, PassPairs44, PassPairs48, PassPairs84, PassPairs88, digit_totals, exclusive_digits,
-};
+use super::tile::{Layout, PassKeys4, PassKeys8, PassPairs44, PassPairs48, PassPairs84, PassPairs88, exclusive_digits};
 use super::{
     Digits, ERROR_GAVE_UP, FLAG_PREFIX, ITEMS, RADIX, RADIX_BITS, SPIN_LIMIT, STATE_HEADER, pass_state_len, status,
     tiles,
@@ -120,6 +118,24 @@ fn fresh(x: u32) -> u32 {
     #[cfg(not(target_arch = "nvptx64"))]
     x
 }
+/// [`fresh`] for a staged key of either width.
+#[inline(always)]
+fn fresh_key<W: StageWord>(k: W) -> W {
+    if size_of::<W>() == 4 {
+        return W::from_word(fresh(k.to_word() as u32) as u64);
+    }
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let y: u64;
+        // SAFETY: as in `fresh`.
+        unsafe {
+            core::arch::asm!("mov.b64 {y}, {x};", y = out(reg64) y, x = in(reg64) k.to_word(), options(pure, nomem, nostack))
+        };
+        W::from_word(y)
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    k
+}
 
 /// One tile of pass `pass` (see [`super`]): `keys_in` (and `vals`' input) to `keys_out` (and its
 /// output), stably by the pass's digit.
@@ -153,7 +169,9 @@ pub(crate) fn sort_tile<K: SortKey, V: SortValue, L: Layout>(
         panic!("sort: `state` must hold state_len(n, threads, passes) words");
     }
     let t = thread_idx().x as usize;
-    let (lane, w) = (warp::lane_id(), warp::warp_id() as usize);
+    // The lane is below 32; the `%` (one `and`) tells the compiler so, which keeps the indices built
+    // from it (`lane + 32 * i`) in 32 bits.
+    let (lane, w) = (warp::lane_id() % WARP_SIZE, warp::warp_id() as usize);
     let sh = L::views();
 
     // Each warp zeroes its counters; the barrier after the ticket orders that before every count.
@@ -174,48 +192,97 @@ pub(crate) fn sort_tile<K: SortKey, V: SortValue, L: Layout>(
     }
     let tile_len = threads as usize * ITEMS;
     let first = tile * tile_len;
-    let valid = tile_len.min(n - first);
-    // Keys past the end count and rank as digit 255 after every real key of the tile (they come last
-    // in the tile's order) and are never staged or written: only digit 255's published count leaves
-    // them out.
-    let missing = (tile_len - valid) as u32;
+    // Every tile but the last is full: its code has no check of which keys exist.
+    if n - first >= tile_len {
+        rank_and_move::<K, V, L, true>(keys_in, keys_out, vals, counts, state, digits, pass, variant, tile, at);
+    } else {
+        rank_and_move::<K, V, L, false>(keys_in, keys_out, vals, counts, state, digits, pass, variant, tile, at);
+    }
+}
+
+/// The body of [`sort_tile`] for tile `tile` of the pass whose state starts at `at`, once the tile is
+/// known (its counters zeroed, the barrier after the ticket passed); `FULL`: the tile has
+/// `blockDim.x * ITEMS` keys.
+#[inline(always)]
+fn rank_and_move<K: SortKey, V: SortValue, L: Layout, const FULL: bool>(
+    keys_in: Global<K>,
+    keys_out: GlobalMut<K>,
+    vals: Option<(Global<V>, GlobalMut<V>)>,
+    counts: Global<u32>,
+    state: GlobalMut<u32>,
+    digits: Digits,
+    pass: u32,
+    variant: Variant,
+    tile: usize,
+    at: usize,
+) {
+    let threads = block_dim().x;
+    let n = keys_in.len();
+    let t = thread_idx().x as usize;
+    // The lane is below 32; the `%` (one `and`) tells the compiler so, which keeps the indices built
+    // from it (`lane + 32 * i`) in 32 bits.
+    let (lane, w) = (warp::lane_id() % WARP_SIZE, warp::warp_id() as usize);
+    let sh = L::views();
+    let tile_len = threads as usize * ITEMS;
+    let first = tile * tile_len;
+    let valid = if FULL { tile_len } else { tile_len.min(n - first) };
     let (shift, mask) = digits.pass(pass);
     // A descending sort flips the ordered bits: the digit of the flipped bits is the digit `^ mask`.
     let flip = if digits.descending { mask } else { 0 };
     // The digit of a key's ordered bits `o` (keys are held and staged as those bits).
     let digit = move |o: L::Key| ((o.to_word() >> shift) as u32 & mask ^ flip) as usize % RADIX;
+    // A last tile's keys past the end are held as a key whose digit is the pass's highest (`mask`): they
+    // come last in the tile's order, so they count, rank and stage after every real key, at the
+    // positions `valid ..`, which are never written out; only the highest digit's published count
+    // leaves them out.
+    let missing = (tile_len - valid) as u32;
+    let past_end = L::Key::from_word(if digits.descending { 0 } else { u64::MAX });
 
     // Load: lane `lane` of warp `w` holds keys seg + 32 i + lane, as their ordered bits.
     let seg = first + w * 32 * ITEMS;
     // The segment's keys that exist (all `32 * ITEMS` but in the last tile), and whether lane `lane`'s
     // key of step `i` is one of them.
-    let room = if seg >= n { 0 } else { (n - seg).min(32 * ITEMS) as u32 };
-    let here = |i: usize| (32 * i) as u32 + lane < room;
+    let room = if FULL {
+        (32 * ITEMS) as u32
+    } else if seg >= n {
+        0
+    } else {
+        (n - seg).min(32 * ITEMS) as u32
+    };
+    let here = |i: usize| FULL || (32 * i) as u32 + lane < room;
     let mut keys = [L::Key::from_word(0); ITEMS];
     let ordered = |k: K| L::Key::from_word(k.ordered());
-    if room == (32 * ITEMS) as u32 {
-        unrolled!(ITEMS, i => keys[i] = ordered(keys_in.get(seg + 32 * i + lane as usize)));
+    if FULL {
+        // One bounds check for the warp's whole segment.
+        let raw: [K; ITEMS] = keys_in.get_strided(seg + lane as usize, 32);
+        unrolled!(ITEMS, i => keys[i] = ordered(raw[i]));
     } else {
         unrolled!(ITEMS, i => {
-            if here(i) {
-                keys[i] = ordered(keys_in.get(seg + 32 * i + lane as usize));
-            }
+            keys[i] = if here(i) { ordered(keys_in.get(seg + 32 * i + lane as usize)) } else { past_end };
         });
     }
-    let digit_of = |i: usize| if here(i) { digit(keys[i]) } else { RADIX - 1 };
+    let digit_of = |i: usize| digit(keys[i]);
 
     // Early counts: each warp counts its keys' digits (shared-memory atomic adds), ...
     unrolled!(ITEMS, i => sh.warps.atomic(L::counter(w, digit_of(i))).add(1));
     sync_threads();
-    // ... per digit the warps' counts become their offsets and the sum is the tile's count, which tiles
-    // after the first publish as their aggregate before they rank a key ...
+    // ... per digit the warps' counts add up to the tile's count, which tiles after the first publish
+    // as their aggregate before they rank a key ...
+    let nwarps = threads as usize / 32;
     let word_of = |d: usize| at + STATE_HEADER + tile * RADIX + d;
-    let aggregate = |d: usize, total: u32| if d == RADIX - 1 { total - missing } else { total };
-    digit_totals(&sh, |d, total| {
+    let aggregate = |d: usize, total: u32| if d == mask as usize { total - missing } else { total };
+    let mut d = t;
+    while d < RADIX {
+        let mut total = 0u32;
+        unrolled!(L::WARPS, v => if v < nwarps {
+            total += sh.warps.get(L::counter(v, d));
+        });
+        sh.count.set(d, total);
         if tile > 0 {
             publish(state, word_of(d), status(false, aggregate(d, total)), variant.access);
         }
-    });
+        d += threads as usize;
+    }
     sync_threads();
     // ... warp 0 scans the counts into the tile's digit starts (and, for tile 0, the pass's digit
     // offsets into `base`) ...
@@ -226,15 +293,16 @@ pub(crate) fn sort_tile<K: SortKey, V: SortValue, L: Layout>(
         }
     }
     sync_threads();
-    // ... and every warp's offset of a digit gains the digit's start: a warp counter now holds the
-    // place in the tile of the warp's next key of that digit.
-    let nwarps = threads as usize / 32;
+    // ... and per digit the warps' counts become their places: warp `v`'s counter of a digit holds the
+    // place in the tile of its first key of that digit (the digit's start plus the warps' before it).
     let mut d = t;
     while d < RADIX {
-        let s = sh.start.get(d);
-        for v in 0..nwarps {
-            sh.warps.set(v * RADIX + d, sh.warps.get(v * RADIX + d) + s);
-        }
+        let mut run = sh.start.get(d);
+        unrolled!(L::WARPS, v => if v < nwarps {
+            let c = sh.warps.get(L::counter(v, d));
+            sh.warps.set(L::counter(v, d), run);
+            run += c;
+        });
         d += threads as usize;
     }
     sync_threads();
@@ -243,9 +311,13 @@ pub(crate) fn sort_tile<K: SortKey, V: SortValue, L: Layout>(
     // highest of them takes their places from the warp's counter (an atomic add of their number) and
     // hands the first to its peers (a shuffle); a key's place is that plus its peers below it.
     let below = (1u32 << lane) - 1;
-    let mut place = [0u32; ITEMS];
+    // The keys' places, two per word (a place is below `L::TILE`, at most 2^16): the values need them
+    // after the look-back, and 10 registers hold them instead of 20.
+    const { assert!(L::TILE <= 1 << 16) };
+    let mut places = [0u32; ITEMS.div_ceil(2)];
+    let place = |places: &[u32; ITEMS.div_ceil(2)], i: usize| ((places[i / 2] >> (16 * (i % 2))) & 0xffff) as usize;
     unrolled!(ITEMS, i => {
-        let d = fresh(digit_of(i) as u32) as usize % RADIX;
+        let d = digit(fresh_key(keys[i]));
         let peers = warp::match_bits(FULL_MASK, d as u32, RADIX_BITS);
         let highest = 31 - peers.leading_zeros();
         let mut first = 0u32;
@@ -253,23 +325,14 @@ pub(crate) fn sort_tile<K: SortKey, V: SortValue, L: Layout>(
             first = sh.warps.atomic(L::counter(w, d)).fetch_add(peers.count_ones());
         }
         let p = warp::shfl_idx(FULL_MASK, first, highest) + (peers & below).count_ones();
-        place[i] = p;
-        if here(i) {
-            sh.keys.set((p as usize).min(L::TILE - 1), keys[i]);
-        }
+        places[i / 2] |= p << (16 * (i % 2));
+        sh.keys.set((p as usize).min(L::TILE - 1), keys[i]);
         // This step's atomic add comes before the next step's on the same counter, whichever lanes
         // make them (atomics on one address are ordered, but not by lane: the barrier orders them).
         warp::sync_warp(FULL_MASK);
     });
-    // The values' loads, issued now, when the keys' registers are free: they arrive during the look-back.
-    let mut v = [V::from_word(0); ITEMS];
-    if let Some((vals_in, _)) = vals {
-        unrolled!(ITEMS, i => {
-            if here(i) {
-                v[i] = vals_in.get(seg + 32 * i + lane as usize);
-            }
-        });
-    }
+    // Only the packed words are kept (not the places the compiler still has in registers).
+    let places = places.map(fresh);
     // Per digit: the exclusive prefix (look-back), the inclusive one published, and the base that
     // turns a staged position into the key's place in the output.
     let mut d = t;
@@ -279,32 +342,84 @@ pub(crate) fn sort_tile<K: SortKey, V: SortValue, L: Layout>(
         sh.base.set(d, excl.wrapping_sub(sh.start.get(d)));
         d += threads as usize;
     }
-    if vals.is_some() {
+    sync_threads();
+    // Out, in staged order: thread t takes positions t, t + threads, …; a key's place is its digit's
+    // base plus its position. With values, each position's place is kept in its staged key's slot
+    // (the thread's own slot: no other thread reads it before the barrier below).
+    let place_of = |j: usize| {
+        let o = sh.keys.get(j);
+        (o, sh.base.get(digit(o)).wrapping_add(j as u32) as usize)
+    };
+    if FULL {
+        // In batches of `BATCH`: the batch's loads first, then its stores after one bounds check.
+        unrolled!(ITEMS / BATCH, b => {
+            let mut to = [0usize; BATCH];
+            let mut out = [K::from_ordered(0); BATCH];
+            unrolled!(BATCH, u => {
+                let j = ((b * BATCH + u) * threads as usize + t).min(L::TILE - 1);
+                let (o, p) = place_of(j);
+                (out[u], to[u]) = (K::from_ordered(o.to_word()), p);
+                if vals.is_some() {
+                    sh.keys.set(j, L::Key::from_word(p as u64));
+                }
+            });
+            keys_out.scatter(to, out);
+        });
+    } else {
+        // The last tile: a loop over the positions that exist.
+        let mut j = t;
+        while j < valid {
+            let (o, p) = place_of(j);
+            keys_out.set(p, K::from_ordered(o.to_word()));
+            if vals.is_some() {
+                sh.keys.set(j, L::Key::from_word(p as u64));
+            }
+            j += threads as usize;
+        }
+    }
+    let Some((vals_in, vals_out)) = vals else { return };
+    // Values, once the keys are out (their registers are free for them): loaded as the keys were,
+    // staged at their keys' places, then written to the places their positions' slots hold.
+    if FULL {
+        let v: [V; ITEMS] = vals_in.get_strided(seg + lane as usize, 32);
+        unrolled!(ITEMS, i => sh.vals.set(place(&places, i).min(L::TILE - 1), L::Value::from_word(v[i].to_word())));
+    } else {
+        // One value at a time (the last tile's code: fewer registers than all 20 in flight).
         unrolled!(ITEMS, i => {
             if here(i) {
-                sh.vals.set((place[i] as usize).min(L::TILE - 1), L::Value::from_word(v[i].to_word()));
+                let v = vals_in.get(seg + 32 * i + lane as usize);
+                sh.vals.set(place(&places, i).min(L::TILE - 1), L::Value::from_word(v.to_word()));
             }
         });
     }
     sync_threads();
-    // Out, in staged order: thread t takes positions t, t + threads, …; a key's place is its digit's
-    // base plus its position, and its value goes to the same place.
-    unrolled!(ITEMS, s => {
-        let j = (s * threads as usize + t).min(L::TILE - 1);
-        if j < valid {
-            let o = sh.keys.get(j);
-            let p = sh.base.get(digit(o)).wrapping_add(j as u32) as usize;
-            keys_out.set(p, K::from_ordered(o.to_word()));
-            if let Some((_, vals_out)) = vals {
-                vals_out.set(p, V::from_word(sh.vals.get(j).to_word()));
-            }
+    if FULL {
+        unrolled!(ITEMS / BATCH, b => {
+            let mut to = [0usize; BATCH];
+            let mut out = [V::from_word(0); BATCH];
+            unrolled!(BATCH, u => {
+                let j = ((b * BATCH + u) * threads as usize + t).min(L::TILE - 1);
+                (out[u], to[u]) = (V::from_word(sh.vals.get(j).to_word()), sh.keys.get(j).to_word() as usize);
+            });
+            vals_out.scatter(to, out);
+        });
+    } else {
+        let mut j = t;
+        while j < valid {
+            vals_out.set(sh.keys.get(j).to_word() as usize, V::from_word(sh.vals.get(j).to_word()));
+            j += threads as usize;
         }
-    });
+    }
 }
 
-/// The kernels of one key type: keys only, and with 4-byte and 8-byte values. 4-byte keys alone take
-/// two blocks of 384 threads per SM (at most 80 registers); 8-byte keys and pairs, which would spill
-/// at 80, two blocks of 256 threads (at most 128): [`super::pass_block`].
+/// Keys (or values) a thread writes out of a full tile after one bounds check: [`ITEMS`] in batches,
+/// so that a batch's shared-memory loads are all issued before its global stores.
+const BATCH: usize = 5;
+const _: () = assert!(ITEMS.is_multiple_of(BATCH));
+
+/// The kernels of one key type: keys only, and with 4-byte and 8-byte values. 4-byte keys, alone or
+/// with 4-byte values, take two blocks of 384 threads per SM (at most 80 registers); 8-byte keys or
+/// values, which would spill at 80, two blocks of 256 threads (at most 128): [`super::pass_block`].
 macro_rules! sort_kernels {
     ($($k:ty, $lk:ident, $l4:ident, $l8:ident, $keys_block:literal: $keys:ident, $pairs4:ident, $pairs8:ident;)*) => {$(
         kernel! {
@@ -324,7 +439,7 @@ macro_rules! sort_kernels {
         }
         kernel! {
             #[doc = concat!("[`", stringify!($keys), "`] with 4-byte values moved with their keys.")]
-            #[launch_bounds(256, 2)]
+            #[launch_bounds($keys_block, 2)]
             pub fn $pairs4<'a>(keys_in: Global<'a, $k>, keys_out: GlobalMut<'a, $k>, vals_in: Global<'a, u32>,
                 vals_out: GlobalMut<'a, u32>, counts: Global<'a, u32>, state: GlobalMut<'a, u32>, digits: u32, pass: u32) {
                 let digits = Digits::from_arg(digits);

@@ -44,7 +44,7 @@ const TW: usize = WIDE_BLOCK as usize * ITEMS;
 tile_layouts! {
     PassKeys4: u32, u32, W4, T4, 0;
     PassKeys8: u64, u32, WW, TW, 0;
-    PassPairs44: u32, u32, WW, TW, TW;
+    PassPairs44: u32, u32, W4, T4, T4;
     PassPairs48: u32, u64, WW, TW, TW;
     PassPairs84: u64, u32, WW, TW, TW;
     PassPairs88: u64, u64, WW, TW, TW;

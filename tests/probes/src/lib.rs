@@ -253,6 +253,17 @@ kernel! {
     }
 }
 kernel! {
+    pub fn probe_global_get_strided<'a>(a: Global<'a, u32>, out: GlobalMut<'a, u32>) {
+        let v: [u32; 3] = a.get_strided(lane() as usize, 32);
+        out.set(0, v[0] ^ v[1] ^ v[2]);
+    }
+}
+kernel! {
+    pub fn probe_global_mut_scatter<'a>(out: GlobalMut<'a, u32>) {
+        out.scatter([lane() as usize, 32 + lane() as usize], [lane(), 7]);
+    }
+}
+kernel! {
     pub fn probe_global_load_acquire<'a>(a: Global<'a, u32>, out: GlobalMut<'a, u32>) {
         out.set(0, a.load_acquire(lane() as usize));
     }
