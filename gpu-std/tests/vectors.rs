@@ -45,7 +45,7 @@ fn a_writable_sub_view_past_the_end_panics() {
 }
 
 gpu_std::kernel! {
-    /// out[0] = 1 when `get_strided` returns what three calls of `get` return.
+    /// out[0] = 1 when `Vectors::get_strided` and `Global::get_strided` return what `get` returns.
     pub fn strided_matches_get<'a>(input: Global<'a, u32>, out: GlobalMut<'a, u32>) {
         if gpu_std::thread::thread_idx().x == 0 {
             let b = input.split_vectors().body;
@@ -53,7 +53,12 @@ gpu_std::kernel! {
             let last: [[u32; 4]; 2] = b.get_strided(0, b.len() - 1);
             let none: [[u32; 4]; 0] = b.get_strided(usize::MAX, usize::MAX);
             let same = v == [b.get(1), b.get(5), b.get(9)] && last == [b.get(0), b.get(b.len() - 1)] && none.is_empty();
-            out.set(0, same as u32);
+            // `Global::get_strided`: elements, as `get` returns them.
+            let e: [u32; 2] = input.get_strided(3, 32);
+            let end: [u32; 1] = input.get_strided(input.len() - 1, usize::MAX);
+            let no: [u32; 0] = input.get_strided(usize::MAX, usize::MAX);
+            let scalar = e == [input.get(3), input.get(35)] && end == [input.get(63)] && no.is_empty();
+            out.set(0, (same && scalar) as u32);
         }
     }
 }
@@ -85,32 +90,6 @@ fn a_strided_read_past_the_end_panics() {
 fn a_strided_read_whose_last_index_overflows_panics() {
     let data = vec![0u32; 64];
     let _: [[u32; 4]; 3] = body(&data).get_strided(1, usize::MAX / 2 + 1);
-}
-
-gpu_std::kernel! {
-    /// out[0] = 1 when `Global::get_strided` returns what `get` returns, element by element.
-    pub fn scalar_strided_matches_get<'a>(input: Global<'a, u32>, out: GlobalMut<'a, u32>) {
-        let lane = gpu_std::thread::thread_idx().x as usize;
-        let v: [u32; 2] = input.get_strided(lane, 32);
-        let last: [u32; 1] = input.get_strided(input.len() - 1, usize::MAX);
-        let none: [u32; 0] = input.get_strided(usize::MAX, usize::MAX);
-        let same = v == [input.get(lane), input.get(lane + 32)] && last == [input.get(63)] && none.is_empty();
-        out.atomic(0).fetch_and(same as u32);
-    }
-}
-
-#[test]
-fn scalar_strided_reads_return_the_elements_they_name() {
-    use gpu_std::emu::{self, LaunchConfig, Options};
-    let input = emu::buffer("input", (100..164u32).collect::<Vec<_>>());
-    let out = emu::buffer("out", vec![1u32]);
-    emu::launch::<scalar_strided_matches_get>(
-        &LaunchConfig::linear(1, 32, 0),
-        &Options::default(),
-        (input.view(), out.view_mut()),
-    )
-    .expect("launch");
-    assert_eq!(out.to_vec(), [1]);
 }
 
 #[test]

@@ -27,19 +27,22 @@
 //!    highest of them takes their places with one atomic add of their number to the warp's counter and
 //!    hands the first place to its peers with a shuffle; a key's place is that plus its peers below it,
 //!    and the key is written there in shared memory at once, so that the keys of one digit lie
-//!    together in input order. Values are loaded only now, when the keys' registers are free;
+//!    together in input order;
 //! 5. finds, per digit (one thread per digit), where its keys of that digit go: by *decoupled
 //!    look-back* over the status words of the tiles before it, adding aggregates until it meets a tile
 //!    that has published its *inclusive prefix*; tile 0's prefixes are the digit offsets of the pass
 //!    (the exclusive scan of the histogram's counts). It then publishes its own inclusive prefixes;
-//!    the values go to their keys' places in shared memory;
 //! 6. writes the tile out from shared memory in staged order: consecutive threads write consecutive
-//!    addresses of one digit's run; values the same way.
+//!    addresses of one digit's run. With values, each position's output place goes back into its
+//!    key's slot (the writing thread's own); the values are loaded only then, when the keys'
+//!    registers are free, staged at their keys' places (kept two to a register since the ranking),
+//!    and written to the places the slots hold.
 //!
 //! Every tile but the last is *full* (`blockDim.x * ITEMS` keys): its code is compiled apart, with no
 //! check of which keys exist, and a warp loads its segment with one bounds check
-//! (`Global::get_strided`); the last tile's code treats the keys past the end as digit 255 (counted
-//! and ranked after every real key, never staged or written).
+//! (`Global::get_strided`) and writes it out in batches under one bounds check each
+//! (`GlobalMut::scatter`); the last tile's code holds the keys past the end as a key of the pass's
+//! highest digit (counted, ranked and staged after every real key, at positions never written out).
 //!
 //! **Status words.** 32 bits per tile and digit: 0 while unpublished, else `value + 1` with the
 //! prefix flag in bit 31 ([`FLAG_PREFIX`]); a value (a count, at most `n`) is below `2^31 - 1`
