@@ -134,7 +134,10 @@ static void row(const char* timing, const std::string& workload, const std::stri
     double gkeys = n / (ms * 1e-3) / 1e9;
     printf("%-7s %-12s %-7s %-9s n = 2^%2d  %10.4f ms  %7.2f Gkeys/s\n", timing, workload.c_str(), dist.c_str(), impl,
            __builtin_ctzll(n), ms, gkeys);
-    if (g_csv) fprintf(g_csv, "%s,%s,%s,%zu,%s,%.6f,%.4f\n", timing, workload.c_str(), dist.c_str(), n, impl, ms, gkeys);
+    if (g_csv) {
+        fprintf(g_csv, "%s,%s,%s,%zu,%s,%.6f,%.4f\n", timing, workload.c_str(), dist.c_str(), n, impl, ms, gkeys);
+        fflush(g_csv);  // a run cut short by a time limit keeps every row it finished
+    }
 }
 
 // Checks the output of `call` before and after its timed calls, times it both ways, and writes its rows.
@@ -217,6 +220,7 @@ template <class K> static void run(size_t n, const std::string& dist, bool pairs
 
 int main(int argc, char** argv) {
     int kmin = 10, kmax = 30;
+    setvbuf(stdout, nullptr, _IOLBF, 0);  // rows appear as they are measured, also into a file
     for (int i = 1; i < argc; i++) {
         std::string a = argv[i];
         if (a == "--kmin" && i + 1 < argc) kmin = atoi(argv[++i]);

@@ -267,7 +267,7 @@ impl<'a, T: Pod> Global<'a, T> {
     /// Reads the `N` elements `first`, `first + stride`, …, `first + (N - 1) * stride` with `N` plain
     /// loads after one bounds check (of the last index), so that no branch stands between the loads:
     /// all `N` are in flight before the first value is used, and a warp reading a tile spends one
-    /// check on it instead of one per element. PTX: `ld.global.u32` (one per element, of its width).
+    /// check on it instead of one per element. PTX: `ld.global.b32` (one per element, of its width).
     #[inline(always)]
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn get_strided<const N: usize>(&self, first: usize, stride: usize) -> [T; N] {
@@ -312,7 +312,7 @@ impl<'a, T: Pod> GlobalMut<'a, T> {
     /// Writes `v[u]` to element `at[u]` for every `u`, with `N` plain stores after one bounds check (of
     /// the largest index): a scatter, such as a sort's, whose stores need no branch between them, so
     /// that the loads feeding them can all be issued first. Two indices that are equal write in turn
-    /// (the last wins). PTX: `st.global.u32` (one per element, of its width).
+    /// (the last wins). PTX: `st.global.b32` (one per element, of its width).
     #[inline(always)]
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn scatter<const N: usize>(&self, at: [usize; N], v: [T; N]) {
