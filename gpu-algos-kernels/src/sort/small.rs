@@ -141,7 +141,7 @@ pub(crate) fn sort_block<K: SortKey, V: SortValue, L: Layout>(
         };
         let ranked = rank_in_warp::<L>(sh.warps, w, |i| digit_of(i, keys[i]));
         sync_threads();
-        digit_totals(&sh, |_, _| {});
+        digit_totals(&sh);
         sync_threads();
         if w == 0 {
             exclusive_digits(|d| sh.count.get(d), sh.start);

@@ -132,9 +132,10 @@ pub(crate) fn exclusive_digits(src: impl Fn(usize) -> u32, dst: SharedSlice<u32>
 
 /// After a barrier that follows every warp's counting: per digit (thread `d`, `d + blockDim.x`, …), the
 /// warps' counts become their offsets (warp `w`'s: the counts of warps before it) and the sum, the
-/// block's count of the digit, goes to `count[d]` and to `total(d, sum)`.
+/// block's count of the digit, goes to `count[d]`. (The one-block sort's; the pass sums and places
+/// apart, around its publishing of the counts.)
 #[inline(always)]
-pub(crate) fn digit_totals<K: Pod, V: Pod>(sh: &Views<K, V>, mut total: impl FnMut(usize, u32)) {
+pub(crate) fn digit_totals<K: Pod, V: Pod>(sh: &Views<K, V>) {
     let threads = block_dim().x as usize;
     let nwarps = threads / 32;
     let mut d = thread_idx().x as usize;
@@ -146,7 +147,6 @@ pub(crate) fn digit_totals<K: Pod, V: Pod>(sh: &Views<K, V>, mut total: impl FnM
             run += c;
         }
         sh.count.set(d, run);
-        total(d, run);
         d += threads;
     }
 }
