@@ -8,8 +8,9 @@
 //
 // Build and run (CUDA toolkit and an NVIDIA GPU):
 //   nvcc -O3 -std=c++17 -arch=sm_90 -o sort bench/sort.cu
-//   ./sort --csv sort-cub.csv [--kmin 10] [--kmax 30] [--no-twin] [--only keys_u32,pairs_u32]
-// (`--only`: those workloads alone, every distribution of each.)
+//   ./sort --csv sort-cub.csv [--kmin 10] [--kmax 30] [--no-twin] [--only keys_u32,pairs_u32] [--dists D,D]
+// (`--only`: those workloads alone, every distribution of each. `--dists`: the distributions, default
+// uniform,few,equal; also narrow, keys below 2^16, and sorted; f32 keys take uniform only.)
 //
 // Timing, as the example's: device events around the call on an idle stream (`host`: the data may
 // be in L2 from the call before), and the same after a 256 MiB memset that has finished before the
@@ -38,6 +39,21 @@
 static FILE* g_csv = nullptr;
 static bool g_twin = true;
 static std::string g_only;  // comma-separated workloads; empty: all
+// The distributions timed (--dists): any of uniform, few, equal, narrow (keys below 2^16), sorted.
+static std::vector<std::string> g_dists = {"uniform", "few", "equal"};
+static bool split_dists(const std::string& list) {
+    g_dists.clear();
+    size_t at = 0;
+    while (at <= list.size()) {
+        size_t end = list.find(',', at);
+        if (end == std::string::npos) end = list.size();
+        std::string d = list.substr(at, end - at);
+        if (d != "uniform" && d != "few" && d != "equal" && d != "narrow" && d != "sorted") return false;
+        g_dists.push_back(d);
+        at = end + 1;
+    }
+    return true;
+}
 static bool wanted(const std::string& workload) {
     if (g_only.empty()) return true;
     std::string list = "," + g_only + ",";
@@ -74,8 +90,9 @@ template <class K> static std::vector<K> make_keys(size_t n, const std::string& 
     std::vector<K> k(n);
     for (size_t i = 0; i < n; i++) {
         uint64_t r = splitmix(s);
-        k[i] = dist == "few" ? few[r >> 60] : dist == "equal" ? one : from_random<K>(r);
+        k[i] = dist == "few" ? few[r >> 60] : dist == "equal" ? one : dist == "narrow" ? from_random<K>(r >> 48) : from_random<K>(r);
     }
+    if (dist == "sorted") std::sort(k.begin(), k.end(), [](K a, K b) { return a < b; });
     return k;
 }
 template <class K> static uint64_t bits(K k) {
@@ -227,11 +244,14 @@ int main(int argc, char** argv) {
         else if (a == "--kmax" && i + 1 < argc) kmax = atoi(argv[++i]);
         else if (a == "--no-twin") g_twin = false;
         else if (a == "--only" && i + 1 < argc) g_only = argv[++i];
+        else if (a == "--dists" && i + 1 < argc) {
+            if (!split_dists(argv[++i])) { fprintf(stderr, "--dists takes uniform, few, equal, narrow, sorted\n"); return 1; }
+        }
         else if (a == "--csv" && i + 1 < argc) {
             g_csv = fopen(argv[++i], "w");
             if (!g_csv) { fprintf(stderr, "cannot write %s\n", argv[i]); return 1; }
             fprintf(g_csv, "timing,workload,dist,n,impl,ms,gkeys\n");
-        } else { fprintf(stderr, "usage: %s [--kmin K] [--kmax K] [--csv FILE] [--no-twin] [--only W,W]\n", argv[0]); return 1; }
+        } else { fprintf(stderr, "usage: %s [--kmin K] [--kmax K] [--csv FILE] [--no-twin] [--only W,W] [--dists D,D]\n", argv[0]); return 1; }
     }
     CK(cudaMalloc(&g_flush, FLUSH_BYTES));
     CK(cudaEventCreate(&g_ev0));
@@ -241,7 +261,7 @@ int main(int argc, char** argv) {
     fprintf(stderr, "CUB %d.%d.%d radix sort on %s\n", CUB_MAJOR_VERSION, CUB_MINOR_VERSION, CUB_SUBMINOR_VERSION, p.name);
     for (int k = kmin; k <= kmax; k += 2) {
         size_t n = (size_t)1 << k;
-        for (const char* dist : {"uniform", "few", "equal"}) {
+        for (const std::string& dist : g_dists) {
             run<uint32_t>(n, dist, false);
             run<uint32_t>(n, dist, true);
             if (g_twin && n > 4096) {
@@ -249,9 +269,9 @@ int main(int argc, char** argv) {
                 run_twin(n, dist, true);
             }
         }
-        run<float>(n, "uniform", false);
+        if (std::find(g_dists.begin(), g_dists.end(), "uniform") != g_dists.end()) run<float>(n, "uniform", false);
         if (k <= 28)
-            for (const char* dist : {"uniform", "few", "equal"}) run<uint64_t>(n, dist, false);
+            for (const std::string& dist : g_dists) run<uint64_t>(n, dist, false);
         if (g_csv) fflush(g_csv);
     }
     if (g_csv) fclose(g_csv);

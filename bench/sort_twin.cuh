@@ -12,7 +12,9 @@
 // loaded at once), publish the inclusive prefix, write the staged keys out (full tiles compiled
 // apart from the last, with no check of which keys exist), then load the values, stage them at
 // their keys' places and write them to the places kept in the keys' slots; then read the error
-// word, as the library's call does.
+// word, as the library's call does. As the library's pass, a pass whose keys all share one digit
+// writes every key back in place, and a tile whose keys share one digit takes their positions as
+// their places instead of ranking them.
 #pragma once
 #include <cuda_runtime.h>
 #include <cstdint>
@@ -163,10 +165,24 @@ twin_pass(const uint32_t* keys_in, uint32_t* keys_out, const uint32_t* vals_in, 
         }
         auto here = [&](int i) { return whole || seg + 32 * i + lane < n; };
         auto digit_of = [&](int i) -> uint32_t { return here(i) ? (keys[i] >> shift) & 0xff : RADIX - 1; };
+        // A pass whose keys all share one digit (its count is n) moves none: every tile writes its keys
+        // back in place, with no status word and no wait.
+        const bool lone = counts[pass * RADIX + ((keys_in[first] >> shift) & 0xff)] == n;
         // Early counts: the warp's digits, then per digit the warps' offsets and the tile's count, published.
 #pragma unroll
         for (int i = 0; i < ITEMS; i++) atomicAdd(&counters[digit_of(i)], 1u);
         __syncthreads();
+        if (lone) {
+#pragma unroll
+            for (int i = 0; i < ITEMS; i++) {
+                size_t idx = seg + 32 * i + lane;
+                if (here(i)) {
+                    keys_out[idx] = keys[i];
+                    if (PAIRS) vals_out[idx] = vals_in[idx];
+                }
+            }
+            return;
+        }
         auto aggregate = [&](int d, uint32_t total) { return d == RADIX - 1 ? total - missing : total; };
         for (int d = t; d < RADIX; d += blockDim.x) {
             uint32_t total = 0;
@@ -181,27 +197,36 @@ twin_pass(const uint32_t* keys_in, uint32_t* keys_out, const uint32_t* vals_in, 
             if (tile == 0) exclusive_digits(counts + pass * RADIX, base);
         }
         __syncthreads();
-        // Per digit the warps' counts become their places: the digit's start plus the warps' before.
-        for (int d = t; d < RADIX; d += blockDim.x) {
-            uint32_t run = start[d];
-#pragma unroll
-            for (int u = 0; u < WARPS; u++) { uint32_t c = warps[u * RADIX + d]; warps[u * RADIX + d] = run; run += c; }
-        }
-        __syncthreads();
-        // Rank and stage: the highest peer takes the places (atomic add), a shuffle hands out the first.
-        const uint32_t below = (1u << lane) - 1;
         uint32_t place[ITEMS];
+        if (count[digit_of(0)] == TILE) {
+            // The tile's keys share one digit: each key's place is its position, none is ranked.
 #pragma unroll
-        for (int i = 0; i < ITEMS; i++) {
-            uint32_t d = digit_of(i);
-            uint32_t peers = peers_of<RANK>(d);
-            int highest = 31 - __clz(peers);
-            uint32_t f = 0;
-            if (lane == highest) f = atomicAdd(&counters[d], (uint32_t)__popc(peers));
-            uint32_t p = __shfl_sync(0xffffffffu, f, highest) + __popc(peers & below);
-            place[i] = p;
-            if (here(i)) skeys[p] = keys[i];
-            __syncwarp();
+            for (int i = 0; i < ITEMS; i++) {
+                place[i] = w * 32 * ITEMS + 32 * i + lane;
+                if (here(i)) skeys[place[i]] = keys[i];
+            }
+        } else {
+            // Per digit the warps' counts become their places: the digit's start plus the warps' before.
+            for (int d = t; d < RADIX; d += blockDim.x) {
+                uint32_t run = start[d];
+#pragma unroll
+                for (int u = 0; u < WARPS; u++) { uint32_t c = warps[u * RADIX + d]; warps[u * RADIX + d] = run; run += c; }
+            }
+            __syncthreads();
+            // Rank and stage: the highest peer takes the places (atomic add), a shuffle hands out the first.
+            const uint32_t below = (1u << lane) - 1;
+#pragma unroll
+            for (int i = 0; i < ITEMS; i++) {
+                uint32_t d = digit_of(i);
+                uint32_t peers = peers_of<RANK>(d);
+                int highest = 31 - __clz(peers);
+                uint32_t f = 0;
+                if (lane == highest) f = atomicAdd(&counters[d], (uint32_t)__popc(peers));
+                uint32_t p = __shfl_sync(0xffffffffu, f, highest) + __popc(peers & below);
+                place[i] = p;
+                if (here(i)) skeys[p] = keys[i];
+                __syncwarp();
+            }
         }
         for (int d = t; d < RADIX; d += blockDim.x) {
             uint32_t excl = tile == 0 ? base[d] : look_back(state, at, tile, d);

@@ -8,7 +8,10 @@ torch's pairs). Every output is checked against the sorted input (torch.sort of 
 for n <= 2^24, elsewhere sortedness and the sum of the keys: exact in int64 for integers, within
 1e-6 of the sum of |x| for floats).
 
-    python3 bench/torch_sort.py --csv torch-sort.csv [--kmin 10] [--kmax 30]
+    python3 bench/torch_sort.py --csv torch-sort.csv [--kmin 10] [--kmax 30] [--dists D,D]
+
+`--dists`: the distributions (default uniform,few,equal; also narrow, keys below 2^16, and sorted);
+float32 keys take uniform only, int64 keys uniform, narrow and sorted.
 
 CSV columns: timing,workload,dist,n,impl,ms,gkeys.
 """
@@ -50,6 +53,10 @@ def make_keys(n, dist, dtype, gen):
         return few[torch.randint(0, 16, (n,), device="cuda", generator=gen)]
     if dist == "equal":
         return pool(1).expand(n).contiguous()
+    if dist == "narrow":
+        return torch.randint(0, 1 << 16, (n,), dtype=dtype, device="cuda", generator=gen)
+    if dist == "sorted":
+        return pool(n).sort().values
     return pool(n)
 
 
@@ -77,7 +84,13 @@ def main():
     ap.add_argument("--csv")
     ap.add_argument("--kmin", type=int, default=10)
     ap.add_argument("--kmax", type=int, default=30)
+    ap.add_argument("--dists", default="uniform,few,equal",
+                    help="distributions: uniform, few, equal, narrow (keys below 2^16), sorted")
     a = ap.parse_args()
+    dists = a.dists.split(",")
+    unknown = [d for d in dists if d not in ("uniform", "few", "equal", "narrow", "sorted")]
+    if unknown:
+        ap.error(f"unknown distribution {unknown[0]}")
     csv = open(a.csv, "w") if a.csv else None
     if csv:
         csv.write("timing,workload,dist,n,impl,ms,gkeys\n")
@@ -88,11 +101,12 @@ def main():
     failures = 0
     for k in range(a.kmin, a.kmax + 1, 2):
         n = 1 << k
-        jobs = [("keys_u32", d, torch.int32, False) for d in ("uniform", "few", "equal")]
-        jobs += [("pairs_u32", d, torch.int32, True) for d in ("uniform", "few", "equal")]
-        jobs += [("keys_f32", "uniform", torch.float32, False)]
+        jobs = [("keys_u32", d, torch.int32, False) for d in dists]
+        jobs += [("pairs_u32", d, torch.int32, True) for d in dists]
+        if "uniform" in dists:
+            jobs += [("keys_f32", "uniform", torch.float32, False)]
         if k <= 28:
-            jobs += [("keys_u64", "uniform", torch.int64, False)]
+            jobs += [("keys_u64", d, torch.int64, False) for d in dists if d in ("uniform", "narrow", "sorted")]
         for workload, dist, dtype, pairs in jobs:
             x = make_keys(n, dist, dtype, gen)
             call = (lambda: torch.sort(x, stable=True)) if pairs else (lambda: torch.sort(x))

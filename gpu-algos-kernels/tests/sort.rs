@@ -1,4 +1,6 @@
-//! The sort's pass and its twins on the emulator: the pass exact and race-free over many tiles; the
+//! The sort's pass and its twins on the emulator: the pass exact and race-free over many tiles, and
+//! a pass whose keys all share their digit moving none of them, with no status word, and tiles whose
+//! keys share one digit among tiles that rank; the
 //! twins that publish the status words with a plain store or read them with a plain load reported as
 //! races on the status words, across blocks; the twin that takes its tile from `blockIdx` reported as
 //! a livelock when fewer blocks are resident than the grid has, while the ticketed pass completes.
@@ -74,11 +76,60 @@ fn the_pass_is_exact_and_race_free_over_many_tiles() {
             assert_eq!(got, want, "n = {n}, seed {s}");
             assert_eq!(state[1], 0, "no tile gave up");
             // Every tile published its inclusive prefix of every digit: the last tile's is the end of
-            // the digit's run in the output.
+            // the digit's run in the output. (One key has one digit: its pass moves it in place, and
+            // publishes nothing.)
             let last = sort::tiles(n, BLOCK) - 1;
             for d in 0..RADIX {
                 let end = want.iter().filter(|&&k| (k & 0xff) as usize <= d).count() as u32;
-                assert_eq!(state[STATE_HEADER + last * RADIX + d], sort::status(true, end), "digit {d}");
+                let word = if n == 1 { 0 } else { sort::status(true, end) };
+                assert_eq!(state[STATE_HEADER + last * RADIX + d], word, "n = {n}, digit {d}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_pass_whose_keys_share_their_digit_moves_none_and_publishes_nothing() {
+    // Every key's low byte is 0x5a: the counts say so, and every tile (a partial last one too) writes
+    // its keys back where they were, without a status word or a wait.
+    for n in [TILE - 1, 35 * TILE + 3] {
+        let x: Vec<u32> = keys(n, 3).iter().map(|k| k & !0xff | 0x5a).collect();
+        for s in SEEDS {
+            let (r, got, state) = run::<sort_keys_u32>(&x, &seed(s));
+            let o = r.unwrap_or_else(|e| panic!("n = {n}, seed {s}: {e}"));
+            assert_eq!(o.racy_addresses, 0, "n = {n}, seed {s}: {:?}", o.races.first().map(ToString::to_string));
+            assert_eq!(got, x, "n = {n}, seed {s}: every key in place");
+            assert_eq!(state[0] as usize, sort::tiles(n, BLOCK), "every tile drew its ticket");
+            assert!(state[1..].iter().all(|&w| w == 0), "n = {n}, seed {s}: no status word published, no error");
+        }
+    }
+}
+
+#[test]
+fn tiles_whose_keys_share_one_digit_keep_their_order_between_tiles_that_rank() {
+    // Even tiles' keys share a low byte (their tile's), odd tiles' keys are random; the last, partial
+    // tile's share the highest digit (255, the digit its keys past the end are held as) or a low one.
+    for (n, last_digit) in [(6 * TILE + 100, 255u32), (5 * TILE + 7, 3)] {
+        let tiles = sort::tiles(n, BLOCK);
+        let x: Vec<u32> = keys(n, 7)
+            .iter()
+            .enumerate()
+            .map(|(i, &k)| match i / TILE {
+                t if t == tiles - 1 => k & !0xff | last_digit,
+                t if t % 2 == 0 => k & !0xff | (t as u32 * 37) & 0xff,
+                _ => k,
+            })
+            .collect();
+        let want = stable_by_low_byte(&x);
+        for s in SEEDS {
+            let (r, got, state) = run::<sort_keys_u32>(&x, &seed(s));
+            let o = r.unwrap_or_else(|e| panic!("n = {n}, seed {s}: {e}"));
+            assert_eq!(o.racy_addresses, 0, "n = {n}, seed {s}: {:?}", o.races.first().map(ToString::to_string));
+            assert_eq!(got, want, "n = {n}, seed {s}");
+            assert_eq!(state[1], 0, "no tile gave up");
+            for d in 0..RADIX {
+                let end = want.iter().filter(|&&k| (k & 0xff) as usize <= d).count() as u32;
+                assert_eq!(state[STATE_HEADER + (tiles - 1) * RADIX + d], sort::status(true, end), "digit {d}");
             }
         }
     }

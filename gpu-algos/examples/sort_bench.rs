@@ -8,11 +8,12 @@
 //! a 64-bit hash of every key are the input's).
 //!
 //! ```text
-//! cargo run --release -p gpu-algos --features cuda --example sort_bench -- [--kmin 10] [--kmax 30] [--csv FILE] [--only W,W]
+//! cargo run --release -p gpu-algos --features cuda --example sort_bench -- [--kmin 10] [--kmax 30] [--csv FILE] [--only W,W] [--dists D,D]
 //! ```
 //!
 //! `--only keys_u32,pairs_u32` (say) times only those workloads (`keys_u32`, `pairs_u32`, `keys_f32`,
-//! `keys_u64`), every distribution of each.
+//! `keys_u64`), every distribution of each. `--dists` names the distributions (default
+//! `uniform,few,equal`; also `narrow`, keys below 2^16, and `sorted`; `f32` keys take `uniform` only).
 //!
 //! CSV columns: timing,workload,dist,n,impl,ms,gkeys (keys per second over the median, in 10^9).
 //!
@@ -59,21 +60,30 @@ impl BenchKey for f32 {
     }
 }
 
-/// The keys of distribution `dist`: `uniform`, `few` (16 distinct values), `equal`.
+/// The distributions `--dists` takes; the first three are the default.
+const DISTS: [&str; 5] = ["uniform", "few", "equal", "narrow", "sorted"];
+
+/// The keys of distribution `dist`: `uniform`, `few` (16 distinct values), `equal`, `narrow` (below
+/// 2^16: the high digits of every key are equal), `sorted` (uniform keys, sorted).
 fn make_keys<K: BenchKey>(n: usize, dist: &str, seed: u64) -> Vec<K> {
     let mut s = seed;
     let few: Vec<K> = (0..16).map(|_| K::from_random(splitmix(&mut s))).collect();
     let one = K::from_random(splitmix(&mut s));
-    (0..n)
+    let mut keys: Vec<K> = (0..n)
         .map(|_| {
             let r = splitmix(&mut s);
             match dist {
                 "few" => few[(r >> 60) as usize],
                 "equal" => one,
+                "narrow" => K::from_random(r >> 48),
                 _ => K::from_random(r),
             }
         })
-        .collect()
+        .collect();
+    if dist == "sorted" {
+        keys.sort_by_key(|k| k.ordered());
+    }
+    keys
 }
 
 fn hash(k: u64) -> u64 {
@@ -203,6 +213,7 @@ impl Bench<'_> {
 fn main() -> Result<()> {
     let mut args = std::env::args().skip(1);
     let (mut kmin, mut kmax, mut csv, mut only) = (10u32, 30u32, None, None);
+    let mut dists: Vec<String> = DISTS[..3].iter().map(|d| d.to_string()).collect();
     while let Some(a) = args.next() {
         let mut value = || args.next().with_context(|| format!("{a} needs a value"));
         match a.as_str() {
@@ -210,8 +221,12 @@ fn main() -> Result<()> {
             "--kmax" => kmax = value()?.parse()?,
             "--csv" => csv = Some(value()?),
             "--only" => only = Some(value()?.split(',').map(|w| w.trim().to_string()).collect::<Vec<_>>()),
-            _ => bail!("unknown argument {a} (--kmin K, --kmax K, --csv FILE, --only W,W)"),
+            "--dists" => dists = value()?.split(',').map(|d| d.trim().to_string()).collect(),
+            _ => bail!("unknown argument {a} (--kmin K, --kmax K, --csv FILE, --only W,W, --dists D,D)"),
         }
+    }
+    if let Some(d) = dists.iter().find(|d| !DISTS.contains(&d.as_str())) {
+        bail!("unknown distribution {d} (--dists takes {})", DISTS.join(", "));
     }
     let (dev, note) = Device::open(DeviceChoice::Gpu, &gpu_algos::ptx(), Default::default())?;
     if let Some(note) = note {
@@ -243,13 +258,15 @@ fn main() -> Result<()> {
     }
     for k in (kmin..=kmax).step_by(2) {
         let n = 1usize << k;
-        for dist in ["uniform", "few", "equal"] {
+        for dist in &dists {
             b.run::<u32>(n, dist, false)?;
             b.run::<u32>(n, dist, true)?;
         }
-        b.run::<f32>(n, "uniform", false)?;
+        if dists.iter().any(|d| d == "uniform") {
+            b.run::<f32>(n, "uniform", false)?;
+        }
         if k <= 28 {
-            for dist in ["uniform", "few", "equal"] {
+            for dist in &dists {
                 b.run::<u64>(n, dist, false)?;
             }
         }

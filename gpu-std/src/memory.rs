@@ -75,6 +75,18 @@ scalar_params!(u8, i8, u16, i16, u32, i32, u64, i64, f32, f64);
 #[inline(always)]
 pub fn assert_param<T: KernelParam>() {}
 
+/// Panics (traps on the GPU) unless the `N` indices `first`, `first + stride`, … are all below
+/// `len`: one check of the last, without overflow.
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub(crate) fn check_strided<const N: usize>(first: usize, stride: usize, len: usize) {
+    let last = stride.checked_mul(N.saturating_sub(1)).and_then(|d| first.checked_add(d));
+    match last {
+        Some(last) if N == 0 || last < len => {}
+        _ => out_of_bounds(last.unwrap_or(usize::MAX), len),
+    }
+}
+
 #[cold]
 #[inline(never)]
 #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
@@ -271,11 +283,7 @@ impl<'a, T: Pod> Global<'a, T> {
     #[inline(always)]
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn get_strided<const N: usize>(&self, first: usize, stride: usize) -> [T; N] {
-        let last = stride.checked_mul(N.saturating_sub(1)).and_then(|d| first.checked_add(d));
-        match last {
-            Some(last) if N == 0 || last < self.len => {}
-            _ => out_of_bounds(last.unwrap_or(usize::MAX), self.len),
-        }
+        check_strided::<N>(first, stride, self.len);
         let at = site();
         core::array::from_fn(|u| {
             let p = self.ptr.wrapping_add(first + u * stride);
@@ -325,6 +333,22 @@ impl<'a, T: Pod> GlobalMut<'a, T> {
             let p = self.ptr.wrapping_add(at[u]);
             // SAFETY: `at[u] <= largest < len` (checked above), in global memory.
             unsafe { crate::backend::store(p, v[u], crate::memory::Access::Plain, SpaceKind::Global, site) }
+        }
+    }
+    /// Writes `v[u]` to the `N` elements `first`, `first + stride`, …, `first + (N - 1) * stride` with
+    /// `N` plain stores after one bounds check (of the last index): the write of a tile that a warp
+    /// holds in registers as [`Global::get_strided`] read it. PTX: `st.global.b32` (one per element,
+    /// of its width).
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub fn set_strided<const N: usize>(&self, first: usize, stride: usize, v: [T; N]) {
+        check_strided::<N>(first, stride, self.len);
+        let site = site();
+        for (u, x) in v.into_iter().enumerate() {
+            let p = self.ptr.wrapping_add(first + u * stride);
+            // SAFETY: `first + u * stride <= last < len` (checked above, without overflow), in global
+            // memory.
+            unsafe { crate::backend::store(p, x, crate::memory::Access::Plain, SpaceKind::Global, site) }
         }
     }
     /// The same memory, read-only.

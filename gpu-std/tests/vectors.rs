@@ -1,6 +1,6 @@
 //! `Vectors::sub` / `VectorsMut::sub`: a sub-range of a 16-byte vector view, bounds-checked once;
 //! `Vectors::get_strided`: several vectors after one bounds check; `Global::get_strided`: several
-//! elements after one. (Reads and writes through such
+//! elements after one; `GlobalMut::set_strided` and `scatter`: several stores after one. (Reads and writes through such
 //! views run in the scan's and the reductions' emulator tests.)
 
 use gpu_std::vector::Vectors;
@@ -135,6 +135,54 @@ fn a_scatter_past_the_end_panics() {
     // SAFETY: `data` outlives the view and is accessed only through it.
     let view = unsafe { GlobalMut::from_raw_parts(data.as_mut_ptr(), data.len()) };
     view.scatter([3, 64, 5], [1, 2, 3]);
+}
+
+gpu_std::kernel! {
+    /// Lane `l` writes `l`, `100 + l` to `l`, `l + 32` (two stores, one bounds check), and nothing with
+    /// an empty array at an index past the end.
+    pub fn set_strided_two<'a>(out: GlobalMut<'a, u32>) {
+        let lane = gpu_std::thread::thread_idx().x as usize;
+        out.set_strided(lane, 32, [lane as u32, 100 + lane as u32]);
+        out.set_strided(usize::MAX, usize::MAX, [0u32; 0]);
+    }
+}
+
+#[test]
+fn a_strided_write_writes_each_value_at_its_index() {
+    use gpu_std::emu::{self, LaunchConfig, Options};
+    let out = emu::buffer("out", vec![0u32; 65]);
+    emu::launch::<set_strided_two>(&LaunchConfig::linear(1, 32, 0), &Options::default(), (out.view_mut(),))
+        .expect("launch");
+    let want: Vec<u32> = (0..65u32)
+        .map(|i| {
+            if i == 64 {
+                0
+            } else if i < 32 {
+                i
+            } else {
+                100 + i - 32
+            }
+        })
+        .collect();
+    assert_eq!(out.to_vec(), want);
+}
+
+#[test]
+#[should_panic(expected = "index out of bounds")]
+fn a_strided_write_past_the_end_panics() {
+    let mut data = vec![0u32; 64];
+    // SAFETY: `data` outlives the view and is accessed only through it.
+    let view = unsafe { GlobalMut::from_raw_parts(data.as_mut_ptr(), data.len()) };
+    view.set_strided(1, 32, [1, 2, 3]);
+}
+
+#[test]
+#[should_panic(expected = "index out of bounds")]
+fn a_strided_write_whose_last_index_overflows_panics() {
+    let mut data = vec![0u32; 64];
+    // SAFETY: as above.
+    let view = unsafe { GlobalMut::from_raw_parts(data.as_mut_ptr(), data.len()) };
+    view.set_strided(1, usize::MAX / 2 + 1, [1, 2, 3]);
 }
 
 // SAFETY: no kernel of this file, nor anything it calls, reaches a gpu-std primitive or view access

@@ -16,18 +16,23 @@
 //! 2. *counts* its keys' digits first (*early counts*): warp `w` owns a contiguous segment of the
 //!    tile and holds it 32 keys at a time (lane `l` holds key `32 i + l` of step `i`); each lane adds
 //!    1 to its warp's shared counter of each key's digit (a shared-memory atomic add, which the
-//!    hardware merges per address within a warp);
+//!    hardware merges per address within a warp). A pass whose keys all have one digit would move
+//!    none: the tile reads the histogram's count of its first key's digit, and when that is `n` it
+//!    writes its keys (and values) back to their own positions, after the counting's barrier, and
+//!    is done. Every tile reads the same counts, so every tile of such a pass does so, and none
+//!    publishes or waits;
 //! 3. sums the warps' counters per digit and publishes the tile's 256 digit counts as *aggregates*
 //!    in its status words, before it ranks a key, so that the tiles after it can look past it early;
 //!    warp 0 scans the counts into the tile's digit starts, and per digit the warps' counts become
 //!    their places (the digit's start plus the counts of the warps before): the warp's counter of a
 //!    digit is now the place in the tile of its next key of that digit;
-//! 4. *ranks and stages* its keys, step by step: the lanes with the same digit find each other with
-//!    `warp::match_bits` (a ballot of the lanes present, then one `vote.ballot` per digit bit), the
-//!    highest of them takes their places with one atomic add of their number to the warp's counter and
-//!    hands the first place to its peers with a shuffle; a key's place is that plus its peers below it,
-//!    and the key is written there in shared memory at once, so that the keys of one digit lie
-//!    together in input order;
+//! 4. *ranks and stages* its keys (a tile whose keys share one digit, that digit's count being the
+//!    tile's, ranks none: each key's place is its position), step by step: the lanes with the same
+//!    digit find each other with `warp::match_bits` (a ballot of the lanes present, then one
+//!    `vote.ballot` per digit bit), the highest of them takes their places with one atomic add of
+//!    their number to the warp's counter and hands the first place to its peers with a shuffle; a
+//!    key's place is that plus its peers below it, and the key is written there in shared memory at
+//!    once, so that the keys of one digit lie together in input order;
 //! 5. finds, per digit (one thread per digit), where its keys of that digit go: by *decoupled
 //!    look-back* over the status words of the tiles before it, adding aggregates until it meets a tile
 //!    that has published its *inclusive prefix*; tile 0's prefixes are the digit offsets of the pass
@@ -60,13 +65,16 @@
 //! nothing else is published through it, so no release or acquire is needed (each would be a fence
 //! per digit and tile); the polls are
 //! bounded ([`SPIN_LIMIT`]) and a tile that gives up sets the sort's error word, which the host
-//! checks; (3) within a block, the warp counters, digit counts, starts and the staged tile cross
+//! checks; a pass whose keys share one digit publishes no word, and no tile of it polls one: each
+//! tile decides so from the histogram's counts, which every tile reads alike (see (4)); (3) within a
+//! block, the warp counters, digit counts, starts and the staged tile cross
 //! threads through shared memory between barriers, and within a warp the ranking's counter of a
 //! digit is updated by one atomic add per step (the highest of its peers), and a `bar.warp.sync`
 //! after each step orders that add before the next step's (atomics on one address never race, but
 //! the ranks need this step's to come first); (4) the
 //! histogram's counts and each pass's output are read by later launches (a launch boundary orders
-//! them).
+//! them); whether a tile's keys share one digit is read from the tile's digit counts after the
+//! barrier that follows their sums.
 pub mod histogram;
 pub mod key;
 pub mod onesweep;

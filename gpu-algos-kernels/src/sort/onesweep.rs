@@ -262,10 +262,17 @@ fn rank_and_move<K: SortKey, V: SortValue, L: Layout, const FULL: bool>(
         });
     }
     let digit_of = |i: usize| digit(keys[i]);
+    // A pass whose keys all share one digit moves none of them: its count of that digit is `n`. Every
+    // tile reads the same counts, so every tile writes its keys back to their own positions, and none
+    // publishes or waits. The tile's first key names the digit; its load flies with the tile's.
+    let lone = counts.get(pass as usize * RADIX + digit(ordered(keys_in.get(first)))) == n as u32;
 
     // Early counts: each warp counts its keys' digits (shared-memory atomic adds), ...
     unrolled!(ITEMS, i => sh.warps.atomic(L::counter(w, digit_of(i))).add(1));
     sync_threads();
+    if lone {
+        return in_place::<K, V, L, FULL>(keys, keys_out, vals, seg, room);
+    }
     // ... per digit the warps' counts add up to the tile's count, which tiles after the first publish
     // as their aggregate before they rank a key ...
     let nwarps = threads as usize / 32;
@@ -293,44 +300,22 @@ fn rank_and_move<K: SortKey, V: SortValue, L: Layout, const FULL: bool>(
         }
     }
     sync_threads();
-    // ... and per digit the warps' counts become their places: warp `v`'s counter of a digit holds the
-    // place in the tile of its first key of that digit (the digit's start plus the warps' before it).
-    let mut d = t;
-    while d < RADIX {
-        let mut run = sh.start.get(d);
-        unrolled!(L::WARPS, v => if v < nwarps {
-            let c = sh.warps.get(L::counter(v, d));
-            sh.warps.set(L::counter(v, d), run);
-            run += c;
-        });
-        d += threads as usize;
-    }
-    sync_threads();
-
-    // Rank and stage: at each step the lanes with the same digit find each other (`match_bits`), the
-    // highest of them takes their places from the warp's counter (an atomic add of their number) and
-    // hands the first to its peers (a shuffle); a key's place is that plus its peers below it.
-    let below = (1u32 << lane) - 1;
     // The keys' places, two per word (a place is below `L::TILE`, at most 2^16): the values need them
     // after the look-back, and 10 registers hold them instead of 20.
     const { assert!(L::TILE <= 1 << 16) };
     let mut places = [0u32; ITEMS.div_ceil(2)];
     let place = |places: &[u32; ITEMS.div_ceil(2)], i: usize| ((places[i / 2] >> (16 * (i % 2))) & 0xffff) as usize;
-    unrolled!(ITEMS, i => {
-        let d = digit(fresh_key(keys[i]));
-        let peers = warp::match_bits(FULL_MASK, d as u32, RADIX_BITS);
-        let highest = 31 - peers.leading_zeros();
-        let mut first = 0u32;
-        if lane == highest {
-            first = sh.warps.atomic(L::counter(w, d)).fetch_add(peers.count_ones());
-        }
-        let p = warp::shfl_idx(FULL_MASK, first, highest) + (peers & below).count_ones();
-        places[i / 2] |= p << (16 * (i % 2));
-        sh.keys.set((p as usize).min(L::TILE - 1), keys[i]);
-        // This step's atomic add comes before the next step's on the same counter, whichever lanes
-        // make them (atomics on one address are ordered, but not by lane: the barrier orders them).
-        warp::sync_warp(FULL_MASK);
-    });
+    // A tile whose keys all share one digit (every thread's first key's digit has the tile's count)
+    // keeps their order: each key's place is its position, and no key is ranked.
+    if sh.count.get(digit_of(0)) == tile_len as u32 {
+        unrolled!(ITEMS, i => {
+            let p = (w * 32 * ITEMS + 32 * i) as u32 + lane;
+            places[i / 2] |= p << (16 * (i % 2));
+            sh.keys.set((p as usize).min(L::TILE - 1), keys[i]);
+        });
+    } else {
+        rank_and_stage::<L>(&keys, &mut places, digit);
+    }
     // Only the packed words are kept (not the places the compiler still has in registers).
     let places = places.map(fresh);
     // Per digit: the exclusive prefix (look-back), the inclusive one published, and the base that
@@ -409,6 +394,85 @@ fn rank_and_move<K: SortKey, V: SortValue, L: Layout, const FULL: bool>(
             vals_out.set(sh.keys.get(j).to_word() as usize, V::from_word(sh.vals.get(j).to_word()));
             j += threads as usize;
         }
+    }
+}
+
+/// Ranks and stages a tile's keys (once the barrier after the digit starts has passed): per digit the
+/// warps' counts become their places, and at each step the lanes with the same digit find each other
+/// (`match_bits`), the highest of them takes their places from the warp's counter (an atomic add of
+/// their number) and hands the first to its peers (a shuffle); a key's place is that plus its peers
+/// below it. Each key is written to its place in `keys` of the tile's shared memory, and its place
+/// into `places` (two to a word).
+#[inline(always)]
+fn rank_and_stage<L: Layout>(
+    keys: &[L::Key; ITEMS],
+    places: &mut [u32; ITEMS.div_ceil(2)],
+    digit: impl Fn(L::Key) -> usize,
+) {
+    let threads = block_dim().x as usize;
+    let t = thread_idx().x as usize;
+    let (lane, w) = (warp::lane_id() % WARP_SIZE, warp::warp_id() as usize);
+    let sh = L::views();
+    // Per digit the warps' counts become their places: warp `v`'s counter of a digit holds the place
+    // in the tile of its first key of that digit (the digit's start plus the warps' before it).
+    let mut d = t;
+    while d < RADIX {
+        let mut run = sh.start.get(d);
+        unrolled!(L::WARPS, v => if v < threads / 32 {
+            let c = sh.warps.get(L::counter(v, d));
+            sh.warps.set(L::counter(v, d), run);
+            run += c;
+        });
+        d += threads;
+    }
+    sync_threads();
+    let below = (1u32 << lane) - 1;
+    unrolled!(ITEMS, i => {
+        let d = digit(fresh_key(keys[i]));
+        let peers = warp::match_bits(FULL_MASK, d as u32, RADIX_BITS);
+        let highest = 31 - peers.leading_zeros();
+        let mut first = 0u32;
+        if lane == highest {
+            first = sh.warps.atomic(L::counter(w, d)).fetch_add(peers.count_ones());
+        }
+        let p = warp::shfl_idx(FULL_MASK, first, highest) + (peers & below).count_ones();
+        places[i / 2] |= p << (16 * (i % 2));
+        sh.keys.set((p as usize).min(L::TILE - 1), keys[i]);
+        // This step's atomic add comes before the next step's on the same counter, whichever lanes
+        // make them (atomics on one address are ordered, but not by lane: the barrier orders them).
+        warp::sync_warp(FULL_MASK);
+    });
+}
+
+/// The tile of a pass whose keys all share one digit: lane `lane` of each warp writes its keys (held as
+/// their ordered bits, from positions `seg + 32 i + lane`) back to those positions, and moves the
+/// values there alike; `room`: the segment's keys that exist.
+#[inline(always)]
+fn in_place<K: SortKey, V: SortValue, L: Layout, const FULL: bool>(
+    keys: [L::Key; ITEMS],
+    keys_out: GlobalMut<K>,
+    vals: Option<(Global<V>, GlobalMut<V>)>,
+    seg: usize,
+    room: u32,
+) {
+    let lane = warp::lane_id() % WARP_SIZE;
+    let at = seg + lane as usize;
+    let key = |i: usize| K::from_ordered(keys[i].to_word());
+    if FULL {
+        keys_out.set_strided::<ITEMS>(at, 32, core::array::from_fn(key));
+        if let Some((vals_in, vals_out)) = vals {
+            let v: [V; ITEMS] = vals_in.get_strided(at, 32);
+            vals_out.set_strided(at, 32, v);
+        }
+    } else {
+        unrolled!(ITEMS, i => {
+            if (32 * i) as u32 + lane < room {
+                keys_out.set(at + 32 * i, key(i));
+                if let Some((vals_in, vals_out)) = vals {
+                    vals_out.set(at + 32 * i, vals_in.get(at + 32 * i));
+                }
+            }
+        });
     }
 }
 

@@ -264,6 +264,11 @@ kernel! {
     }
 }
 kernel! {
+    pub fn probe_global_mut_set_strided<'a>(out: GlobalMut<'a, u32>) {
+        out.set_strided(lane() as usize, 32, [lane(), 7, 9]);
+    }
+}
+kernel! {
     pub fn probe_global_load_acquire<'a>(a: Global<'a, u32>, out: GlobalMut<'a, u32>) {
         out.set(0, a.load_acquire(lane() as usize));
     }
