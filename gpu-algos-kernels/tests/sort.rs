@@ -65,7 +65,7 @@ fn stable_by_low_byte(x: &[u32]) -> Vec<u32> {
 
 #[test]
 fn the_pass_is_exact_and_race_free_over_many_tiles() {
-    for n in [1, TILE - 1, TILE + 1, 35 * TILE + 3] {
+    for n in [0, 1, TILE - 1, TILE + 1, 35 * TILE + 3] {
         let x = keys(n, n as u64);
         let want = stable_by_low_byte(&x);
         for s in SEEDS {

@@ -1,6 +1,7 @@
 //! gpu-algos' sort on the GPU: every key type, keys alone and with 4-byte and 8-byte values,
 //! ascending, descending and by a bit range, at sizes from one key to several thousand tiles (with
-//! partial last tiles), exact and stable against the CPU; one `Algos` kept across calls. Without a
+//! partial last tiles), on random keys, three distinct keys, keys that differ only in their lowest
+//! 12 bits and sorted keys, exact and stable against the CPU; one `Algos` kept across calls. Without a
 //! GPU each test prints "skipped: no CUDA device".
 use gpu_algos::sort::Order;
 use gpu_algos::{Algos, Sortable};
@@ -41,7 +42,12 @@ where
     for &n in &SIZES {
         let x = keys::<K>(n, &mut rng, specials);
         let few: Vec<K> = (0..n).map(|i| x[i % 3]).collect();
-        for (kind, x) in [("random", &x), ("three distinct", &few)] {
+        // Keys that differ only in their lowest 12 bits (the passes above move no key), and sorted
+        // keys (tiles whose keys share their top digit rank none).
+        let narrow: Vec<K> = x.iter().map(|k| K::from_ordered(k.ordered() & 0xfff)).collect();
+        let mut sorted = x.clone();
+        sorted.sort_by_key(|k| k.ordered());
+        for (kind, x) in [("random", &x), ("three distinct", &few), ("narrow", &narrow), ("sorted", &sorted)] {
             let what = format!("{name} {kind} n = {n}");
             common::check_pairs::<K, u32>(&dev, x, &Order::ascending(), &format!("{what}, pairs4 ascending"))?;
             common::check_pairs::<K, u64>(&dev, x, &Order::descending(), &format!("{what}, pairs8 descending"))?;

@@ -264,8 +264,10 @@ fn rank_and_move<K: SortKey, V: SortValue, L: Layout, const FULL: bool>(
     let digit_of = |i: usize| digit(keys[i]);
     // A pass whose keys all share one digit moves none of them: its count of that digit is `n`. Every
     // tile reads the same counts, so every tile writes its keys back to their own positions, and none
-    // publishes or waits. The tile's first key names the digit; its load flies with the tile's.
-    let lone = counts.get(pass as usize * RADIX + digit(ordered(keys_in.get(first)))) == n as u32;
+    // publishes or waits. The tile's first key names the digit; its load flies with the tile's. (No
+    // key at all: tile 0 of an empty input, which publishes its empty counts as any tile.)
+    let lone =
+        (FULL || first < n) && counts.get(pass as usize * RADIX + digit(ordered(keys_in.get(first)))) == n as u32;
 
     // Early counts: each warp counts its keys' digits (shared-memory atomic adds), ...
     unrolled!(ITEMS, i => sh.warps.atomic(L::counter(w, digit_of(i))).add(1));
