@@ -11,10 +11,7 @@ use gpu_std::{Global, GlobalMut};
 
 use super::key::{SortKey, SortValue, StageWord};
 use super::tile::{Layout, PassKeys4, PassKeys8, PassPairs44, PassPairs48, PassPairs84, PassPairs88, exclusive_digits};
-use super::{
-    Digits, ERROR_GAVE_UP, FLAG_PREFIX, ITEMS, RADIX, RADIX_BITS, SPIN_LIMIT, STATE_HEADER, pass_state_len, status,
-    tiles,
-};
+use super::{Digits, ERROR_GAVE_UP, FLAG_PREFIX, ITEMS, MAX_LEN, RADIX, RADIX_BITS, SPIN_LIMIT, STATE_HEADER, status};
 
 /// Dynamic shared memory per block of the `u32` keys' pass and its twins (4-byte keys, no values).
 pub const SHARED_BYTES_KEYS4: usize = PassKeys4::BYTES;
@@ -163,9 +160,15 @@ pub(crate) fn sort_tile<K: SortKey, V: SortValue, L: Layout>(
     if pass >= digits.passes() || digits.end > K::BITS || counts.len() < (pass as usize + 1) * RADIX {
         panic!("sort: `pass` must be one of the bit range's passes, with its counts");
     }
-    let tiles = tiles(n, threads);
-    let at = pass as usize * pass_state_len(n, threads);
-    if state.len() < at + pass_state_len(n, threads) {
+    if n > MAX_LEN {
+        panic!("sort: at most MAX_LEN keys");
+    }
+    // `tiles(n, threads)` and `pass_state_len(n, threads)` with one division, in 32 bits (`n` and the
+    // tile's length are below 2^31).
+    let tiles = (n as u32).div_ceil(threads * ITEMS as u32).max(1) as usize;
+    let pass_len = STATE_HEADER + tiles * RADIX;
+    let at = pass as usize * pass_len;
+    if state.len() < at + pass_len {
         panic!("sort: `state` must hold state_len(n, threads, passes) words");
     }
     let t = thread_idx().x as usize;
