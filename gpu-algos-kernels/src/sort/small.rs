@@ -3,12 +3,17 @@
 //! the block's keys as a pass of [`super::onesweep`] ranks a tile's (warp ranking by `warp::match_bits`, the
 //! warps' counts summed per digit, warp 0 scanning them into the digit starts), stages each key (and
 //! value) at its place in shared memory, and reads them back in that order for the next pass; the
-//! last pass writes the staged tile out in order, consecutive threads to consecutive addresses.
+//! last pass writes the staged tile out in order, consecutive threads to consecutive addresses. A
+//! pass whose keys all have one digit (the digit of the key first in the current order) moves none
+//! and is skipped: the block learns it from one `bar.red.and` of each thread's "all my keys have
+//! it" (`sync_threads_and`), which is also the barrier between one pass's reads of the staged tile
+//! and the next pass's writes. When no pass ranked, the keys are written out from registers.
 //!
 //! Decision procedure (§5.7): one block, so nothing crosses blocks; keys, counters, starts and the
 //! staged tile cross threads through shared memory between barriers, and within a warp the ranking's
-//! counter of a digit is read by its peers and written by one of them, `bar.warp.sync` between.
-use gpu_std::block::sync_threads;
+//! counter of a digit is read by its peers and written by one of them, `bar.warp.sync` between;
+//! whether a pass moves no key is a block-wide vote, the same answer in every thread.
+use gpu_std::block::{sync_threads, sync_threads_and};
 use gpu_std::shared::SharedSlice;
 use gpu_std::thread::{block_dim, thread_idx};
 use gpu_std::warp::{self, FULL_MASK, WARP_SIZE};
@@ -132,6 +137,11 @@ pub(crate) fn sort_block<K: SortKey, V: SortValue, L: Layout>(
         }
     });
     let passes = digits.passes();
+    // The key first in the current order (the input's, then the staged tile's), whose digit every key
+    // of a pass that moves none has; whether the last pass ranked (its order is staged in shared
+    // memory, not held in registers).
+    let mut first = if n > 0 { keys_in.get(0) } else { K::from_word(0) };
+    let mut staged = false;
     for pass in 0..passes {
         let (shift, mask) = digits.pass(pass);
         // Keys past the end rank as digit 255 after every real key: they take the places from `n` on,
@@ -139,6 +149,16 @@ pub(crate) fn sort_block<K: SortKey, V: SortValue, L: Layout>(
         let digit_of = |i: usize, key: K| {
             if valid(i) { key.digit(shift, mask, digits.descending) as usize } else { RADIX - 1 }
         };
+        // A pass whose keys all have the first key's digit moves none: it is skipped, keys and values
+        // staying in registers in their order. (The barrier also orders the last pass's reads of the
+        // staged tile and the warps' offsets before this pass writes them.)
+        let d0 = first.digit(shift, mask, digits.descending) as usize;
+        let mut mine = true;
+        unrolled!(ITEMS, i => mine &= !valid(i) || digit_of(i, keys[i]) == d0);
+        if sync_threads_and(mine) {
+            staged = false;
+            continue;
+        }
         let ranked = rank_in_warp::<L>(sh.warps, w, |i| digit_of(i, keys[i]));
         sync_threads();
         digit_totals(&sh);
@@ -157,6 +177,7 @@ pub(crate) fn sort_block<K: SortKey, V: SortValue, L: Layout>(
             }
         });
         sync_threads();
+        staged = true;
         if pass + 1 < passes {
             // Back in staged order, for the next pass.
             unrolled!(ITEMS, i => {
@@ -167,19 +188,31 @@ pub(crate) fn sort_block<K: SortKey, V: SortValue, L: Layout>(
                     }
                 }
             });
-            // Every staged key is read, and every warp's offsets used, before the next pass writes.
-            sync_threads();
+            first = K::from_word(sh.keys.get(0).to_word());
         }
     }
-    unrolled!(ITEMS, s => {
-        let j = s * threads as usize + t;
-        if j < n {
-            keys_out.set(j, K::from_word(sh.keys.get(j).to_word()));
-            if let Some((_, vals_out)) = vals {
-                vals_out.set(j, V::from_word(sh.vals.get(j).to_word()));
+    if staged {
+        // The last pass's order, from shared memory: consecutive threads write consecutive keys.
+        unrolled!(ITEMS, s => {
+            let j = s * threads as usize + t;
+            if j < n {
+                keys_out.set(j, K::from_word(sh.keys.get(j).to_word()));
+                if let Some((_, vals_out)) = vals {
+                    vals_out.set(j, V::from_word(sh.vals.get(j).to_word()));
+                }
             }
-        }
-    });
+        });
+    } else {
+        // The last pass moved no key: the order is the one in registers.
+        unrolled!(ITEMS, i => {
+            if valid(i) {
+                keys_out.set(seg + 32 * i + lane, keys[i]);
+                if let Some((_, vals_out)) = vals {
+                    vals_out.set(seg + 32 * i + lane, v[i]);
+                }
+            }
+        });
+    }
 }
 
 /// The one-block kernels of one key type: keys only, and with 4-byte and 8-byte values.
