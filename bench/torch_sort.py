@@ -8,7 +8,7 @@ torch's pairs). Every output is checked against the sorted input (torch.sort of 
 for n <= 2^24, elsewhere sortedness and the sum of the keys: exact in int64 for integers, within
 1e-6 of the sum of |x| for floats).
 
-    python3 bench/torch_sort.py --csv torch-sort.csv [--kmin 10] [--kmax 30] [--dists D,D]
+    python3 bench/torch_sort.py --csv torch-sort.csv [--kmin 10] [--kmax 30] [--only W,W] [--dists D,D]
 
 `--dists`: the distributions (default uniform,few,equal; also narrow, keys below 2^16, and sorted);
 float32 keys take uniform only, int64 keys uniform, narrow and sorted.
@@ -84,6 +84,7 @@ def main():
     ap.add_argument("--csv")
     ap.add_argument("--kmin", type=int, default=10)
     ap.add_argument("--kmax", type=int, default=30)
+    ap.add_argument("--only", help="only these workloads: keys_u32, pairs_u32, keys_f32, keys_u64")
     ap.add_argument("--dists", default="uniform,few,equal",
                     help="distributions: uniform, few, equal, narrow (keys below 2^16), sorted")
     a = ap.parse_args()
@@ -107,6 +108,8 @@ def main():
             jobs += [("keys_f32", "uniform", torch.float32, False)]
         if k <= 28:
             jobs += [("keys_u64", d, torch.int64, False) for d in dists if d in ("uniform", "narrow", "sorted")]
+        if a.only:
+            jobs = [j for j in jobs if j[0] in a.only.split(",")]
         for workload, dist, dtype, pairs in jobs:
             x = make_keys(n, dist, dtype, gen)
             call = (lambda: torch.sort(x, stable=True)) if pairs else (lambda: torch.sort(x))
