@@ -176,16 +176,25 @@ fn run_counting(cmd: &mut std::process::Command, counts: &mut TestCounts) -> Res
     if status.success() { Ok(()) } else { Err(Error::new(format!("cargo test failed ({status})"))) }
 }
 
+/// The host libraries whose tests `cargo xtask test` runs beside the kernel crates': the algorithms
+/// library, where the workspace has it.
+fn host_libraries(root: &Path) -> Vec<String> {
+    ["gpu-algos"].into_iter().filter(|l| root.join(l).join("Cargo.toml").is_file()).map(String::from).collect()
+}
+
 /// The steps of `cargo xtask test`, in order: build-ptx of every kernel crate, check-ptx of each,
 /// fmt, clippy, and one `cargo test` of gpu-std, gpu-host, gpu-builder, find_cuda_helper, the kernel
-/// crates, host, tests and xtask.
-fn test_steps(gpu: bool, arch: &str, kernels: &[KernelCrate]) -> Vec<Step> {
+/// crates, the host `libraries`, host, tests and xtask.
+fn test_steps(gpu: bool, arch: &str, kernels: &[KernelCrate], libraries: &[String]) -> Vec<Step> {
     let mut cargo_test: Vec<String> =
         ["test", "-p", "gpu-std", "-p", "gpu-host", "-p", "gpu-builder", "-p", "find_cuda_helper"]
             .map(String::from)
             .to_vec();
     for k in kernels {
         cargo_test.extend(["-p".into(), k.package.clone()]);
+    }
+    for lib in libraries {
+        cargo_test.extend(["-p".into(), lib.clone()]);
     }
     cargo_test.extend(["-p", "host", "-p", "tests", "-p", "xtask"].map(String::from));
     if gpu {
@@ -311,7 +320,7 @@ pub fn test(root: &Path, allow_skip: bool) -> Result<()> {
     let kernels = workspace.kernel_crates();
     let modules: Vec<(&KernelCrate, PathBuf)> =
         kernels.iter().map(|k| (k, ptx_path(root, &k.crate_name, &arch))).collect();
-    let mut steps = test_steps(backend.gpu(), &arch, &kernels);
+    let mut steps = test_steps(backend.gpu(), &arch, &kernels, &host_libraries(root));
     steps.push(doc_step(root));
     let mut passed: Vec<String> = Vec::new();
     let mut skipped: Vec<String> = Vec::new();
@@ -410,25 +419,37 @@ mod tests {
 
     #[test]
     fn cuda_features_only_with_a_driver() {
-        let steps = |gpu| test_steps(gpu, DEFAULT_ARCH, &kernels());
+        let steps = |gpu| test_steps(gpu, DEFAULT_ARCH, &kernels(), &["gpu-algos".to_string()]);
         let args = |gpu| match &steps(gpu).into_iter().find(|s| s.name == "cargo test").expect("steps").action {
             Action::Cargo(args) => args.join(" "),
             _ => unreachable!(),
         };
         assert_eq!(
             args(false),
-            "test -p gpu-std -p gpu-host -p gpu-builder -p find_cuda_helper -p gpu-kernels -p user-kernels -p host -p tests -p xtask"
+            "test -p gpu-std -p gpu-host -p gpu-builder -p find_cuda_helper -p gpu-kernels -p user-kernels -p gpu-algos -p host \
+             -p tests -p xtask"
         );
         assert_eq!(
             args(true),
-            "test -p gpu-std -p gpu-host -p gpu-builder -p find_cuda_helper -p gpu-kernels -p user-kernels -p host -p tests -p xtask --features \
-             host/cuda,tests/cuda"
+            "test -p gpu-std -p gpu-host -p gpu-builder -p find_cuda_helper -p gpu-kernels -p user-kernels -p gpu-algos -p host \
+             -p tests -p xtask --features host/cuda,tests/cuda"
         );
     }
 
     #[test]
+    fn the_algorithms_library_is_tested_where_the_workspace_has_it() {
+        let root = std::env::temp_dir().join(format!("xtask-host-libraries-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(root.join("gpu-algos")).expect("temp dir");
+        assert!(host_libraries(&root).is_empty(), "no Cargo.toml: not a crate");
+        std::fs::write(root.join("gpu-algos/Cargo.toml"), "").expect("write");
+        assert_eq!(host_libraries(&root), ["gpu-algos"]);
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
     fn every_kernel_crate_is_built_and_checked() {
-        let steps = test_steps(false, "sm_80", &kernels());
+        let steps = test_steps(false, "sm_80", &kernels(), &[]);
         let names: Vec<&str> = steps.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(
             names,
@@ -472,7 +493,7 @@ mod tests {
 
     #[test]
     fn prerequisites_name_earlier_steps() {
-        let steps = test_steps(false, DEFAULT_ARCH, &kernels());
+        let steps = test_steps(false, DEFAULT_ARCH, &kernels(), &[]);
         for (i, step) in steps.iter().enumerate() {
             if let Some(need) = &step.needs {
                 assert!(steps[..i].iter().any(|s| &s.name == need), "{} needs unknown {need}", step.name);

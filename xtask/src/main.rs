@@ -43,7 +43,8 @@ commands:
       else on the CPU SIMT emulator.
   test [--allow-skip]
       build-ptx and check-ptx for every kernel crate, the shipped modules' check, fmt, clippy, then `cargo test` of gpu-std, every
-      kernel crate, host, tests and xtask (with the `cuda` feature when an NVIDIA driver is found).
+      kernel crate, gpu-algos (where the workspace has it), host, tests and xtask (with the `cuda`
+      feature when an NVIDIA driver is found).
       One line per step; fails if any step fails.
   sanitize [EXAMPLE...] [--tools memcheck,racecheck,...] [--max-n N]
       On a machine with an NVIDIA GPU and compute-sanitizer: build the PTX and the host with GPU
