@@ -9,10 +9,10 @@
 #![cfg_attr(target_arch = "nvptx64", no_std, feature(abi_gpu_kernel, float_minimum_maximum, asm_experimental_arch))]
 
 /// This crate's promise about thread-locals, which every `kernel!` needs (see `gpu_std::KernelCrate`).
-// SAFETY: no kernel of this crate, nor anything it calls, reaches a gpu-std primitive or view access
-// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
-// thread-local.
-pub const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
+pub struct Kernels;
+// SAFETY: no kernel of this crate, nor anything it calls, reaches gpu-std inside a thread-local's
+// lazy initialiser or a closure run with a thread-local set for its duration (`gpu_std::KernelCrate`).
+unsafe impl gpu_std::KernelCrate for Kernels {}
 
 /// `$body` for `$k = 0, 1, …, $n - 1` (`$n` a constant up to 16), written out, not looped: per-thread
 /// arrays indexed only by constants stay in registers, where a loop the compiler leaves rolled

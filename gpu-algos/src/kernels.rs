@@ -8,12 +8,32 @@ use gpu_host::{Buffer, Device, Launch, Sequence};
 use gpu_std::{Arg, Dim3, Global, GlobalMut};
 
 mod sealed {
+    /// The element types of the scans, histograms and sorts.
     pub trait Sealed {}
+    /// The pairs (element type, operation) of the reductions: sealed on the pair, not only on the
+    /// type, or `impl Reducible<MyOp> for u32` would compile downstream and be handed the library's
+    /// temporary storage.
+    pub trait SealedWith<O> {}
 }
 
-/// An element type that the reductions with `O` take: `u32`, `i32`, `u64`, `i64`, `f32`, `f64`.
-/// Sealed: the library's kernels exist for these only.
-pub trait Reducible<O>: Element + sealed::Sealed {
+/// An element type that the reductions with `O` take: `u32`, `i32`, `u64`, `i64`, `f32`, `f64`, with
+/// `O` one of [`Sum`], [`Min`], [`Max`]. Sealed on the pair: the library's kernels exist for these
+/// only, and another crate cannot add a pair (the library hands an implementation its temporary
+/// storage):
+///
+/// ```compile_fail,E0277
+/// #[derive(Clone, Copy)]
+/// struct MyOp;
+/// impl gpu_algos::Reducible<MyOp> for u32 { // error: `SealedWith<MyOp>` is not implemented for `u32`
+///     const SMALL_KERNEL: &'static str = "reduce_small_sum_u32";
+///     const FAST_KERNEL: &'static str = "reduce_sum_u32";
+///     fn identity() -> u32 { 0 }
+///     fn launch_small(_: &gpu_host::Device, _: gpu_host::Launch, _: &gpu_host::Buffer<'_, u32>, _: &gpu_host::Buffer<'_, u32>) -> anyhow::Result<()> { Ok(()) }
+///     fn launch_fast(_: &gpu_host::Device, _: gpu_host::Launch, _: &gpu_host::Buffer<'_, u32>, _: u32, _: &gpu_host::Buffer<'_, u64>, _: &gpu_host::Buffer<'_, u32>, _: &gpu_host::Buffer<'_, u32>) -> anyhow::Result<()> { Ok(()) }
+///     fn resident(_: &gpu_host::Device) -> anyhow::Result<u32> { Ok(1) }
+/// }
+/// ```
+pub trait Reducible<O>: Element + sealed::SealedWith<O> {
     /// The PTX entry of the one-block kernel (`reduce_small_*`).
     const SMALL_KERNEL: &'static str;
     /// The PTX entry of the grid-wide kernel (`reduce_*`).
@@ -38,6 +58,7 @@ pub trait Reducible<O>: Element + sealed::Sealed {
 
 macro_rules! reducible {
     ($($op:ident, $t:ty: $small:ident, $fast:ident;)*) => {$(
+        impl sealed::SealedWith<$op> for $t {}
         impl Reducible<$op> for $t {
             const SMALL_KERNEL: &'static str = <rk::$small as gpu_std::Kernel>::NAME;
             const FAST_KERNEL: &'static str = <rk::$fast as gpu_std::Kernel>::NAME;

@@ -252,3 +252,30 @@ fn scans_and_reductions_refuse_outputs_of_the_wrong_length() -> anyhow::Result<(
     assert!(e.to_string().contains("one element, not 2"), "{e}");
     Ok(())
 }
+
+/// One `Algos` lends its ticket and partials to every reduction it runs: sealed on the pair (element
+/// type, operation), `Reducible` has no implementation outside the library that could be handed them
+/// (the `compile_fail` doctest of `Reducible` tries one). Here every pair the library has, on the
+/// grid-wide path, one after the other on one `Algos`, each exact: no call leaves the shared storage
+/// in a state that changes a later result.
+#[test]
+fn one_algos_lends_its_storage_to_every_reduction_pair_and_each_result_is_exact() -> anyhow::Result<()> {
+    let dev = emu(1);
+    let algos = gpu_algos::Algos::new(&dev)?;
+    let mut rng = StdRng::seed_from_u64(11);
+    let n = 70_003;
+    let u: Vec<u32> = (0..n).map(|_| rng.r#gen()).collect();
+    let i: Vec<i64> = (0..n).map(|_| rng.r#gen()).collect();
+    let f: Vec<f64> = (0..n).map(|_| rng.gen_range(-1.0..1.0)).collect();
+    let (bu, bi, bf) = (dev.upload("u", &u)?, dev.upload("i", &i)?, dev.upload("f", &f)?);
+    for round in 0..2 {
+        assert_eq!(algos.sum(&bu)?, u.iter().fold(0u32, |a, &v| a.wrapping_add(v)), "round {round}");
+        assert_eq!(algos.min(&bi)?, *i.iter().min().unwrap(), "round {round}");
+        assert_eq!(algos.max(&bf)?, f.iter().copied().fold(f64::NEG_INFINITY, f64::max), "round {round}");
+        assert_eq!(algos.max(&bu)?, *u.iter().max().unwrap(), "round {round}");
+        assert_eq!(algos.sum(&bi)?, i.iter().fold(0i64, |a, &v| a.wrapping_add(v)), "round {round}");
+        assert_eq!(algos.min(&bf)?, f.iter().copied().fold(f64::INFINITY, f64::min), "round {round}");
+    }
+    clean(&dev, "reductions on one Algos");
+    Ok(())
+}

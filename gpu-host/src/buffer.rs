@@ -118,7 +118,8 @@ impl<'dev, T: Pod> Buffer<'dev, T> {
         unsafe { Arg::in_space(Output::from_raw_parts(self.ptr(), self.len), self.space) }
     }
 
-    /// Copies the buffer to the host (launches are synchronous: the device finished all work).
+    /// Copies the buffer to the host, after every launch queued before (on a GPU the copy runs on the
+    /// device's stream, behind the kernels of a [`Device::sequence`] that has not waited yet).
     pub fn read(&self) -> Result<Vec<T>> {
         match &self.inner {
             #[cfg(feature = "cuda")]
@@ -142,8 +143,8 @@ impl<'dev, T: Pod> Buffer<'dev, T> {
         }
     }
 
-    /// Sets every byte of the buffer to zero: on a GPU with `cuMemsetD8` (no host copy), finished when
-    /// this returns.
+    /// Sets every byte of the buffer to zero: on a GPU with `cuMemsetD8Async` on the device's stream
+    /// (no host copy, after every launch queued before), finished when this returns.
     pub fn zero(&self) -> Result<()> {
         match &self.inner {
             #[cfg(feature = "cuda")]
@@ -167,7 +168,8 @@ impl<'dev, T: Pod> Buffer<'dev, T> {
         }
     }
 
-    /// Overwrites the buffer from the host; `src` must have the buffer's length.
+    /// Overwrites the buffer from the host, after every launch queued before (as [`Buffer::read`]);
+    /// `src` must have the buffer's length.
     pub fn write(&self, src: &[T]) -> Result<()> {
         if src.len() != self.len {
             bail!("write of {} elements into a buffer of {}", src.len(), self.len);

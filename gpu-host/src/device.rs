@@ -4,7 +4,7 @@
 //! A view that outlives its buffer does not compile:
 //!
 //! ```compile_fail,E0597
-//! # const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
+//! # pub struct Kernels; unsafe impl gpu_std::KernelCrate for Kernels {}
 //! gpu_std::kernel! { pub fn fill<'a>(out: gpu_std::GlobalMut<'a, u32>) { out.set(0, 1); } }
 //! use gpu_host::{Device, cover};
 //! let dev = Device::emulator(Default::default());
@@ -30,7 +30,7 @@
 //! can alias the elements its threads own:
 //!
 //! ```compile_fail,E0502
-//! # const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
+//! # pub struct Kernels; unsafe impl gpu_std::KernelCrate for Kernels {}
 //! gpu_std::kernel! {
 //!     pub fn copy<'a>(src: gpu_std::Global<'a, u32>, out: gpu_std::Output<'a, u32>) {
 //!         if let Some(o) = out.mine() { o.set(src.get(o.index())); }
@@ -564,7 +564,7 @@ impl Device {
     /// first error is returned. On the emulator each launch runs as [`Device::launch`] runs it.
     ///
     /// ```
-    /// # const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
+    /// # pub struct Kernels; unsafe impl gpu_std::KernelCrate for Kernels {}
     /// gpu_std::kernel! { pub fn bump<'a>(x: gpu_std::GlobalMut<'a, u32>) { x.atomic(0).add(1); } }
     /// use gpu_host::{Device, Launch};
     /// let dev = Device::emulator(Default::default());
@@ -582,7 +582,7 @@ impl Device {
     /// the wait.
     ///
     /// ```compile_fail,E0597
-    /// # const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
+    /// # pub struct Kernels; unsafe impl gpu_std::KernelCrate for Kernels {}
     /// gpu_std::kernel! { pub fn bump<'a>(x: gpu_std::GlobalMut<'a, u32>) { x.atomic(0).add(1); } }
     /// use gpu_host::{Device, Launch};
     /// let dev = Device::emulator(Default::default());
@@ -601,7 +601,7 @@ impl Device {
     /// without a second round trip). `i` past the end is an error, before anything is queued.
     ///
     /// ```
-    /// # const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
+    /// # pub struct Kernels; unsafe impl gpu_std::KernelCrate for Kernels {}
     /// gpu_std::kernel! { pub fn bump<'a>(x: gpu_std::GlobalMut<'a, u32>) { x.atomic(1).add(1); } }
     /// use gpu_host::{Device, Launch};
     /// let dev = Device::emulator(Default::default());
@@ -647,6 +647,8 @@ impl Device {
     }
 
     /// Runs `f`'s sequence, then `after` (when `f` succeeded), then waits once if anything was queued.
+    /// A panic in `f` or `after` waits too, as the [`Sequence`] drops: nothing a queued kernel uses is
+    /// freed before it ends.
     fn run_sequence<'s, R, A>(
         &'s self,
         f: impl FnOnce(&Sequence<'s>) -> Result<R>,
@@ -654,16 +656,10 @@ impl Device {
     ) -> Result<(R, A)> {
         let seq = Sequence { dev: self, _invariant: std::marker::PhantomData, queued: std::cell::Cell::new(false) };
         let r = f(&seq).and_then(|r| after(&seq).map(|a| (r, a)));
-        match &self.inner {
-            #[cfg(feature = "cuda")]
-            Inner::Gpu(g) if seq.queued.get() => {
-                let waited = g.wait("a sequence of launches");
-                let r = r?;
-                waited?;
-                Ok(r)
-            }
-            _ => r,
-        }
+        let waited = seq.wait();
+        let r = r?;
+        waited?;
+        Ok(r)
     }
 
     /// Keeps what an emulated launch found; a deadlock or livelock is also an error.
@@ -810,6 +806,36 @@ pub struct Sequence<'s> {
     /// Whether anything was queued on a GPU (and so must be waited for).
     #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
     queued: std::cell::Cell<bool>,
+}
+
+impl Sequence<'_> {
+    /// Waits for everything the sequence queued on a GPU (nothing to wait for on the emulator, or when
+    /// nothing was queued).
+    fn wait(&self) -> Result<()> {
+        match &self.dev.inner {
+            #[cfg(feature = "cuda")]
+            Inner::Gpu(g) if self.queued.get() => {
+                self.queued.set(false);
+                g.wait("a sequence of launches")
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The wait on every path out of [`Device::sequence`]: when the closure panics after queuing launches,
+/// the unwinding drops the sequence here, before the buffers its kernels use (which outlive it) can be
+/// freed. A wait that fails then (a kernel faulted) cannot be returned, and the kernels' state is not
+/// known: the process ends rather than free memory a kernel may still use.
+impl Drop for Sequence<'_> {
+    fn drop(&mut self) {
+        if let Err(e) = self.wait() {
+            eprintln!(
+                "error: a sequence of launches unwound while its kernels ran, and waiting for them failed: {e:#}"
+            );
+            std::process::abort();
+        }
+    }
 }
 
 impl<'s> Sequence<'s> {

@@ -85,6 +85,26 @@ unsafe impl Send for Ctx {}
 // SAFETY: as above.
 unsafe impl Sync for Ctx {}
 
+/// The device's stream, as a buffer holds it: a buffer's copies and zeroings run on it, after every
+/// kernel queued there before them (a [`Device::sequence`](crate::Device::sequence)'s included), and
+/// are waited for before they return.
+#[derive(Clone, Copy)]
+pub struct StreamRef(cust::sys::CUstream);
+
+// SAFETY: as for `Ctx`: an opaque handle the driver owns, usable from any host thread with its
+// context current.
+unsafe impl Send for StreamRef {}
+// SAFETY: as above.
+unsafe impl Sync for StreamRef {}
+
+impl StreamRef {
+    /// Waits for everything queued on the stream.
+    fn synchronize(self) -> Result<()> {
+        // SAFETY: the stream outlives every buffer of its device (buffers borrow the device).
+        cu(unsafe { cust::sys::cuStreamSynchronize(self.0) }, "cuStreamSynchronize")
+    }
+}
+
 /// The context made current by [`Ctx::bind`], until dropped (`cuCtxPopCurrent`).
 pub struct Bound(());
 
@@ -276,8 +296,14 @@ impl Gpu {
         let bytes = std::mem::size_of_val(data);
         // SAFETY: filled immediately below (or zero-length).
         let buf = unsafe { DeviceBuffer::<u8>::uninitialized(bytes.max(16)) }.context("cuMemAlloc")?;
-        let buf =
-            GpuBuffer { buf: std::mem::ManuallyDrop::new(buf), bytes, ctx: self.ctx, _t: std::marker::PhantomData };
+        let stream = StreamRef(self.res.stream.as_inner());
+        let buf = GpuBuffer {
+            buf: std::mem::ManuallyDrop::new(buf),
+            bytes,
+            ctx: self.ctx,
+            stream,
+            _t: std::marker::PhantomData,
+        };
         if bytes > 0 {
             // SAFETY: T is a plain scalar type; viewing its bytes is sound.
             let src = unsafe { std::slice::from_raw_parts(data.as_ptr() as *const u8, bytes) };
@@ -626,12 +652,15 @@ impl<T> Drop for HostAlloc<T> {
     }
 }
 
-/// A device allocation of `bytes` (typed views are made from its address).
+/// A device allocation of `bytes` (typed views are made from its address). Its reads, writes and
+/// zeroings run on the device's stream ([`StreamRef`]), so that they come after every kernel queued
+/// before them, and are waited for before they return.
 pub struct GpuBuffer<T> {
     /// Freed with its context current (see `Drop`).
     buf: std::mem::ManuallyDrop<DeviceBuffer<u8>>,
     bytes: usize,
     ctx: Ctx,
+    stream: StreamRef,
     _t: std::marker::PhantomData<T>,
 }
 
@@ -652,50 +681,67 @@ impl<T: Pod> GpuBuffer<T> {
         self.bytes
     }
     pub fn read(&self, len: usize) -> Result<Vec<T>> {
-        let _bound = self.ctx.bind()?;
         let mut out = vec![T::default(); len];
-        if self.bytes > 0 {
-            // SAFETY: plain scalar T; `out` has exactly `bytes` bytes.
-            let dst = unsafe { std::slice::from_raw_parts_mut(out.as_mut_ptr() as *mut u8, self.bytes) };
-            self.buf.index(..self.bytes).copy_to(dst).context("cuMemcpyDtoH")?;
-        }
+        // SAFETY: `out` has `len` elements, the buffer's (the caller's `len`), so `bytes` bytes.
+        unsafe { self.copy_out(self.device_ptr(), out.as_mut_ptr() as *mut u8, self.bytes.min(len * size_of::<T>())) }?;
         Ok(out)
     }
     /// Copies element `i` (in bounds: checked by the caller) to the host.
     pub fn read_at(&self, i: usize) -> Result<T> {
-        let _bound = self.ctx.bind()?;
-        let size = std::mem::size_of::<T>();
+        let size = size_of::<T>();
         let mut out = T::default();
-        // SAFETY: plain scalar T; `out` has `size` bytes.
-        let dst = unsafe { std::slice::from_raw_parts_mut(&mut out as *mut T as *mut u8, size) };
-        self.buf.index(i * size..(i + 1) * size).copy_to(dst).context("cuMemcpyDtoH")?;
+        // SAFETY: `out` has `size` bytes; element `i` lies in the allocation (checked by the caller).
+        unsafe { self.copy_out(self.device_ptr() + (i * size) as u64, &mut out as *mut T as *mut u8, size) }?;
         Ok(out)
     }
 
-    /// Zeroes the allocation's `bytes` (`cuMemsetD8Async` on the default stream, then waited for).
+    /// Copies `bytes` at `src` (of this allocation) to host memory at `dst`, on the device's stream,
+    /// after what is queued there, and waits for it.
+    ///
+    /// # Safety
+    /// `dst` holds `bytes` writable bytes; `src .. src + bytes` lies in this allocation.
+    unsafe fn copy_out(&self, src: u64, dst: *mut u8, bytes: usize) -> Result<()> {
+        if bytes == 0 {
+            return Ok(());
+        }
+        let _bound = self.ctx.bind()?;
+        // SAFETY: the caller's contract; the stream is this context's. `T` is `Pod`: any bytes are a value.
+        let r = unsafe { cust::sys::cuMemcpyDtoHAsync_v2(dst as *mut std::ffi::c_void, src, bytes, self.stream.0) };
+        cu(r, "cuMemcpyDtoHAsync")?;
+        self.stream.synchronize()
+    }
+
+    /// Zeroes the allocation's `bytes` (`cuMemsetD8Async` on the device's stream, after what is queued
+    /// there, then waited for).
     pub fn zero(&self) -> Result<()> {
         let _bound = self.ctx.bind()?;
         if self.bytes > 0 {
-            // SAFETY: our own allocation of at least `bytes` bytes; no kernel is running (launches are
-            // synchronous).
-            let r = unsafe { cust::sys::cuMemsetD8Async(self.device_ptr(), 0, self.bytes, std::ptr::null_mut()) };
+            // SAFETY: our own allocation of at least `bytes` bytes, on the device's stream.
+            let r = unsafe { cust::sys::cuMemsetD8Async(self.device_ptr(), 0, self.bytes, self.stream.0) };
             cu(r, "cuMemsetD8Async")?;
-            // SAFETY: the default stream of the current context.
-            cu(unsafe { cust::sys::cuStreamSynchronize(std::ptr::null_mut()) }, "cuStreamSynchronize")?;
+            self.stream.synchronize()?;
         }
         Ok(())
     }
 
+    /// Overwrites the allocation's `bytes` from `src` (of the buffer's length), on the device's stream
+    /// after what is queued there, then waited for.
     pub fn write(&self, src: &[T]) -> Result<()> {
         let _bound = self.ctx.bind()?;
-        if self.bytes > 0 {
-            // SAFETY: plain scalar T.
-            let s = unsafe { std::slice::from_raw_parts(src.as_ptr() as *const u8, self.bytes) };
-            // SAFETY: DeviceSlice copy into our own allocation; no kernel is running (launches are
-            // synchronous).
-            let mut slice =
-                unsafe { cust::memory::DeviceSlice::from_raw_parts_mut(self.buf.as_device_ptr(), self.bytes) };
-            slice.copy_from(s).context("cuMemcpyHtoD")?;
+        let bytes = self.bytes.min(std::mem::size_of_val(src));
+        if bytes > 0 {
+            // SAFETY: `src` has at least `bytes` bytes, which the copy reads before the wait below
+            // returns; the destination is our own allocation; the stream is this context's.
+            let r = unsafe {
+                cust::sys::cuMemcpyHtoDAsync_v2(
+                    self.device_ptr(),
+                    src.as_ptr() as *const std::ffi::c_void,
+                    bytes,
+                    self.stream.0,
+                )
+            };
+            cu(r, "cuMemcpyHtoDAsync")?;
+            self.stream.synchronize()?;
         }
         Ok(())
     }

@@ -3,7 +3,7 @@
 //! races, divergent barriers and deadlocks.
 //!
 //! ```
-//! # const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
+//! # pub struct Kernels; unsafe impl gpu_std::KernelCrate for Kernels {}
 //! use gpu_host::{Device, cover};
 //! gpu_std::kernel! {
 //!     /// `out[i] = 2 * x[i]`, one thread per element.

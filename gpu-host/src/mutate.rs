@@ -18,7 +18,7 @@ use gpu_std::emu::{self, MutationReport, Trial};
 /// the inputs and seeds may not exercise it: a hint, not a proof.
 ///
 /// ```
-/// # const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
+/// # pub struct Kernels; unsafe impl gpu_std::KernelCrate for Kernels {}
 /// use gpu_host::{Device, EmuOptions, cover, mutation_test};
 /// use gpu_std::{Global, GlobalMut};
 /// gpu_std::kernel! {

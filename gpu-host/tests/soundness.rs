@@ -1,6 +1,7 @@
 //! What the launch library refuses before a launch: views of another device's memory, a block larger
 //! than the kernel's launch bounds, and (on a GPU) a module whose kernel takes other parameters than
-//! the launch passes; and what it refuses to make: a buffer whose size in bytes overflows.
+//! the launch passes; what it refuses to make: a buffer whose size in bytes overflows; and a sequence
+//! of launches that a panic leaves (the GPU half is `tests/tests/sequence_unwind.rs`).
 
 use gpu_host::{Device, cover};
 use gpu_std::emu::{self, EmuError, LaunchConfig};
@@ -130,7 +131,49 @@ fn a_filled_buffer_whose_size_in_bytes_overflows_is_an_error() {
     assert!(format!("{e:#}").contains("buffer `big`: cannot allocate"), "{e:#}");
 }
 
-// SAFETY: no kernel of this file, nor anything it calls, reaches a gpu-std primitive or view access
-// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
-// thread-local (`gpu_std::KernelCrate`).
-const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
+kernel! {
+    /// Thread 0 adds 1 to `x[0]`.
+    pub fn bump<'a>(x: GlobalMut<'a, u32>) {
+        if gpu_std::thread::global_index_x() == 0 {
+            x.set(0, x.get(0) + 1);
+        }
+    }
+}
+
+#[test]
+fn a_panic_inside_a_sequence_unwinds_through_it_and_leaves_the_device_usable() {
+    let dev = Device::emulator(Default::default());
+    let x = dev.filled("x", 1, 0u32).expect("alloc");
+    let cfg = LaunchConfig::linear(1, 32, 0);
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let _ = dev.sequence(|s| {
+            s.launch::<bump>(cfg, (x.view_mut(),))?;
+            s.launch::<bump>(cfg, (x.view_mut(),))?;
+            // An `expect` failing between launches: the sequence must unwind, not hang nor abort.
+            std::hint::black_box(None::<()>).expect("a panic between the launches of a sequence");
+            s.launch::<bump>(cfg, (x.view_mut(),))
+        });
+    }));
+    let payload = caught.expect_err("the panic reaches the caller");
+    assert_eq!(
+        payload.downcast_ref::<String>().map(String::as_str),
+        Some("a panic between the launches of a sequence")
+    );
+    // The two launches before the panic ran, the one after did not; the buffer and the device work.
+    assert_eq!(x.read().expect("read"), [2]);
+    x.write(&[40]).expect("write");
+    let ((), after) = dev
+        .sequence_then_read(&x, 0, |s| {
+            s.launch::<bump>(cfg, (x.view_mut(),))?;
+            s.launch::<bump>(cfg, (x.view_mut(),))
+        })
+        .expect("a sequence after the panic");
+    assert_eq!(after, 42);
+    let f = dev.take_findings();
+    assert!(f.races.is_empty() && f.deadlocks.is_empty(), "{f:?}");
+}
+
+struct Kernels;
+// SAFETY: no kernel of this crate, nor anything it calls, reaches gpu-std inside a thread-local's
+// lazy initialiser or a closure run with a thread-local set for its duration (`gpu_std::KernelCrate`).
+unsafe impl gpu_std::KernelCrate for Kernels {}

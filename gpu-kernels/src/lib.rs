@@ -8,18 +8,55 @@
 //! every kernel runs on `gpu_std::emu`.
 #![cfg_attr(target_arch = "nvptx64", no_std, feature(abi_gpu_kernel))]
 
-/// This crate's promise about thread-locals, which every `kernel!` needs (see `gpu_std::KernelCrate`).
-/// It is public only to show that another crate cannot borrow it for its own kernels:
+/// This crate's promise about thread-locals, which every `kernel!` of it needs (see
+/// `gpu_std::KernelCrate`). It is public only to show that another crate cannot borrow it for its own
+/// kernels. Not by importing it, as a package's binary would import its library's (a doctest is such
+/// a crate: it links this library):
 ///
-/// ```compile_fail,E0080
-/// const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = gpu_kernels::GPU_STD_KERNEL_CRATE;
-/// gpu_std::kernel! { pub fn fill() {} } // error: this crate's GPU_STD_KERNEL_CRATE was made by another crate
+/// ```compile_fail,E0116
+/// use gpu_kernels::Kernels;
+/// gpu_std::kernel! { pub fn fill() {} } // error: cannot define inherent `impl` for a type outside of this crate
 /// fn main() {}
 /// ```
-// SAFETY: no kernel of this crate, nor anything it calls, reaches a gpu-std primitive or view access
-// inside a thread-local's initialiser or while it borrows a thread-local, and none keeps a view in a
-// thread-local.
-pub const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
+///
+/// nor by a glob import of the library at the root:
+///
+/// ```compile_fail,E0116
+/// use gpu_kernels::*;
+/// gpu_std::kernel! { pub fn fill() {} }
+/// fn main() {}
+/// ```
+///
+/// nor by re-exporting it:
+///
+/// ```compile_fail,E0116
+/// pub use gpu_kernels::Kernels;
+/// gpu_std::kernel! { pub fn fill() {} }
+/// fn main() {}
+/// ```
+///
+/// nor by an alias of it:
+///
+/// ```compile_fail,E0116
+/// type Kernels = gpu_kernels::Kernels;
+/// gpu_std::kernel! { pub fn fill() {} }
+/// fn main() {}
+/// ```
+///
+/// A crate that makes its own promise compiles, with this library imported whole:
+///
+/// ```
+/// use gpu_kernels::*;
+/// pub struct Kernels;
+/// // SAFETY: `fill` calls nothing.
+/// unsafe impl gpu_std::KernelCrate for Kernels {}
+/// gpu_std::kernel! { pub fn fill() {} }
+/// fn main() {}
+/// ```
+pub struct Kernels;
+// SAFETY: no kernel of this crate, nor anything it calls, reaches gpu-std inside a thread-local's
+// lazy initialiser or a closure run with a thread-local set for its duration (`gpu_std::KernelCrate`).
+unsafe impl gpu_std::KernelCrate for Kernels {}
 
 pub mod atomic_add_f64;
 pub mod atomic_tour;

@@ -45,7 +45,9 @@ pub struct ViewArg {
 }
 
 /// A kernel's parameter tuple: every element a [`KernelParam`]. The emulator reads the device memory
-/// regions the views give access to, and checks each access of the launch against them.
+/// regions the views give access to, and checks each access of the launch against them. Sealed
+/// through [`ParamList`](crate::signature::ParamList): the tuples of [`KernelParam`]s, whose
+/// implementations are this crate's.
 pub trait KernelArgs: Copy + crate::signature::ParamList {
     /// Every view among the arguments, in parameter order.
     fn views(&self) -> Vec<ViewArg>;
@@ -225,6 +227,10 @@ mod into_param_sealed {
     impl<P: crate::memory::KernelParam> Sealed for super::Arg<'_, P> {}
 }
 
+mod into_args_sealed {
+    pub trait Sealed {}
+}
+
 impl<T: Pod + KernelParam> IntoParam for T {
     type Param = T;
     unsafe fn into_param(self) -> T {
@@ -245,8 +251,20 @@ impl<P: KernelParam> IntoParam for Arg<'_, P> {
 }
 
 /// A launch's argument tuple as the caller writes it: each element an [`IntoParam`]. Launchers take
-/// `impl IntoArgs<Params = K::Args>`.
-pub trait IntoArgs: Copy {
+/// `impl IntoArgs<Params = K::Args>`. Sealed (the tuples of [`IntoParam`]s): a launcher trusts what
+/// [`spaces`](IntoArgs::spaces) and [`check_space`](IntoArgs::check_space) say before it gives the
+/// views to a kernel, so no other type may implement it, nor override them:
+///
+/// ```compile_fail,E0277
+/// #[derive(Clone, Copy)]
+/// struct Lies;
+/// impl gpu_std::IntoArgs for Lies { // error: the sealed trait's supertrait is not implemented
+///     type Params = (u32,);
+///     unsafe fn into_args(self) -> (u32,) { (0,) }
+///     fn spaces(&self) -> Vec<(usize, gpu_std::MemorySpace)> { Vec::new() }
+/// }
+/// ```
+pub trait IntoArgs: Copy + into_args_sealed::Sealed {
     /// The kernel's parameter tuple.
     type Params: KernelArgs;
     /// The parameters, without the borrows the [`Arg`]s hold.
@@ -305,6 +323,7 @@ macro_rules! kernel_args {
                 vec![$(size_of::<$p>()),*]
             }
         }
+        impl<$($a: IntoParam),*> into_args_sealed::Sealed for ($($a,)*) {}
         impl<$($a: IntoParam),*> IntoArgs for ($($a,)*) {
             type Params = ($($a::Param,)*);
             #[allow(clippy::unused_unit)]

@@ -27,8 +27,9 @@ pub enum ScopeKind {
     System,
 }
 
-/// A scope, as a type (so that the scope is fixed at compile time).
-pub trait Scope {
+/// A scope, as a type (so that the scope is fixed at compile time). Sealed: [`Block`], [`Device`],
+/// [`System`].
+pub trait Scope: scope_sealed::Sealed {
     /// The scope, as a value.
     const KIND: ScopeKind;
 }
@@ -41,6 +42,15 @@ pub struct Device;
 /// The device, the host and peer devices. PTX `.sys`.
 #[derive(Clone, Copy, Debug)]
 pub struct System;
+mod scope_sealed {
+    /// The scopes and the state spaces of this module.
+    pub trait Sealed {}
+    impl Sealed for super::Block {}
+    impl Sealed for super::Device {}
+    impl Sealed for super::System {}
+    impl Sealed for super::GlobalSpace {}
+    impl Sealed for super::SharedSpace {}
+}
 impl Scope for Block {
     const KIND: ScopeKind = ScopeKind::Block;
 }
@@ -155,8 +165,9 @@ impl AtomicInt for i64 {
     }
 }
 
-/// A state space, as a type (so that the space of an [`AtomicRef`] is fixed at compile time).
-pub trait Space {
+/// A state space, as a type (so that the space of an [`AtomicRef`] is fixed at compile time). Sealed:
+/// [`GlobalSpace`], [`SharedSpace`] (an atomic's instruction is chosen by its space).
+pub trait Space: scope_sealed::Sealed {
     /// The state space, as a value.
     const KIND: SpaceKind;
 }
@@ -179,7 +190,7 @@ impl Space for SharedSpace {
 /// from, for shared memory.
 ///
 /// ```compile_fail,E0521
-/// # const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
+/// # pub struct Kernels; unsafe impl gpu_std::KernelCrate for Kernels {}
 /// std::thread_local! {
 ///     static KEPT: std::cell::Cell<Option<gpu_std::atomic::AtomicRef<'static, u32, gpu_std::Device, gpu_std::atomic::GlobalSpace>>> =
 ///         const { std::cell::Cell::new(None) };
@@ -201,7 +212,7 @@ impl Space for SharedSpace {
 /// }
 /// ```
 /// ```
-/// # const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
+/// # pub struct Kernels; unsafe impl gpu_std::KernelCrate for Kernels {}
 /// // Within the launch (and the slice's scope), an element for atomics is an ordinary value.
 /// gpu_std::shared_layout! { pub struct Lock { pub word: [u32; 1] } }
 /// gpu_std::kernel! {

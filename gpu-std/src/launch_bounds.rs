@@ -9,7 +9,7 @@
 //! and serialise loads that it could otherwise issue together.
 //!
 //! ```
-//! # const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
+//! # pub struct Kernels; unsafe impl gpu_std::KernelCrate for Kernels {}
 //! gpu_std::kernel! {
 //!     /// Each thread doubles one element; blocks of at most 256 threads, 4 of them per SM.
 //!     #[launch_bounds(256, 4)]
@@ -27,7 +27,7 @@
 //! A kernel takes one `#[launch_bounds]`:
 //!
 //! ```compile_fail
-//! # const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
+//! # pub struct Kernels; unsafe impl gpu_std::KernelCrate for Kernels {}
 //! gpu_std::kernel! {
 //!     #[launch_bounds(256, 4)]
 //!     #[launch_bounds(512, 2)]

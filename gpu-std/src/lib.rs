@@ -68,15 +68,16 @@
 //!   standard macros through `gpu_std` itself, so a crate that shadows `stringify!` or replaces
 //!   `::core` changes neither a kernel's name nor a shared layout's size.
 //! - **Thread-locals are a promise**: the emulator runs every thread of a launch as a coroutine of one
-//!   OS thread, so they share its thread-locals, and a thread-local's initialiser or `with` closure
-//!   that reaches a scheduling point lets `std` drop a value another emulated thread borrows. A kernel
-//!   crate promises, once, in an `unsafe` block, that its kernels do not do that ([`KernelCrate`]);
-//!   [`kernel!`] does not compile without the promise of its own crate.
+//!   OS thread, so they share its thread-locals, and a thread-local's lazy initialiser (or a scoped
+//!   thread-local's closure) that reaches a scheduling point lets `std` drop a value another emulated
+//!   thread borrows. A kernel crate promises, once, with `unsafe impl gpu_std::KernelCrate for Kernels
+//!   {}`, that its kernels do not do that ([`KernelCrate`]); [`kernel!`] does not compile without the
+//!   promise of a `Kernels` type of its own crate.
 //! - **Views carry the launch's lifetime** (`fn k<'a>(x: Global<'a, f32>)`), so a kernel cannot keep
 //!   one past its launch, nor an element for atomics made from one (`AtomicRef<'a, ..>`; one of shared
 //!   memory lives as long as the borrow of its [`SharedSlice`]). A `SharedSlice` itself carries no
 //!   lifetime: it is neither `Send` nor `Sync`, so only a host `thread_local!` can keep it past its
-//!   launch, which the crate's [`KernelCrate`] promise excludes; the emulator also refuses its accesses to memory that the running launch was not given
+//!   launch; the emulator refuses its accesses to memory that the running launch was not given
 //!   (which stops a freed block's memory from being touched, not an address that another view of
 //!   the new launch now covers).
 //! - **16-byte loads**: `view.split_vectors()` splits a `Global<T>` like `slice::align_to` into a head
@@ -122,7 +123,7 @@ pub mod atomic;
 pub mod block;
 pub mod fence;
 pub mod grid;
-mod kernel_crate;
+pub mod kernel_crate;
 pub mod launch_bounds;
 pub use kernel_crate::KernelCrate;
 pub mod memory;
@@ -145,6 +146,7 @@ pub use vector::{Lanes, Split, SplitMut, Vectors, VectorsMut};
 /// part of the API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::kernel_crate::promised;
     pub use ::core;
 }
 
@@ -188,8 +190,8 @@ fn panic(_: &core::panic::PanicInfo) -> ! {
 /// target resolves them), so two definitions that differ in any of them cannot be taken for each
 /// other.
 ///
-/// `run` must keep [`KernelCrate::new`]'s promise about thread-locals: the emulator runs every thread
-/// of a launch on one OS thread. [`kernel!`] relies on the crate's own `GPU_STD_KERNEL_CRATE` for it.
+/// `run` must keep [`KernelCrate`]'s promise about thread-locals: the emulator runs every thread of a
+/// launch on one OS thread. [`kernel!`] relies on the crate's own `Kernels: KernelCrate` for it.
 ///
 /// A hand-written implementation must say `unsafe impl`:
 ///
@@ -226,7 +228,7 @@ pub unsafe trait Kernel {
 /// Defines a kernel once for both targets.
 ///
 /// ```
-/// # const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
+/// # pub struct Kernels; unsafe impl gpu_std::KernelCrate for Kernels {}
 /// gpu_std::kernel! {
 ///     /// `y[i] = a * x[i] + y[i]`.
 ///     pub fn saxpy<'a>(a: f32, x: gpu_std::Global<'a, f32>, y: gpu_std::GlobalMut<'a, f32>) {
@@ -250,14 +252,14 @@ pub unsafe trait Kernel {
 /// cannot be looked into, and is refused.)
 ///
 /// ```compile_fail
-/// # const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
+/// # pub struct Kernels; unsafe impl gpu_std::KernelCrate for Kernels {}
 /// gpu_std::kernel! {
 ///     #[cfg(not(target_arch = "nvptx64"))] // error: only doc comments, lint attributes and #[launch_bounds]
 ///     pub fn fill<'a>(x: gpu_std::GlobalMut<'a, u8>) { x.set(0, 1); }
 /// }
 /// ```
 /// ```
-/// # const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
+/// # pub struct Kernels; unsafe impl gpu_std::KernelCrate for Kernels {}
 /// gpu_std::kernel! {
 ///     /// Documented, with lints and launch bounds.
 ///     #[allow(unused_variables)]
@@ -280,7 +282,7 @@ pub unsafe trait Kernel {
 /// it needs an `unsafe` block, as anywhere else.
 ///
 /// ```compile_fail,E0133
-/// # const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
+/// # pub struct Kernels; unsafe impl gpu_std::KernelCrate for Kernels {}
 /// gpu_std::kernel! {
 ///     pub fn raw_store(addr: u64) {
 ///         *(addr as *mut u32) = 0xdeadbeef; // error: dereference of raw pointer is unsafe
@@ -288,7 +290,7 @@ pub unsafe trait Kernel {
 /// }
 /// ```
 /// ```compile_fail,E0133
-/// # const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
+/// # pub struct Kernels; unsafe impl gpu_std::KernelCrate for Kernels {}
 /// gpu_std::kernel! {
 ///     pub fn bad_mask(x: u32) {
 ///         let _ = gpu_std::warp::shfl_unchecked(gpu_std::warp::ShflMode::Idx, 0, x, 0, 32); // error: call to unsafe function
@@ -296,19 +298,19 @@ pub unsafe trait Kernel {
 /// }
 /// ```
 /// ```compile_fail,E0277
-/// # const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
+/// # pub struct Kernels; unsafe impl gpu_std::KernelCrate for Kernels {}
 /// gpu_std::kernel! {
 ///     pub fn takes_usize(n: usize) { let _ = n; }
 /// }
 /// ```
 /// ```compile_fail,E0277
-/// # const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
+/// # pub struct Kernels; unsafe impl gpu_std::KernelCrate for Kernels {}
 /// gpu_std::kernel! {
 ///     pub fn takes_bool(b: bool) { let _ = b; }
 /// }
 /// ```
 /// ```compile_fail,E0277
-/// # const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
+/// # pub struct Kernels; unsafe impl gpu_std::KernelCrate for Kernels {}
 /// gpu_std::kernel! {
 ///     pub fn takes_a_host_slice(s: &'static [u32]) { let _ = s; }
 /// }
@@ -319,7 +321,7 @@ pub unsafe trait Kernel {
 /// give every kernel the name of another):
 ///
 /// ```standalone_crate
-/// # const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
+/// # pub struct Kernels; unsafe impl gpu_std::KernelCrate for Kernels {}
 /// extern crate self as core;
 /// pub use ::std::*;
 /// macro_rules! stringify { ($($t:tt)*) => { "saxpy" } }
@@ -347,7 +349,7 @@ macro_rules! kernel {
 /// type.
 #[doc(hidden)]
 #[macro_export]
-// `crate::*` is meant: the promise is the calling crate's own (`GPU_STD_KERNEL_CRATE`, see `KernelCrate`).
+// `crate::*` is meant: the promise is the calling crate's own (`Kernels`, see `KernelCrate`).
 #[allow(clippy::crate_in_macro_def)]
 macro_rules! __kernel {
     ([$($attrs:tt)*] [] #[launch_bounds($max:literal $(, $min:literal)? $(,)?)] $($rest:tt)*) => {
@@ -388,38 +390,46 @@ macro_rules! __kernel {
         $crate::__kernel! { [$($attrs)*] [$($lb)*] pub fn $name<'__launch>($($arg: $ty),*) $body }
     };
     ([$($attrs:tt)*] [$($lb:tt)*] pub fn $name:ident<$lt:lifetime>($($arg:ident : $ty:ty),* $(,)?) $body:block) => {
-        // The crate's promise about thread-locals (see `KernelCrate`), made by this crate.
+        // The crate's promise about thread-locals (see `KernelCrate`): a type `Kernels` of this crate
+        // (an inherent impl compiles only for a type defined in the crate: E0116 for an alias, an import
+        // or a re-export of another crate's) that implements `KernelCrate`.
         const _: () = {
             #[allow(unused_imports)]
             use crate::*;
-            GPU_STD_KERNEL_CRATE.check($crate::__private::core::module_path!())
+            // A kernel defined in a function body names the crate root's `Kernels`: the impl adds
+            // nothing, so where it stands changes nothing.
+            #[allow(non_local_definitions)]
+            impl Kernels {}
+            $crate::__private::promised::<Kernels>()
         };
 
-        $($attrs)*
+        // The parameter types, written once for each target: the `.entry`, its signature, the host
+        // type and the body all name them through `KernelTypes` (`__kernel_params!`).
         #[cfg(target_arch = "nvptx64")]
-        #[unsafe(no_mangle)]
-        // Views are `#[repr(C)] {ptr, len}` structs; rustc passes them as `.param .align 8 .b8 p[16]`,
-        // the layout CUDA C++ uses for a struct parameter (checked by a test over the built PTX).
-        #[allow(improper_gpu_kernel_arg)]
-        pub extern "gpu-kernel" fn $name<$lt>($($arg: $ty),*) {
-            $( $crate::memory::assert_param::<$ty>(); )*
-            $crate::__launch_bounds!($($lb)*);
-            // The body is a safe function's, as on the host.
-            #[inline(always)]
-            #[allow(unused_variables)]
-            fn __gpu_std_kernel_body<$lt>($($arg: $ty),*) $body
-            __gpu_std_kernel_body($($arg),*)
+        #[doc(hidden)]
+        #[allow(non_camel_case_types, dead_code)]
+        pub struct $name {}
+        $($attrs)*
+        #[cfg(not(target_arch = "nvptx64"))]
+        #[allow(non_camel_case_types)]
+        #[derive(
+            $crate::__private::core::clone::Clone,
+            $crate::__private::core::marker::Copy,
+            $crate::__private::core::fmt::Debug
+        )]
+        pub struct $name;
+        impl $crate::signature::KernelTypes for $name {
+            type Args<$lt> = ($($ty,)*);
         }
 
         // The definition's signature, next to its `.entry` in the PTX module, where a GPU launch reads
         // it: the module path, name and parameter types as this target resolves them.
         #[cfg(target_arch = "nvptx64")]
         const _: () = {
-            type __GpuStdKernelArgs<$lt> = ($($ty,)*);
             const __GPU_STD_SIGNATURE_LEN: $crate::__private::core::primitive::usize = $crate::signature::len(
                 $crate::__private::core::module_path!(),
                 $crate::__private::core::stringify!($name),
-                <__GpuStdKernelArgs<'static> as $crate::signature::ParamList>::TYPES,
+                <<$name as $crate::signature::KernelTypes>::Args<'static> as $crate::signature::ParamList>::TYPES,
             );
             // SAFETY: the name is this kernel's alone (a second kernel of the same name in the crate
             // would clash at its `.entry` too): `__gpu_std_signature_<name>`, never read by Rust code.
@@ -430,25 +440,55 @@ macro_rules! __kernel {
             static __GPU_STD_SIGNATURE: [$crate::__private::core::primitive::u8; __GPU_STD_SIGNATURE_LEN] = $crate::signature::bytes(
                 $crate::__private::core::module_path!(),
                 $crate::__private::core::stringify!($name),
-                <__GpuStdKernelArgs<'static> as $crate::signature::ParamList>::TYPES,
+                <<$name as $crate::signature::KernelTypes>::Args<'static> as $crate::signature::ParamList>::TYPES,
             );
         };
 
-        $($attrs)*
-        #[cfg(not(target_arch = "nvptx64"))]
-        #[allow(non_camel_case_types)]
-        #[derive(
-            $crate::__private::core::clone::Clone,
-            $crate::__private::core::marker::Copy,
-            $crate::__private::core::fmt::Debug
-        )]
-        pub struct $name;
+        $crate::__kernel_params! {
+            [[$($attrs)*] [$($lb)*] $name $lt $body]
+            [<$name as $crate::signature::KernelTypes>::Args<$lt>]
+            []
+            $($arg)*
+        }
+    };
+}
 
-        // SAFETY: the crate promised what `run` needs of its thread-locals (`GPU_STD_KERNEL_CRATE`,
-        // checked above to be its own). `Args` and `run` come from the same definition as the `.entry` above, and the
-        // signature the `.entry`'s module holds for it is made from the same module path, name and
-        // types (`Kernel`'s contract). Only doc comments and lint attributes reach the two definitions,
-        // so neither can exist without the other.
+/// The rest of [`kernel!`]: names each parameter's type as `Head` of the parameter tuple after as many
+/// `Tail`s as parameters before it (`[$rest]` is the tuple of the parameters still to name, `[$done]`
+/// the named ones), then emits the `.entry` and the host type's [`Kernel`] impl with those types.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __kernel_params {
+    ([$($k:tt)*] [$($rest:tt)*] [$($done:tt)*] $arg:ident $($more:ident)*) => {
+        $crate::__kernel_params! {
+            [$($k)*]
+            [<$($rest)* as $crate::signature::Split>::Tail]
+            [$($done)* ($arg: <$($rest)* as $crate::signature::Split>::Head)]
+            $($more)*
+        }
+    };
+    ([[$($attrs:tt)*] [$($lb:tt)*] $name:ident $lt:lifetime $body:block] [$($rest:tt)*] [$(($arg:ident : $($pty:tt)*))*]) => {
+        $($attrs)*
+        #[cfg(target_arch = "nvptx64")]
+        #[unsafe(no_mangle)]
+        // Views are `#[repr(C)] {ptr, len}` structs; rustc passes them as `.param .align 8 .b8 p[16]`,
+        // the layout CUDA C++ uses for a struct parameter (checked by a test over the built PTX).
+        #[allow(improper_gpu_kernel_arg)]
+        pub extern "gpu-kernel" fn $name<$lt>($($arg: $($pty)*),*) {
+            $crate::__launch_bounds!($($lb)*);
+            // The body is a safe function's, as on the host.
+            #[inline(always)]
+            #[allow(unused_variables)]
+            fn __gpu_std_kernel_body<$lt>($($arg: $($pty)*),*) $body
+            __gpu_std_kernel_body($($arg),*)
+        }
+
+        // SAFETY: the crate promised what `run` needs of its thread-locals (its own `Kernels:
+        // KernelCrate`, checked above). `Args` and `run` come from the same definition as the `.entry`
+        // above, with the types of one expansion (`KernelTypes`), and the signature the `.entry`'s
+        // module holds for it is made from the same module path, name and types (`Kernel`'s contract).
+        // Only doc comments and lint attributes reach the two definitions, so neither can exist without
+        // the other.
         #[cfg(not(target_arch = "nvptx64"))]
         unsafe impl $crate::Kernel for $name {
             const NAME: &'static str = $crate::__private::core::stringify!($name);
@@ -456,11 +496,11 @@ macro_rules! __kernel {
             const PARAMS: &'static [&'static str] = &[$($crate::__private::core::stringify!($arg)),*];
             const MAX_THREADS_PER_BLOCK: $crate::__private::core::option::Option<u32> =
                 $crate::__max_threads!($($lb)*);
-            type Args<$lt> = ($($ty,)*);
+            type Args<'__gpu_std_a> = <$name as $crate::signature::KernelTypes>::Args<'__gpu_std_a>;
             #[allow(unused_parens)]
             fn run<$lt>(args: Self::Args<$lt>) {
                 #[allow(unused_variables)]
-                fn __gpu_std_kernel_body<$lt>($($arg: $ty),*) $body
+                fn __gpu_std_kernel_body<$lt>($($arg: $($pty)*),*) $body
                 let ($($arg,)*) = args;
                 __gpu_std_kernel_body($($arg),*)
             }

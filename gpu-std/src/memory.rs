@@ -106,7 +106,7 @@ pub(crate) fn out_of_bounds(i: usize, len: usize) -> ! {
 /// anywhere that outlives the launch (a `static`, a `thread_local`):
 ///
 /// ```compile_fail,E0521
-/// # const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
+/// # pub struct Kernels; unsafe impl gpu_std::KernelCrate for Kernels {}
 /// std::thread_local! {
 ///     static KEPT: std::cell::Cell<Option<gpu_std::GlobalMut<'static, u32>>> = const { std::cell::Cell::new(None) };
 /// }

@@ -97,56 +97,78 @@ macro_rules! shared_layout {
             $($(#[$fm])* $fvis $field: $crate::shared::SharedSlice<$ty>,)+
         }
 
-        impl $name {
-            /// Bytes of dynamic shared memory per block that a launch must give.
-            pub const BYTES: $crate::__private::core::primitive::usize = {
-                #[repr(C)]
-                #[allow(dead_code)]
-                struct Layout { $($field: [$ty; $len],)+ }
-                $crate::__private::core::mem::size_of::<Layout>()
-            };
+        const _: () = {
+            // Each length is written once, here: the size checked at run time, the offsets, the
+            // lengths of the views and the names the emulator reports all come from this one struct
+            // (a length or type that expands differently each time cannot make a view longer than the
+            // checked layout). Each view's element type is this struct's (`array_view`), so a struct
+            // field of another type does not compile.
+            #[repr(C)]
+            #[allow(dead_code)]
+            struct Layout { $($field: [$ty; $len],)+ }
 
-            /// The arrays in the calling thread's block. Traps (GPU) or reports (emulator) if the launch
-            /// gave fewer than `BYTES` bytes of dynamic shared memory.
-            #[inline(always)]
-            #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-            pub fn view() -> Self {
-                #[repr(C)]
-                #[allow(dead_code)]
-                struct Layout { $($field: [$ty; $len],)+ }
-                const {
-                    $crate::__private::core::assert!(
-                        $crate::__private::core::mem::align_of::<Layout>() <= $crate::shared::SHARED_BASE_ALIGN
-                    )
-                };
-                const FIELDS: &[$crate::shared::SharedField] = &[$($crate::shared::SharedField {
-                    name: $crate::__private::core::concat!(
-                        $crate::__private::core::stringify!($name),
-                        ".",
-                        $crate::__private::core::stringify!($field)
-                    ),
-                    offset: $crate::__private::core::mem::offset_of!(Layout, $field),
-                    elem: $crate::__private::core::mem::size_of::<$ty>(),
-                    len: $len,
-                },)+];
-                let base = $crate::shared::dynamic_base(
-                    $crate::__private::core::mem::size_of::<Layout>(),
+            const FIELDS: &[$crate::shared::SharedField] = &[$($crate::shared::SharedField::of(
+                $crate::__private::core::concat!(
                     $crate::__private::core::stringify!($name),
-                    FIELDS,
-                );
-                $name {
-                    // SAFETY: `Layout` fits in the block's dynamic shared memory (checked by
-                    // `dynamic_base`), whose base is aligned for it; each field is its own array there.
-                    $($field: unsafe {
-                        $crate::shared::SharedSlice::from_raw_parts(
-                            base.wrapping_add($crate::__private::core::mem::offset_of!(Layout, $field)) as *mut $ty,
-                            const { $len },
+                    ".",
+                    $crate::__private::core::stringify!($field)
+                ),
+                $crate::__private::core::mem::offset_of!(Layout, $field),
+                |l: &Layout| &l.$field,
+            ),)+];
+
+            impl $name {
+                /// Bytes of dynamic shared memory per block that a launch must give.
+                pub const BYTES: $crate::__private::core::primitive::usize = $crate::__private::core::mem::size_of::<Layout>();
+
+                /// The arrays in the calling thread's block. Traps (GPU) or reports (emulator) if the
+                /// launch gave fewer than `BYTES` bytes of dynamic shared memory.
+                #[inline(always)]
+                #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+                pub fn view() -> Self {
+                    const {
+                        $crate::__private::core::assert!(
+                            $crate::__private::core::mem::align_of::<Layout>() <= $crate::shared::SHARED_BASE_ALIGN
                         )
-                    },)+
+                    };
+                    let base = $crate::shared::dynamic_base(
+                        $crate::__private::core::mem::size_of::<Layout>(),
+                        $crate::__private::core::stringify!($name),
+                        FIELDS,
+                    );
+                    $name {
+                        // SAFETY: `Layout` fits in the block's dynamic shared memory (checked by
+                        // `dynamic_base`), whose base is aligned for it; each field is its own array
+                        // there, at its offset in `Layout`.
+                        $($field: unsafe {
+                            $crate::shared::array_view(
+                                base,
+                                $crate::__private::core::mem::offset_of!(Layout, $field),
+                                |l: &Layout| &l.$field,
+                            )
+                        },)+
+                    }
                 }
             }
-        }
+        };
     };
+}
+
+/// The view of the array `[T; N]` at byte `offset` of the block's dynamic shared memory at `base`; `T`
+/// and `N` are those of the layout's field that `_field` (never called) returns.
+///
+/// # Safety
+/// `base` is what [`dynamic_base`] returned, after it checked a layout `L` whose field `_field`
+/// returns lies at `offset`.
+#[doc(hidden)]
+#[inline(always)]
+pub unsafe fn array_view<L, T: Pod, const N: usize>(
+    base: *mut u8,
+    offset: usize,
+    _field: fn(&L) -> &[T; N],
+) -> SharedSlice<T> {
+    // SAFETY: the caller's contract: `N` elements of `T` at `offset` lie in the checked layout.
+    unsafe { SharedSlice::from_raw_parts(base.wrapping_add(offset) as *mut T, N) }
 }
 
 /// The base of the block's dynamic shared memory (on the GPU a shared-window address, what `ld.shared`
@@ -181,6 +203,14 @@ pub struct SharedField {
     pub elem: usize,
     /// Elements.
     pub len: usize,
+}
+
+impl SharedField {
+    /// The array `name` at byte `offset` of a layout `L`, with the element size and count of the field
+    /// that `_field` (never called) returns.
+    pub const fn of<L, T: Pod, const N: usize>(name: &'static str, offset: usize, _field: fn(&L) -> &[T; N]) -> Self {
+        SharedField { name, offset, elem: size_of::<T>(), len: N }
+    }
 }
 
 /// The whole of the block's dynamic shared memory as one array of `T` (`extern __shared__ T s[]`),

@@ -42,15 +42,45 @@ pub struct ParamType {
     pub owner: &'static str,
 }
 
-/// A tuple of kernel parameters, with the types a signature names.
+/// A tuple of kernel parameters, with the types a signature names. Sealed: the tuples of
+/// [`KernelParam`]s, up to 8 of them (the launchers read a launch's views from it).
 #[doc(hidden)]
-pub trait ParamList {
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a kernel's parameter list",
+    note = "every parameter of a kernel is a `gpu_std::KernelParam` (a `Pod` scalar or a global-memory view), and a kernel takes at most 8"
+)]
+pub trait ParamList: param_list_sealed::Sealed {
     /// Each parameter's type, in order.
     const TYPES: &'static [ParamType];
 }
 
+mod param_list_sealed {
+    pub trait Sealed {}
+}
+
+/// A kernel's parameter list, written once: [`kernel!`](crate::kernel) names every parameter's type
+/// through it (`<<K as KernelTypes>::Args<'a> as Split>::Head`, ...), so that the `.entry`, its
+/// signature and the body take the types of one expansion of the kernel's tokens (a macro among them
+/// that expands differently each time cannot give them different types).
+#[doc(hidden)]
+pub trait KernelTypes {
+    /// The parameters, as a tuple.
+    type Args<'a>: ParamList;
+}
+
+/// A parameter tuple as its first element and the tuple of the others: the type of parameter `k` is
+/// `Head` after `k` `Tail`s.
+#[doc(hidden)]
+pub trait Split {
+    /// The first parameter's type.
+    type Head;
+    /// The tuple of the other parameters.
+    type Tail;
+}
+
 macro_rules! param_lists {
     ($($p:ident),*) => {
+        impl<$($p: KernelParam),*> param_list_sealed::Sealed for ($($p,)*) {}
         impl<$($p: KernelParam),*> ParamList for ($($p,)*) {
             const TYPES: &'static [ParamType] = &[$($p::TYPE),*];
         }
@@ -65,6 +95,23 @@ param_lists!(A, B, C, D, E);
 param_lists!(A, B, C, D, E, F);
 param_lists!(A, B, C, D, E, F, G);
 param_lists!(A, B, C, D, E, F, G, H);
+
+macro_rules! splits {
+    ($h:ident $(, $t:ident)*) => {
+        impl<$h $(, $t)*> Split for ($h, $($t,)*) {
+            type Head = $h;
+            type Tail = ($($t,)*);
+        }
+    };
+}
+splits!(A);
+splits!(A, B);
+splits!(A, B, C);
+splits!(A, B, C, D);
+splits!(A, B, C, D, E);
+splits!(A, B, C, D, E, F);
+splits!(A, B, C, D, E, F, G);
+splits!(A, B, C, D, E, F, G, H);
 
 /// Writes `s` at `at` into `out` (as much as fits; nothing when `out` is empty) and returns the
 /// position after it.
@@ -139,7 +186,7 @@ pub fn text(path: &str, name: &str, types: &[ParamType]) -> String {
 /// wrote into the PTX module for the `.entry` of the same definition.
 ///
 /// ```
-/// # const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
+/// # pub struct Kernels; unsafe impl gpu_std::KernelCrate for Kernels {}
 /// gpu_std::kernel! {
 ///     pub fn scale<'a>(a: f32, x: gpu_std::GlobalMut<'a, f32>, out: gpu_std::Output<'a, u32, gpu_std::PerWarp>) {}
 /// }

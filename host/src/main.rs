@@ -188,6 +188,11 @@ fn run(req: RunRequest) -> Result<bool> {
                 eprintln!("{note}");
             }
             eprintln!("device: {}", dev.name());
+            eprintln!(
+                "kernels: {}::Kernels makes the kernel crate's promise (unsafe impl gpu_std::KernelCrate): {}",
+                host::device::DEFAULT_KERNEL_CRATE,
+                gpu_std::kernel_crate::PROMISE
+            );
         }
         if dev.is_gpu() && k > 0 {
             break; // schedules apply to the emulator only

@@ -33,7 +33,7 @@ pub const BUNDLE_DIR: &str = ".gpu-bundle";
 
 /// The integration tests of the `tests` package that run on the GPU: every example, and the user
 /// crate's kernels. (The PTX and source checks run where the sources are.)
-const GPU_TESTS: [&str; 11] = [
+const GPU_TESTS: [&str; 12] = [
     "examples",
     "algos_gpu",
     "sort_gpu",
@@ -45,6 +45,7 @@ const GPU_TESTS: [&str; 11] = [
     "system_scope",
     "multi_gpu",
     "corpus",
+    "sequence_unwind",
 ];
 
 /// The helper that unpacks a linkable `libcuda.so` on a machine without the NVIDIA driver.

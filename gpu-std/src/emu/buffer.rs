@@ -8,7 +8,7 @@
 //! The borrows are checked by the compiler. A view cannot outlive its buffer:
 //!
 //! ```compile_fail,E0597
-//! # const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
+//! # pub struct Kernels; unsafe impl gpu_std::KernelCrate for Kernels {}
 //! gpu_std::kernel! { pub fn fill<'a>(out: gpu_std::GlobalMut<'a, u32>) { out.set(0, 1); } }
 //! use gpu_std::emu::{self, LaunchConfig, Options};
 //! let view = {
@@ -21,7 +21,7 @@
 //! and an `Output` cannot share a launch with another view of its buffer:
 //!
 //! ```compile_fail,E0502
-//! # const GPU_STD_KERNEL_CRATE: gpu_std::KernelCrate = unsafe { gpu_std::KernelCrate::new(module_path!()) };
+//! # pub struct Kernels; unsafe impl gpu_std::KernelCrate for Kernels {}
 //! gpu_std::kernel! {
 //!     pub fn copy<'a>(src: gpu_std::Global<'a, u32>, out: gpu_std::Output<'a, u32>) {
 //!         if let Some(o) = out.mine() { o.set(src.get(o.index())); }

@@ -72,7 +72,8 @@
 //!   and sleeps are skipped, since nothing may wait then.
 //!
 //! - **Thread-locals**: every emulated thread of a launch shares the OS thread's thread-locals; a
-//!   kernel's crate promises that its kernels hold none across a scheduling point
+//!   kernel's crate promises that none of its kernels reaches a scheduling point inside a
+//!   thread-local's lazy initialiser or a scoped thread-local's closure
 //!   ([`KernelCrate`](crate::KernelCrate)), and [`kernel!`](crate::kernel) requires that promise.
 //!
 //! Host memory for launches is a [`Buffer`]: it names itself in reports and lends views that borrow it.
@@ -290,7 +291,7 @@ pub unsafe fn launch_params_two_devices<'a, 'b, K0: Kernel, K1: Kernel>(
 /// # Safety
 /// Every global-memory view `body` uses must point to memory that stays valid for the whole launch:
 /// unlike [`launch`], the emulator is not told which views the body may use, so it cannot check them.
-/// And `body` must keep the promise of [`KernelCrate::new`](crate::KernelCrate::new) about
+/// And `body` must keep the promise of [`KernelCrate`](crate::KernelCrate) about
 /// thread-locals, which a kernel's crate makes for [`launch`].
 pub unsafe fn launch_fn(name: &str, cfg: &LaunchConfig, opts: &Options, body: &dyn Fn()) -> Result<Outcome, EmuError> {
     launch::check_caller(name)?;

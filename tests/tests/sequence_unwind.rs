@@ -1,0 +1,79 @@
+//! `Device::sequence` on the GPU, where its launches are queued and waited for once: a panic inside
+//! the closure after queuing launches must not free their buffers while they still run, and a
+//! buffer's own copies inside the closure come after the launches queued before them. Without a GPU
+//! each test prints "skipped: no CUDA device". (The emulator half is gpu-host's
+//! `tests/soundness.rs`: there every launch runs at once.)
+
+use gpu_host::Launch;
+use gpu_kernels::divergence::conditional_add_unguarded;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use tests::gpu_or_skip;
+
+/// Elements of each buffer (256 MiB of `f32`): one launch over it takes a few hundred µs on an
+/// H100, so that `LAUNCHES` of them are still running long after the panic.
+const N: usize = 1 << 26;
+const BLOCK: u32 = 256;
+const LAUNCHES: usize = 400;
+
+#[test]
+fn a_panic_after_queuing_launches_frees_their_buffers_only_after_they_ended() {
+    let Some(dev) = gpu_or_skip("a_panic_after_queuing_launches_frees_their_buffers_only_after_they_ended") else {
+        return;
+    };
+    let cfg = Launch::linear((N as u32) / BLOCK, BLOCK, 0);
+    let started = std::time::Instant::now();
+    let caught = catch_unwind(AssertUnwindSafe(|| {
+        let a = dev.filled("a", N, 0.0f32).expect("alloc a");
+        let out = dev.filled("out", N, 0.0f32).expect("alloc out");
+        let _ = dev.sequence(|s| {
+            for _ in 0..LAUNCHES {
+                // Each launch writes out[i] = a[i] + 1 = 1.0 over every element.
+                s.launch::<conditional_add_unguarded>(cfg, (a.view(), out.view_mut()))?;
+            }
+            std::hint::black_box(None::<()>).expect("a panic after queuing the launches");
+            Ok(())
+        });
+        // `a` and `out` are freed here, as the panic unwinds.
+    }));
+    let unwound = started.elapsed();
+    assert!(caught.is_err(), "the panic reaches the caller");
+    // Memory allocated now may be what `a` and `out` were: a kernel still running would write 1.0
+    // into it.
+    let fresh: Vec<_> = (0..2).map(|k| dev.filled(&format!("fresh{k}"), N, 7.0f32).expect("alloc")).collect();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    dev.sequence(|_| Ok(())).expect("the device still works");
+    for (k, b) in fresh.iter().enumerate() {
+        let got = b.read().expect("read");
+        let overwritten = got.iter().filter(|&&v| v != 7.0).count();
+        assert_eq!(overwritten, 0, "fresh buffer {k}: {overwritten} of {N} elements written after the catch");
+    }
+    eprintln!("{LAUNCHES} launches over {N} elements queued, panic caught after {:.1} ms", unwound.as_secs_f64() * 1e3);
+}
+
+#[test]
+fn a_buffer_read_inside_a_sequence_comes_after_the_launches_queued_before_it() {
+    let Some(dev) = gpu_or_skip("a_buffer_read_inside_a_sequence_comes_after_the_launches_queued_before_it") else {
+        return;
+    };
+    let cfg = Launch::linear((N as u32) / BLOCK, BLOCK, 0);
+    let a = dev.filled("a", N, 0.0f32).expect("alloc a");
+    let busy = dev.filled("busy", N, 0.0f32).expect("alloc busy");
+    let probe = dev.filled("probe", N, 0.0f32).expect("alloc probe");
+    let (seen, written) = dev
+        .sequence(|s| {
+            for _ in 0..LAUNCHES / 4 {
+                s.launch::<conditional_add_unguarded>(cfg, (a.view(), busy.view_mut()))?;
+            }
+            // Queued behind the busy launches: probe[i] = a[i] + 1 = 1.0.
+            s.launch::<conditional_add_unguarded>(cfg, (a.view(), probe.view_mut()))?;
+            let seen = probe.read()?;
+            // A write now comes after every launch queued before it too: no launch sees it.
+            a.write(&vec![5.0f32; N])?;
+            Ok((seen, probe.read()?))
+        })
+        .expect("sequence");
+    let early = seen.iter().filter(|&&v| v != 1.0).count();
+    assert_eq!(early, 0, "{early} of {N} elements were read before the launch queued before the read wrote them");
+    assert!(written.iter().all(|&v| v == 1.0));
+    assert!(a.read().expect("read a").iter().all(|&v| v == 5.0));
+}
