@@ -79,10 +79,20 @@ pub trait Split {
 }
 
 macro_rules! param_lists {
-    ($($p:ident),*) => {
-        impl<$($p: KernelParam),*> param_list_sealed::Sealed for ($($p,)*) {}
-        impl<$($p: KernelParam),*> ParamList for ($($p,)*) {
-            const TYPES: &'static [ParamType] = &[$($p::TYPE),*];
+    () => {
+        impl param_list_sealed::Sealed for () {}
+        impl ParamList for () {
+            const TYPES: &'static [ParamType] = &[];
+        }
+    };
+    ($h:ident $(, $t:ident)*) => {
+        impl<$h: KernelParam $(, $t: KernelParam)*> param_list_sealed::Sealed for ($h, $($t,)*) {}
+        impl<$h: KernelParam $(, $t: KernelParam)*> ParamList for ($h, $($t,)*) {
+            const TYPES: &'static [ParamType] = &[$h::TYPE $(, $t::TYPE)*];
+        }
+        impl<$h $(, $t)*> Split for ($h, $($t,)*) {
+            type Head = $h;
+            type Tail = ($($t,)*);
         }
     };
 }
@@ -95,23 +105,6 @@ param_lists!(A, B, C, D, E);
 param_lists!(A, B, C, D, E, F);
 param_lists!(A, B, C, D, E, F, G);
 param_lists!(A, B, C, D, E, F, G, H);
-
-macro_rules! splits {
-    ($h:ident $(, $t:ident)*) => {
-        impl<$h $(, $t)*> Split for ($h, $($t,)*) {
-            type Head = $h;
-            type Tail = ($($t,)*);
-        }
-    };
-}
-splits!(A);
-splits!(A, B);
-splits!(A, B, C);
-splits!(A, B, C, D);
-splits!(A, B, C, D, E);
-splits!(A, B, C, D, E, F);
-splits!(A, B, C, D, E, F, G);
-splits!(A, B, C, D, E, F, G, H);
 
 /// Writes `s` at `at` into `out` (as much as fits; nothing when `out` is empty) and returns the
 /// position after it.
