@@ -115,6 +115,23 @@ fn a_shadowed_stringify_does_not_rename_a_kernel() {
 }
 
 #[test]
+fn a_parameter_type_that_expands_differently_is_one_type_in_the_entry_and_its_signature() {
+    // `widening::fill_widening`'s element type is `u8` the first time it is expanded, `u64` after.
+    type K = mismatch_kernels::widening::fill_widening;
+    let m = module("mismatch_kernels");
+    check::<K>(&m).unwrap();
+    assert_eq!(
+        m.signature("fill_widening"),
+        Some(Ok("gpu-std kernel 1: mismatch_kernels::widening::fill_widening(GlobalMut<u8>)"))
+    );
+    // The `.entry`'s body stores bytes, as the signature says: one expansion for all of them.
+    let ptx = std::fs::read_to_string(tests::root().join("target/ptx/mismatch_kernels.ptx")).expect("built PTX");
+    let start = ptx.find(".entry fill_widening(").expect("the entry");
+    let body = &ptx[start..start + ptx[start..].find("\n}").expect("its end")];
+    assert!(body.contains("st.global.b8") && !body.contains("st.global.b64"), "{body}");
+}
+
+#[test]
 fn declarations_in_comments_are_not_taken_for_the_module_s() {
     // A one-`u32` `saxpy` and a signature for it, in comments above the real ones (what
     // `tests/tests/gpu_open.rs` also launches on a GPU): the real three-parameter entry is read.

@@ -88,6 +88,24 @@ pub mod shadowed {
     }
 }
 
+/// A parameter type written as a macro that expands to `u8` the first time and `u64` after
+/// (`stateful_macro::widens!`): `kernel!` expands it once per target, so the `.entry`, its signature
+/// and the body all take `GlobalMut<u8>` (a macro that expanded it again for the `.entry` than for
+/// the signature would let a `u64` body pass a `u8` signature check).
+pub mod widening {
+    use super::*;
+
+    kernel! {
+        /// Sets element `i` to 1 in thread `i`.
+        pub fn fill_widening<'a>(x: GlobalMut<'a, stateful_macro::widens!()>) {
+            let i = global_index_x();
+            if i < x.len() {
+                x.set(i, 1);
+            }
+        }
+    }
+}
+
 /// For comparison, a kernel of scalars only (no views, no lifetime), whose definitions agree.
 pub mod scalars {
     use super::*;
