@@ -316,6 +316,15 @@ pub unsafe trait Kernel {
 /// }
 /// ```
 ///
+/// A kernel takes at most 8 parameters; more is one error that says so:
+///
+/// ```compile_fail
+/// # pub struct Kernels; unsafe impl gpu_std::KernelCrate for Kernels {}
+/// gpu_std::kernel! { // error: kernel `nine` takes more than 8 parameters
+///     pub fn nine(a: u32, b: u32, c: u32, d: u32, e: u32, f: u32, g: u32, h: u32, i: u32) { let _ = (a, b, c, d, e, f, g, h, i); }
+/// }
+/// ```
+///
 /// What the macro expands to names `core` and the standard macros only through `gpu_std`, so a crate
 /// that replaces `::core` or shadows `stringify!` changes nothing in it (here its `stringify!` would
 /// give every kernel the name of another):
@@ -388,6 +397,17 @@ macro_rules! __kernel {
     };
     ([$($attrs:tt)*] [$($lb:tt)*] pub fn $name:ident($($arg:ident : $ty:ty),* $(,)?) $body:block) => {
         $crate::__kernel! { [$($attrs)*] [$($lb)*] pub fn $name<'__launch>($($arg: $ty),*) $body }
+    };
+    ([$($attrs:tt)*] [$($lb:tt)*] pub fn $name:ident<$lt:lifetime>(
+        $a0:ident : $t0:ty, $a1:ident : $t1:ty, $a2:ident : $t2:ty, $a3:ident : $t3:ty, $a4:ident : $t4:ty,
+        $a5:ident : $t5:ty, $a6:ident : $t6:ty, $a7:ident : $t7:ty, $a8:ident : $t8:ty $(, $($more:tt)*)?
+    ) $body:block) => {
+        $crate::__private::core::compile_error!($crate::__private::core::concat!(
+            "kernel `",
+            $crate::__private::core::stringify!($name),
+            "` takes more than 8 parameters, the most a kernel! takes: pass several scalars in one buffer \
+             (a Global<u32> of them), or several arrays as one view and their offsets"
+        ));
     };
     ([$($attrs:tt)*] [$($lb:tt)*] pub fn $name:ident<$lt:lifetime>($($arg:ident : $ty:ty),* $(,)?) $body:block) => {
         // The crate's promise about thread-locals (see `KernelCrate`): a type `Kernels` of this crate
