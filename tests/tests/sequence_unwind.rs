@@ -4,7 +4,7 @@
 //! each test prints "skipped: no CUDA device". (The emulator half is gpu-host's
 //! `tests/soundness.rs`: there every launch runs at once.)
 
-use gpu_host::Launch;
+use gpu_host::{Buffer, Launch, Sequence};
 use gpu_kernels::divergence::conditional_add_unguarded;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use tests::gpu_or_skip;
@@ -48,6 +48,76 @@ fn a_panic_after_queuing_launches_frees_their_buffers_only_after_they_ended() {
         assert_eq!(overwritten, 0, "fresh buffer {k}: {overwritten} of {N} elements written after the catch");
     }
     eprintln!("{LAUNCHES} launches over {N} elements queued, panic caught after {:.1} ms", unwound.as_secs_f64() * 1e3);
+}
+
+#[test]
+fn a_panic_after_queuing_launches_waits_for_them_before_it_leaves_the_sequence() {
+    let Some(dev) = gpu_or_skip("a_panic_after_queuing_launches_waits_for_them_before_it_leaves_the_sequence") else {
+        return;
+    };
+    let cfg = Launch::linear((N as u32) / BLOCK, BLOCK, 0);
+    // The buffers outlive the catch: nothing is freed by the unwinding, so only the sequence's own
+    // wait can stop the caller from going on while the kernels run.
+    let a = dev.filled("a", N, 0.0f32).expect("alloc a");
+    let out = dev.filled("out", N, 0.0f32).expect("alloc out");
+    fn queue<'s>(
+        s: &Sequence<'s>,
+        cfg: Launch,
+        a: &'s Buffer<'_, f32>,
+        out: &'s Buffer<'_, f32>,
+    ) -> anyhow::Result<()> {
+        for _ in 0..LAUNCHES {
+            s.launch::<conditional_add_unguarded>(cfg, (a.view(), out.view_mut()))?;
+        }
+        Ok(())
+    }
+    // How long the launches run, waited for on the normal path.
+    let started = std::time::Instant::now();
+    dev.sequence(|s| queue(s, cfg, &a, &out)).expect("sequence");
+    let run = started.elapsed();
+    let panicked_at = std::cell::Cell::new(None);
+    let caught = catch_unwind(AssertUnwindSafe(|| {
+        let _ = dev.sequence(|s| {
+            queue(s, cfg, &a, &out)?;
+            panicked_at.set(Some(std::time::Instant::now()));
+            std::hint::black_box(None::<()>).expect("a panic after queuing the launches");
+            Ok(())
+        });
+    }));
+    let unwound = panicked_at.get().expect("the panic was reached").elapsed();
+    assert!(caught.is_err(), "the panic reaches the caller");
+    eprintln!(
+        "{LAUNCHES} launches: {:.1} ms waited for on the normal path, {:.1} ms from the panic to the catch",
+        run.as_secs_f64() * 1e3,
+        unwound.as_secs_f64() * 1e3
+    );
+    // Queuing takes a few µs a launch; the kernels take far longer. A sequence that did not wait on
+    // the way out would return within the queuing time.
+    assert!(
+        unwound >= run / 4,
+        "the panic left the sequence after {unwound:?}, while its launches run for {run:?}: it did not wait for them"
+    );
+}
+
+#[test]
+fn a_zeroing_inside_a_sequence_comes_after_the_launches_queued_before_it() {
+    let Some(dev) = gpu_or_skip("a_zeroing_inside_a_sequence_comes_after_the_launches_queued_before_it") else {
+        return;
+    };
+    let cfg = Launch::linear((N as u32) / BLOCK, BLOCK, 0);
+    let a = dev.filled("a", N, 0.0f32).expect("alloc a");
+    let out = dev.filled("out", N, 0.0f32).expect("alloc out");
+    dev.sequence(|s| {
+        for _ in 0..LAUNCHES / 4 {
+            // out[i] = a[i] + 1 = 1.0
+            s.launch::<conditional_add_unguarded>(cfg, (a.view(), out.view_mut()))?;
+        }
+        // Not `s.zero`: the buffer's own zeroing, which must come after the launches queued before it.
+        out.zero()
+    })
+    .expect("sequence");
+    let left = out.read().expect("read").iter().filter(|&&v| v != 0.0).count();
+    assert_eq!(left, 0, "{left} of {N} elements were written by a launch queued before the zeroing, after it");
 }
 
 #[test]
