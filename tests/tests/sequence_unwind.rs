@@ -2,7 +2,10 @@
 //! the closure after queuing launches must not free their buffers while they still run, and a
 //! buffer's own copies inside the closure come after the launches queued before them. Without a GPU
 //! each test prints "skipped: no CUDA device". (The emulator half is gpu-host's
-//! `tests/soundness.rs`: there every launch runs at once.)
+//! `tests/soundness.rs`: there every launch runs at once.) On an H100 with driver 580 the code before
+//! the fix failed only the timed wait: that driver's `cuMemFree` waits for the kernels that use the
+//! memory, and it ordered the legacy-stream copies after them (docs/soundness.md); the other tests
+//! keep what no driver documents.
 
 use gpu_host::{Buffer, Launch, Sequence};
 use gpu_kernels::divergence::conditional_add_unguarded;
