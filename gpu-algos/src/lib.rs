@@ -1,6 +1,6 @@
-//! Device-wide reduce, histogram and scan in one call each, on a CUDA GPU or on the CPU SIMT emulator:
-//! what CUB's `DeviceReduce`, `DeviceHistogram` and `DeviceScan` are to CUDA C++, for
-//! [`gpu_host::Device`].
+//! Device-wide reduce, histogram, scan and radix sort in one call each, on a CUDA GPU or on the CPU
+//! SIMT emulator: what CUB's `DeviceReduce`, `DeviceHistogram`, `DeviceScan` and `DeviceRadixSort` are
+//! to CUDA C++, for [`gpu_host::Device`].
 //!
 //! ```
 //! use gpu_host::Device;
@@ -13,14 +13,17 @@
 //! let mut prefix = dev.filled("prefix", 8, 0u32)?;
 //! gpu_algos::scan::inclusive_sum(&dev, &x, &mut prefix)?;
 //! assert_eq!(prefix.read()?, [3, 4, 8, 9, 14, 23, 25, 31]);
+//! let mut sorted = dev.filled("sorted", 8, 0u32)?;
+//! gpu_algos::sort::sort_keys(&dev, &x, &mut sorted)?;
+//! assert_eq!(sorted.read()?, [1, 1, 2, 3, 4, 5, 6, 9]);
 //! assert!(dev.take_findings().is_clean()); // on the emulator, race-checked
 //! # Ok::<(), anyhow::Error>(())
 //! ```
 //!
 //! Every call picks its launch shape from `n` and the device ([`plan`]), owns its temporary storage
 //! (an [`Algos`] keeps it between calls; the free functions make one per call), and checks its
-//! input: an empty input gives the identity, and a length past what the kernels index, a histogram
-//! range with `lower >= upper`, an output of the wrong length, or a buffer of another device is an
+//! input: an empty input gives the identity (or nothing to sort), and a length past what the kernels
+//! index, a histogram range with `lower >= upper`, an output of the wrong length, or a buffer of another device is an
 //! error, never a wrong answer. On the emulator every launch is race-checked, so a test of a
 //! pipeline that calls the library checks the library's synchronisation too
 //! ([`Device::take_findings`]).
