@@ -23,9 +23,9 @@
 //! Every call picks its launch shape from `n` and the device ([`plan`]), owns its temporary storage
 //! (an [`Algos`] keeps it between calls; the free functions make one per call), and checks its
 //! input: an empty input gives the identity (or nothing to sort), and a length past what the kernels
-//! index, a histogram range with `lower >= upper`, an output of the wrong length, or a buffer of another device is an
-//! error, never a wrong answer. On the emulator every launch is race-checked, so a test of a
-//! pipeline that calls the library checks the library's synchronisation too
+//! index, a histogram range with `lower >= upper`, an output of the wrong length, or a buffer of
+//! another device is an error, never a wrong answer. On the emulator every launch is race-checked,
+//! so a test of a pipeline that calls the library checks the library's synchronisation too
 //! ([`Device::take_findings`]).
 //!
 //! **The kernels' PTX.** On a GPU the calls load the library's module ([`ptx`]) next to whatever
