@@ -7,7 +7,7 @@
 //! memory, and it ordered the legacy-stream copies after them (docs/soundness.md); the other tests
 //! keep what no driver documents.
 
-use gpu_host::{Buffer, Launch, Sequence};
+use gpu_host::{Buffer, Device, Launch, Sequence};
 use gpu_kernels::divergence::conditional_add_unguarded;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use tests::gpu_or_skip;
@@ -18,21 +18,31 @@ const N: usize = 1 << 26;
 const BLOCK: u32 = 256;
 const LAUNCHES: usize = 400;
 
+/// `N` zeros on `dev`, named `name`.
+fn zeros<'d>(dev: &'d Device, name: &str) -> Buffer<'d, f32> {
+    dev.filled(name, N, 0.0f32).expect("alloc")
+}
+
+/// Queues `count` launches that each write `out[i] = a[i] + 1` over every element.
+fn queue<'s>(s: &Sequence<'s>, count: usize, a: &'s Buffer<'_, f32>, out: &'s Buffer<'_, f32>) -> anyhow::Result<()> {
+    let cfg = Launch::linear((N as u32) / BLOCK, BLOCK, 0);
+    for _ in 0..count {
+        s.launch::<conditional_add_unguarded>(cfg, (a.view(), out.view_mut()))?;
+    }
+    Ok(())
+}
+
 #[test]
 fn a_panic_after_queuing_launches_frees_their_buffers_only_after_they_ended() {
     let Some(dev) = gpu_or_skip("a_panic_after_queuing_launches_frees_their_buffers_only_after_they_ended") else {
         return;
     };
-    let cfg = Launch::linear((N as u32) / BLOCK, BLOCK, 0);
     let started = std::time::Instant::now();
     let caught = catch_unwind(AssertUnwindSafe(|| {
-        let a = dev.filled("a", N, 0.0f32).expect("alloc a");
-        let out = dev.filled("out", N, 0.0f32).expect("alloc out");
+        let (a, out) = (zeros(&dev, "a"), zeros(&dev, "out"));
         let _ = dev.sequence(|s| {
-            for _ in 0..LAUNCHES {
-                // Each launch writes out[i] = a[i] + 1 = 1.0 over every element.
-                s.launch::<conditional_add_unguarded>(cfg, (a.view(), out.view_mut()))?;
-            }
+            // Each launch writes out[i] = a[i] + 1 = 1.0 over every element.
+            queue(s, LAUNCHES, &a, &out)?;
             std::hint::black_box(None::<()>).expect("a panic after queuing the launches");
             Ok(())
         });
@@ -58,30 +68,17 @@ fn a_panic_after_queuing_launches_waits_for_them_before_it_leaves_the_sequence()
     let Some(dev) = gpu_or_skip("a_panic_after_queuing_launches_waits_for_them_before_it_leaves_the_sequence") else {
         return;
     };
-    let cfg = Launch::linear((N as u32) / BLOCK, BLOCK, 0);
     // The buffers outlive the catch: nothing is freed by the unwinding, so only the sequence's own
     // wait can stop the caller from going on while the kernels run.
-    let a = dev.filled("a", N, 0.0f32).expect("alloc a");
-    let out = dev.filled("out", N, 0.0f32).expect("alloc out");
-    fn queue<'s>(
-        s: &Sequence<'s>,
-        cfg: Launch,
-        a: &'s Buffer<'_, f32>,
-        out: &'s Buffer<'_, f32>,
-    ) -> anyhow::Result<()> {
-        for _ in 0..LAUNCHES {
-            s.launch::<conditional_add_unguarded>(cfg, (a.view(), out.view_mut()))?;
-        }
-        Ok(())
-    }
+    let (a, out) = (zeros(&dev, "a"), zeros(&dev, "out"));
     // How long the launches run, waited for on the normal path.
     let started = std::time::Instant::now();
-    dev.sequence(|s| queue(s, cfg, &a, &out)).expect("sequence");
+    dev.sequence(|s| queue(s, LAUNCHES, &a, &out)).expect("sequence");
     let run = started.elapsed();
     let panicked_at = std::cell::Cell::new(None);
     let caught = catch_unwind(AssertUnwindSafe(|| {
         let _ = dev.sequence(|s| {
-            queue(s, cfg, &a, &out)?;
+            queue(s, LAUNCHES, &a, &out)?;
             panicked_at.set(Some(std::time::Instant::now()));
             std::hint::black_box(None::<()>).expect("a panic after queuing the launches");
             Ok(())
@@ -107,14 +104,10 @@ fn a_zeroing_inside_a_sequence_comes_after_the_launches_queued_before_it() {
     let Some(dev) = gpu_or_skip("a_zeroing_inside_a_sequence_comes_after_the_launches_queued_before_it") else {
         return;
     };
-    let cfg = Launch::linear((N as u32) / BLOCK, BLOCK, 0);
-    let a = dev.filled("a", N, 0.0f32).expect("alloc a");
-    let out = dev.filled("out", N, 0.0f32).expect("alloc out");
+    let (a, out) = (zeros(&dev, "a"), zeros(&dev, "out"));
     dev.sequence(|s| {
-        for _ in 0..LAUNCHES / 4 {
-            // out[i] = a[i] + 1 = 1.0
-            s.launch::<conditional_add_unguarded>(cfg, (a.view(), out.view_mut()))?;
-        }
+        // out[i] = a[i] + 1 = 1.0
+        queue(s, LAUNCHES / 4, &a, &out)?;
         // Not `s.zero`: the buffer's own zeroing, which must come after the launches queued before it.
         out.zero()
     })
@@ -128,17 +121,12 @@ fn a_buffer_read_inside_a_sequence_comes_after_the_launches_queued_before_it() {
     let Some(dev) = gpu_or_skip("a_buffer_read_inside_a_sequence_comes_after_the_launches_queued_before_it") else {
         return;
     };
-    let cfg = Launch::linear((N as u32) / BLOCK, BLOCK, 0);
-    let a = dev.filled("a", N, 0.0f32).expect("alloc a");
-    let busy = dev.filled("busy", N, 0.0f32).expect("alloc busy");
-    let probe = dev.filled("probe", N, 0.0f32).expect("alloc probe");
+    let (a, busy, probe) = (zeros(&dev, "a"), zeros(&dev, "busy"), zeros(&dev, "probe"));
     let (seen, written) = dev
         .sequence(|s| {
-            for _ in 0..LAUNCHES / 4 {
-                s.launch::<conditional_add_unguarded>(cfg, (a.view(), busy.view_mut()))?;
-            }
+            queue(s, LAUNCHES / 4, &a, &busy)?;
             // Queued behind the busy launches: probe[i] = a[i] + 1 = 1.0.
-            s.launch::<conditional_add_unguarded>(cfg, (a.view(), probe.view_mut()))?;
+            queue(s, 1, &a, &probe)?;
             let seen = probe.read()?;
             // A write now comes after every launch queued before it too: no launch sees it.
             a.write(&vec![5.0f32; N])?;
