@@ -130,6 +130,7 @@ pub mod memory;
 pub mod pod;
 pub mod shared;
 pub mod signature;
+pub mod spin;
 pub mod thread;
 pub mod vector;
 pub mod warp;
