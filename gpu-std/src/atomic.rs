@@ -13,122 +13,11 @@
 //! Operations per type: add/sub/min/max/and/or/xor/exch/cas on `u32`, `i32`, `u64`, `i64`;
 //! inc/dec (wrapping at a limit) on `u32`; add/exch/cas on `f32`, `f64`.
 
-use crate::{Site, site};
+pub use crate::vocab::atom::{AtomOp, Atomic};
+pub use crate::vocab::scope::{Block, Device, GlobalSpace, Scope, ScopeKind, SharedSpace, Space, SpaceKind, System};
+use crate::vocab::site::site;
 use core::marker::PhantomData;
 
-/// The scope of an atomic or fence, as a value.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ScopeKind {
-    /// `.cta`
-    Block,
-    /// `.gpu`
-    Device,
-    /// `.sys`
-    System,
-}
-
-/// A scope, as a type (so that the scope is fixed at compile time). Sealed: [`Block`], [`Device`],
-/// [`System`].
-pub trait Scope: scope_sealed::Sealed {
-    /// The scope, as a value.
-    const KIND: ScopeKind;
-}
-/// Threads of one block. PTX `.cta`.
-#[derive(Clone, Copy, Debug)]
-pub struct Block;
-/// All threads of the device. PTX `.gpu`.
-#[derive(Clone, Copy, Debug)]
-pub struct Device;
-/// The device, the host and peer devices. PTX `.sys`.
-#[derive(Clone, Copy, Debug)]
-pub struct System;
-mod scope_sealed {
-    /// The scopes and the state spaces of this module.
-    pub trait Sealed {}
-    impl Sealed for super::Block {}
-    impl Sealed for super::Device {}
-    impl Sealed for super::System {}
-    impl Sealed for super::GlobalSpace {}
-    impl Sealed for super::SharedSpace {}
-}
-impl Scope for Block {
-    const KIND: ScopeKind = ScopeKind::Block;
-}
-impl Scope for Device {
-    const KIND: ScopeKind = ScopeKind::Device;
-}
-impl Scope for System {
-    const KIND: ScopeKind = ScopeKind::System;
-}
-
-/// A state space a view points into.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum SpaceKind {
-    /// Global memory (`.global`).
-    Global,
-    /// Shared memory of a block (`.shared`).
-    Shared,
-}
-
-/// The read-modify-write operations of PTX `atom`. Each variant's documentation gives the value
-/// stored, from the old value and the operands `a` and `b` (one value for every operation but `Cas`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AtomOp {
-    /// `old + b`
-    Add,
-    /// `min(old, b)`
-    Min,
-    /// `max(old, b)`
-    Max,
-    /// `old >= b ? 0 : old + 1`
-    Inc,
-    /// `(old == 0 || old > b) ? b : old - 1`
-    Dec,
-    /// `old & b`
-    And,
-    /// `old | b`
-    Or,
-    /// `old ^ b`
-    Xor,
-    /// `b`
-    Exch,
-    /// `old == a ? b : old`
-    Cas,
-}
-
-mod sealed {
-    pub trait Sealed {}
-}
-
-/// Types with hardware atomics: `u32`, `i32`, `u64`, `i64`, `f32`, `f64`.
-pub trait Atomic: crate::Pod + sealed::Sealed {
-    /// `atom.relaxed.<scope>.<space>.<op>` on `p`.
-    ///
-    /// # Safety
-    /// `p` is a valid, aligned address of a `Self` in `space`.
-    #[doc(hidden)]
-    unsafe fn atom(op: AtomOp, space: SpaceKind, scope: ScopeKind, p: *mut Self, a: Self, b: Self, site: Site) -> Self;
-    /// `ld.acquire.<scope>.<space>` of `p`.
-    ///
-    /// # Safety
-    /// As [`Atomic::atom`].
-    #[doc(hidden)]
-    unsafe fn load_acquire(space: SpaceKind, scope: ScopeKind, p: *const Self, site: Site) -> Self;
-    /// `st.release.<scope>.<space>` to `p`.
-    ///
-    /// # Safety
-    /// As [`Atomic::atom`].
-    #[doc(hidden)]
-    unsafe fn store_release(space: SpaceKind, scope: ScopeKind, p: *mut Self, v: Self, site: Site);
-    /// `red.relaxed.<scope>.<space>.add` on `p`: an add whose old value is not returned.
-    ///
-    /// # Safety
-    /// As [`Atomic::atom`].
-    #[doc(hidden)]
-    unsafe fn red_add(space: SpaceKind, scope: ScopeKind, p: *mut Self, v: Self, site: Site);
-    #[doc(hidden)]
-    fn zero() -> Self;
-}
 /// Integer types: add/sub/min/max/and/or/xor.
 pub trait AtomicInt: Atomic {
     #[doc(hidden)]
@@ -136,14 +25,9 @@ pub trait AtomicInt: Atomic {
 }
 /// Floating-point types: add.
 pub trait AtomicFloat: Atomic {}
+impl AtomicFloat for f32 {}
+impl AtomicFloat for f64 {}
 
-macro_rules! marker_impls {
-    ($($t:ty: $($tr:ident),*;)*) => {$(
-        impl sealed::Sealed for $t {}
-        $(impl $tr for $t {})*
-    )*};
-}
-marker_impls! { u32: ; i32: ; u64: ; i64: ; f32: AtomicFloat; f64: AtomicFloat; }
 impl AtomicInt for u32 {
     fn negate(self) -> Self {
         self.wrapping_neg()
@@ -163,25 +47,6 @@ impl AtomicInt for i64 {
     fn negate(self) -> Self {
         self.wrapping_neg()
     }
-}
-
-/// A state space, as a type (so that the space of an [`AtomicRef`] is fixed at compile time). Sealed:
-/// [`GlobalSpace`], [`SharedSpace`] (an atomic's instruction is chosen by its space).
-pub trait Space: scope_sealed::Sealed {
-    /// The state space, as a value.
-    const KIND: SpaceKind;
-}
-/// Global memory.
-#[derive(Clone, Copy, Debug)]
-pub struct GlobalSpace;
-/// Shared memory of the block.
-#[derive(Clone, Copy, Debug)]
-pub struct SharedSpace;
-impl Space for GlobalSpace {
-    const KIND: SpaceKind = SpaceKind::Global;
-}
-impl Space for SharedSpace {
-    const KIND: SpaceKind = SpaceKind::Shared;
 }
 
 /// One element of a view, for atomic operations at scope `S`. Made by `.atomic(i)` on a view, and

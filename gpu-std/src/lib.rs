@@ -105,70 +105,65 @@
 // The docs link to host-only items (`emu`, `Kernel`, `KernelArgs`), which a GPU build has none of.
 #![cfg_attr(target_arch = "nvptx64", allow(rustdoc::broken_intra_doc_links))]
 
+// The floors, bottom up; a file names only files of its own floor or below (tests/tests/layers.rs).
+//
+// 0. Vocabulary: scopes, spaces, accesses, sites, `Dim3`, lanes, parameter types, `Pod`, the spin
+//    bound, and what the exported macros reach through `$crate`. Imports nothing else of gpu-std.
+#[doc(hidden)]
+pub mod __private;
+pub mod pod;
+pub mod spin;
+mod vocab;
+
+// 1. The backend every primitive calls (`backend::load`, `backend::sync_threads`, ...): one PTX
+//    instruction of inline assembly on the GPU, the emulator below its launch API on the host.
 #[cfg(target_arch = "nvptx64")]
 mod ptx;
+#[cfg(not(target_arch = "nvptx64"))]
+use emu::backend;
 #[cfg(target_arch = "nvptx64")]
 use ptx as backend;
 
-#[cfg(not(target_arch = "nvptx64"))]
-mod args;
-#[cfg(not(target_arch = "nvptx64"))]
-pub mod emu;
-#[cfg(not(target_arch = "nvptx64"))]
-pub use args::{Arg, IntoArgs, IntoParam, KernelArgs, MemorySpace, ViewArg, check_concurrent_views};
-#[cfg(not(target_arch = "nvptx64"))]
-use emu::backend;
-
+// 2. Views and primitives: what a kernel body calls.
 pub mod atomic;
 pub mod block;
 pub mod fence;
 pub mod grid;
-pub mod kernel_crate;
-pub mod launch_bounds;
-pub use kernel_crate::KernelCrate;
 pub mod memory;
-pub mod pod;
 pub mod shared;
-pub mod signature;
-pub mod spin;
 pub mod thread;
 pub mod vector;
 pub mod warp;
 
+// 3. Kernels: the host's `Kernel`, signatures, launch arguments and bounds, the crate's promise
+//    (with `kernel!` below).
+#[cfg(not(target_arch = "nvptx64"))]
+mod args;
+#[cfg(not(target_arch = "nvptx64"))]
+mod kernel;
+pub mod kernel_crate;
+pub mod launch_bounds;
+mod params;
+pub mod signature;
+
+// 4. The emulator's launch API (`emu::launch`, `emu::Buffer`); its engine is the host's backend.
+#[cfg(not(target_arch = "nvptx64"))]
+pub mod emu;
+
+#[cfg(not(target_arch = "nvptx64"))]
+pub use args::{Arg, IntoArgs, IntoParam, KernelArgs, MemorySpace, ViewArg, check_concurrent_views};
 pub use atomic::{Block, Device, Scope, System};
+#[cfg(not(target_arch = "nvptx64"))]
+pub use kernel::Kernel;
+pub use kernel_crate::KernelCrate;
 pub use memory::{Global, GlobalMut, KernelParam, Output, PerBlock, PerThread, PerWarp, Slot};
 pub use pod::Pod;
 pub use shared::SharedSlice;
-pub use thread::Dim3;
 pub use vector::{Lanes, Split, SplitMut, Vectors, VectorsMut};
-
-/// What the exported macros reach through `$crate`: the real `core`, which a kernel crate cannot
-/// replace (`extern crate self as core;` changes what `::core` means in that crate, not here). Not
-/// part of the API.
+pub use vocab::dim3::Dim3;
+pub use vocab::site::Site;
 #[doc(hidden)]
-pub mod __private {
-    pub use crate::kernel_crate::promised;
-    pub use ::core;
-}
-
-/// Where in the kernel source a primitive was called: a `Location` on the host (the emulator names it
-/// in its reports), nothing on the GPU.
-#[cfg(not(target_arch = "nvptx64"))]
-pub type Site = &'static core::panic::Location<'static>;
-/// Where in the kernel source a primitive was called: nothing on the GPU (a `Location` on the host,
-/// where the emulator names it in its reports).
-#[cfg(target_arch = "nvptx64")]
-pub type Site = ();
-
-#[doc(hidden)]
-#[inline(always)]
-#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-pub fn site() -> Site {
-    #[cfg(not(target_arch = "nvptx64"))]
-    {
-        core::panic::Location::caller()
-    }
-}
+pub use vocab::site::site;
 
 #[cfg(target_arch = "nvptx64")]
 #[panic_handler]
@@ -176,54 +171,6 @@ fn panic(_: &core::panic::PanicInfo) -> ! {
     // A failed bounds check or assertion ends the launch with "unspecified launch failure"
     // (CUDA_ERROR_LAUNCH_FAILED), which the host reports.
     unsafe { core::arch::nvptx::trap() }
-}
-
-/// A kernel as the host sees it: its PTX entry name, the signature of its definition, and a function
-/// the emulator can call. Implemented by [`kernel!`] on the host target only.
-///
-/// # Safety
-/// `Args` must be the parameter list of the `.entry` called `NAME` in every PTX module whose
-/// signature global for `NAME` ([`signature`]) holds this kernel's signature
-/// ([`signature::of::<Self>()`](signature::of)), and `run` its body: a GPU launcher passes an `Args`
-/// tuple to that entry once it has checked the signature (and the count and sizes of the
-/// parameters) against the module. [`kernel!`] guarantees this: it writes the signature into the
-/// module from the same definition, with the same module path, name and parameter types (as each
-/// target resolves them), so two definitions that differ in any of them cannot be taken for each
-/// other.
-///
-/// `run` must keep [`KernelCrate`]'s promise about thread-locals: the emulator runs every thread of a
-/// launch on one OS thread. [`kernel!`] relies on the crate's own `Kernels: KernelCrate` for it.
-///
-/// A hand-written implementation must say `unsafe impl`:
-///
-/// ```compile_fail,E0200
-/// struct Fake;
-/// impl gpu_std::Kernel for Fake { // error: the trait requires an `unsafe impl` declaration
-///     const NAME: &'static str = "saxpy";
-///     const MODULE_PATH: &'static str = "fake";
-///     type Args<'a> = (u32,);
-///     fn run<'a>(_: (u32,)) {}
-/// }
-/// ```
-#[cfg(not(target_arch = "nvptx64"))]
-pub unsafe trait Kernel {
-    /// The `.entry` name in the PTX module.
-    const NAME: &'static str;
-    /// The module path of the definition (`module_path!()` where [`kernel!`] was invoked): with
-    /// `NAME` and the types of `Args`, the kernel's [`signature`].
-    const MODULE_PATH: &'static str;
-    /// The parameter names, in declaration order (for reports: a view's parameter names its memory).
-    const PARAMS: &'static [&'static str] = &[];
-    /// The parameters, as a tuple of [`KernelParam`]s, in declaration order, with views valid for the
-    /// launch `'a`.
-    type Args<'a>: KernelArgs;
-    /// The most threads per block the kernel may be launched with, when its definition gives launch
-    /// bounds (`#[launch_bounds(MAX, MIN)]` in [`kernel!`]): the GPU refuses a launch with more, and so
-    /// does the emulator.
-    const MAX_THREADS_PER_BLOCK: Option<u32> = None;
-    /// Runs the kernel body for the calling emulated thread. The body gets its views for a lifetime it
-    /// cannot name, so it cannot keep them past the launch.
-    fn run<'a>(args: Self::Args<'a>);
 }
 
 /// Defines a kernel once for both targets.
@@ -421,7 +368,7 @@ macro_rules! __kernel {
             // nothing, so where it stands changes nothing.
             #[allow(non_local_definitions)]
             impl Kernels {}
-            $crate::__private::promised::<Kernels>()
+            $crate::kernel_crate::promised::<Kernels>()
         };
 
         // The parameter types, written once for each target: the `.entry`, its signature, the host

@@ -15,18 +15,10 @@
 
 use crate::atomic::{Atomic, Device, GlobalSpace, ScopeKind, SpaceKind};
 use crate::pod::Pod;
-use crate::site;
 use crate::thread::{block_idx, global_index_x, grid_stride_x, thread_idx};
+pub use crate::vocab::access::Access;
+use crate::vocab::site::site;
 use core::marker::PhantomData;
-
-/// How an access reaches memory.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Access {
-    /// `ld` / `st`.
-    Plain,
-    /// `ld.volatile` / `st.volatile`.
-    Volatile,
-}
 
 mod sealed {
     pub trait Sealed {}

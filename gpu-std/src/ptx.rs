@@ -1,14 +1,13 @@
 //! The only place with inline PTX. The GPU backend of every primitive. Each function is the
 //! instruction its public wrapper documents; `Site` is `()` here.
 
-use crate::Dim3;
-use crate::Site;
-use crate::atomic::{AtomOp, Atomic, ScopeKind, SpaceKind};
-use crate::memory::Access;
 use crate::pod::Pod;
-use crate::vector::CacheOp;
-use crate::warp::FULL_MASK;
-use crate::warp::ShflMode;
+use crate::vocab::access::{Access, CacheOp};
+use crate::vocab::atom::{AtomOp, Atomic};
+use crate::vocab::dim3::Dim3;
+use crate::vocab::lanes::{FULL_MASK, ShflMode};
+use crate::vocab::scope::{ScopeKind, SpaceKind};
+use crate::vocab::site::Site;
 use core::arch::asm;
 use core::arch::nvptx as nv;
 

@@ -70,8 +70,10 @@
 //! instruction of inline PTX, so a race yields racy values, never undefined behaviour.
 
 use crate::atomic::{Block, SharedSpace, SpaceKind};
+use crate::backend;
 use crate::pod::Pod;
-use crate::{backend, site};
+pub use crate::vocab::shared_field::SharedField;
+use crate::vocab::site::site;
 
 /// Alignment of the dynamic shared memory base (every [`Pod`] type needs at most 8).
 pub const SHARED_BASE_ALIGN: usize = 16;
@@ -188,29 +190,6 @@ pub fn dynamic_base(bytes: usize, layout: &'static str, fields: &'static [Shared
     #[cfg(target_arch = "nvptx64")]
     let _ = fields;
     base
-}
-
-/// One array of a [`shared_layout!`](crate::shared_layout), as the emulator's reports name it
-/// (`Scratch.bins`). Made by the macro.
-#[doc(hidden)]
-#[derive(Clone, Copy, Debug)]
-pub struct SharedField {
-    /// `Layout.field`.
-    pub name: &'static str,
-    /// Byte offset of the array in the block's shared memory.
-    pub offset: usize,
-    /// Bytes per element.
-    pub elem: usize,
-    /// Elements.
-    pub len: usize,
-}
-
-impl SharedField {
-    /// The array `name` at byte `offset` of a layout `L`, with the element size and count of the field
-    /// that `_field` (never called) returns.
-    pub const fn of<L, T: Pod, const N: usize>(name: &'static str, offset: usize, _field: fn(&L) -> &[T; N]) -> Self {
-        SharedField { name, offset, elem: size_of::<T>(), len: N }
-    }
 }
 
 /// The whole of the block's dynamic shared memory as one array of `T` (`extern __shared__ T s[]`),

@@ -19,92 +19,17 @@
 //! signatures differ, so the launch is refused.
 //!
 //! The types come from the compiler, not from the tokens of the definition: a type alias is
-//! resolved on each target, and every parameter type (sealed [`KernelParam`])
+//! resolved on each target, and every parameter type (sealed [`KernelParam`](crate::KernelParam))
 //! names itself.
 
-use crate::memory::KernelParam;
+pub use crate::params::{KernelTypes, ParamList, Split};
+pub use crate::vocab::param::ParamType;
 
 /// What every signature starts with (the format's version).
 pub const PREFIX: &str = "gpu-std kernel 1: ";
 
 /// The PTX global that holds kernel `k`'s signature is `__gpu_std_signature_k`.
 pub const GLOBAL_PREFIX: &str = "__gpu_std_signature_";
-
-/// One parameter's type, as a signature names it: `u32`, `Global<f32>`, `Output<u32, PerWarp>`.
-#[doc(hidden)]
-#[derive(Clone, Copy, Debug)]
-pub struct ParamType {
-    /// `Global`, `GlobalMut`, `Output`, or empty for a scalar.
-    pub view: &'static str,
-    /// The scalar or element type.
-    pub elem: &'static str,
-    /// An `Output`'s owner, else empty.
-    pub owner: &'static str,
-}
-
-/// A tuple of kernel parameters, with the types a signature names. Sealed: the tuples of
-/// [`KernelParam`]s, up to 8 of them (the launchers read a launch's views from it).
-#[doc(hidden)]
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a kernel's parameter list",
-    note = "every parameter of a kernel is a `gpu_std::KernelParam` (a `Pod` scalar or a global-memory view), and a kernel takes at most 8"
-)]
-pub trait ParamList: param_list_sealed::Sealed {
-    /// Each parameter's type, in order.
-    const TYPES: &'static [ParamType];
-}
-
-mod param_list_sealed {
-    pub trait Sealed {}
-}
-
-/// A kernel's parameter list, written once: [`kernel!`](crate::kernel) names every parameter's type
-/// through it (`<<K as KernelTypes>::Args<'a> as Split>::Head`, ...), so that the `.entry`, its
-/// signature and the body take the types of one expansion of the kernel's tokens (a macro among them
-/// that expands differently each time cannot give them different types).
-#[doc(hidden)]
-pub trait KernelTypes {
-    /// The parameters, as a tuple.
-    type Args<'a>: ParamList;
-}
-
-/// A parameter tuple as its first element and the tuple of the others: the type of parameter `k` is
-/// `Head` after `k` `Tail`s.
-#[doc(hidden)]
-pub trait Split {
-    /// The first parameter's type.
-    type Head;
-    /// The tuple of the other parameters.
-    type Tail;
-}
-
-macro_rules! param_lists {
-    () => {
-        impl param_list_sealed::Sealed for () {}
-        impl ParamList for () {
-            const TYPES: &'static [ParamType] = &[];
-        }
-    };
-    ($h:ident $(, $t:ident)*) => {
-        impl<$h: KernelParam $(, $t: KernelParam)*> param_list_sealed::Sealed for ($h, $($t,)*) {}
-        impl<$h: KernelParam $(, $t: KernelParam)*> ParamList for ($h, $($t,)*) {
-            const TYPES: &'static [ParamType] = &[$h::TYPE $(, $t::TYPE)*];
-        }
-        impl<$h $(, $t)*> Split for ($h, $($t,)*) {
-            type Head = $h;
-            type Tail = ($($t,)*);
-        }
-    };
-}
-param_lists!();
-param_lists!(A);
-param_lists!(A, B);
-param_lists!(A, B, C);
-param_lists!(A, B, C, D);
-param_lists!(A, B, C, D, E);
-param_lists!(A, B, C, D, E, F);
-param_lists!(A, B, C, D, E, F, G);
-param_lists!(A, B, C, D, E, F, G, H);
 
 /// Writes `s` at `at` into `out` (as much as fits; nothing when `out` is empty) and returns the
 /// position after it.

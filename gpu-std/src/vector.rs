@@ -22,7 +22,8 @@
 
 use crate::memory::{Global, GlobalMut};
 use crate::pod::Pod;
-use crate::site;
+pub use crate::vocab::access::CacheOp;
+use crate::vocab::site::site;
 
 mod sealed {
     pub trait Sealed {}
@@ -35,19 +36,6 @@ fn check_sub(start: usize, len: usize, total: usize) {
     if start > total || len > total - start {
         crate::memory::out_of_bounds(start.saturating_add(len), total)
     }
-}
-
-/// Which cache operator a 16-byte vector access carries (the backends' argument; the view methods choose
-/// it).
-#[doc(hidden)]
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum CacheOp {
-    /// No operator: `ld.global` / `st.global` (cache at all levels).
-    Normal,
-    /// A load through the read-only (non-coherent) data cache: `ld.global.nc`.
-    ReadOnly,
-    /// Streaming, likely accessed once: `ld.global.cs` / `st.global.cs` (evict-first in L1 and L2).
-    Streaming,
 }
 
 /// Element types that 16-byte vectors carry: `LANES = 16 / size_of::<T>()` of them per vector, read

@@ -8,8 +8,12 @@
 //!   `#[cfg(test)]` modules left out) is resolved to the file that defines it (following `use`
 //!   re-exports), and the arrows between files form no cycle.
 //!
-//! The emulator (`gpu-std/src/emu`) has its own floors, checked here too: settings and reports,
-//! then the memory model, then the execution engine, then the primitives, then the launch API.
+//! gpu-std has floors, checked here too: the vocabulary (scopes, spaces, accesses, sites, `Dim3`,
+//! ...), then the backend (the PTX layer, or the emulator below its launch API), then the views
+//! and primitives, then the kernels (`Kernel`, signatures, launch arguments), then the emulator's
+//! launch API, then the crate root. The emulator (`gpu-std/src/emu`) has its own floors inside:
+//! settings and reports, then the memory model, then the execution engine, then the primitives,
+//! then the launch API.
 //!
 //! A new circle makes `cargo xtask test` fail with the files of the circle and the names that close
 //! it; break it by moving what both sides need into a file below both.
@@ -525,6 +529,44 @@ fn no_file_of_the_emulator_names_a_floor_above_its_own() {
     // The reading finds what it should: the engine names the model, the primitives the engine.
     assert!(emu[&"emu/engine/launch.rs".to_string()].keys().any(|t| t.starts_with("emu/model/")));
     assert!(emu[&"emu/prims/backend.rs".to_string()].keys().any(|t| t.starts_with("emu/engine/")));
+}
+
+/// gpu-std's floor of a file of `src` (see the crate root, `gpu-std/src/lib.rs`): the vocabulary,
+/// the backend (the PTX layer on the GPU, the emulator below its launch API on the host), the views
+/// and primitives, the kernels, the emulator's launch API, the root.
+fn std_floor(file: &str) -> u32 {
+    match file.split('/').next().unwrap_or(file) {
+        "vocab" | "pod.rs" | "spin.rs" | "__private.rs" => 0,
+        "ptx.rs" => 1,
+        "emu" if emu_layer(file) < 4 => 1,
+        "atomic.rs" | "block.rs" | "fence.rs" | "grid.rs" | "memory.rs" | "shared.rs" | "thread.rs" | "vector.rs"
+        | "warp.rs" => 2,
+        "args.rs" | "kernel.rs" | "kernel_crate.rs" | "launch_bounds.rs" | "params.rs" | "signature.rs" => 3,
+        "emu" => 4,
+        "lib.rs" => 5,
+        other => panic!("`gpu-std/src/{file}` is in no floor of gpu-std (`{other}`): add it to tests/tests/layers.rs"),
+    }
+}
+
+#[test]
+fn no_file_of_gpu_std_names_a_floor_above_its_own() {
+    let krate = Crate::read(&root().join("gpu-std"));
+    let mut up = Vec::new();
+    for (from, tos) in &krate.arrows {
+        for (to, how) in tos {
+            if std_floor(to) > std_floor(from) {
+                up.push(format!("{from} (floor {}) names {to} (floor {}): {how}", std_floor(from), std_floor(to)));
+            }
+        }
+    }
+    assert!(up.is_empty(), "arrows up gpu-std's floors:\n{}", up.join("\n"));
+    // The reading finds what it should: the PTX layer speaks the vocabulary, the views call the
+    // backend, the root names every floor.
+    let names = |from: &str, to: &str| krate.arrows[from].keys().any(|t| t.starts_with(to));
+    assert!(names("ptx.rs", "vocab/") && names("memory.rs", "ptx.rs") && names("lib.rs", "emu/"));
+    // The PTX layer names the vocabulary only.
+    let ptx: Vec<&String> = krate.arrows["ptx.rs"].keys().filter(|t| std_floor(t) != 0).collect();
+    assert!(ptx.is_empty(), "ptx.rs names more than the vocabulary: {ptx:?}");
 }
 
 #[test]

@@ -100,9 +100,7 @@ pub use report::{
 };
 
 /// The emulator side of every primitive (the counterpart of the PTX layer).
-pub(crate) mod backend {
-    pub use super::prims::backend::*;
-}
+pub(crate) use prims::backend;
 
 use crate::{Dim3, IntoArgs, Kernel, KernelArgs};
 use engine::launch;

@@ -6,28 +6,9 @@
 //! the barrier can never complete.
 
 use super::deadlock::fmt_dim;
-use super::sched::{State, Status};
+use super::state::{Bar, BarOp, State, Status};
 use crate::Site;
 use crate::emu::report::Warning;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum BarOp {
-    Sync,
-    Count,
-    And,
-    Or,
-}
-
-#[derive(Default)]
-pub(super) struct Bar {
-    pub(super) arrived: u32,
-    /// Call sites threads wait at (more than one is divergence).
-    pub(super) sites: Vec<Site>,
-    op: Option<BarOp>,
-    count: u32,
-    all: bool,
-    any: bool,
-}
 
 impl State {
     // ---- thread exit ---------------------------------------------------------------------------

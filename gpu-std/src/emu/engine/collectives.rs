@@ -11,47 +11,10 @@
 //! carries a warning (a kernel that never uses the value is correct). A lane outside its own mask is a
 //! trap, as on a GPU.
 
-use super::sched::{State, Status};
+use super::state::{Coll, CollKind, State, Status};
 use crate::Site;
 use crate::emu::report::Warning;
-use crate::warp::{ShflMode, shfl_source_lane};
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum CollKind {
-    Shfl(ShflMode),
-    Ballot,
-    /// `warp::match_bits`: the lanes whose value agrees in the low `c` bits.
-    MatchBits,
-    Any,
-    All,
-    SyncWarp,
-}
-
-impl CollKind {
-    pub(super) fn name(self) -> &'static str {
-        match self {
-            CollKind::Shfl(ShflMode::Down) => "shfl.sync.down",
-            CollKind::Shfl(ShflMode::Up) => "shfl.sync.up",
-            CollKind::Shfl(ShflMode::Xor) => "shfl.sync.bfly",
-            CollKind::Shfl(ShflMode::Idx) => "shfl.sync.idx",
-            CollKind::Ballot => "vote.sync.ballot",
-            CollKind::MatchBits => "vote.sync.ballot (match_bits)",
-            CollKind::Any => "vote.sync.any",
-            CollKind::All => "vote.sync.all",
-            CollKind::SyncWarp => "bar.warp.sync",
-        }
-    }
-}
-
-pub(super) struct Coll {
-    pub(super) kind: CollKind,
-    pub(super) site: Site,
-    pub(super) mask: u32,
-    pub(super) arrived: u32,
-    vals: [u32; 32],
-    bs: [u32; 32],
-    c: u32,
-}
+use crate::vocab::lanes::shfl_source_lane;
 
 /// What a shuffle lane receives, per 32-bit word, when its source lane is outside the mask (a 64-bit
 /// value is shuffled as two words: `0xDEADBEEF_DEADBEEF`). On a GPU the value is undefined.

@@ -3,7 +3,7 @@
 //! where each spinning thread polls and the value it waits to change; at the time limit, what every
 //! unfinished thread was doing. A launch fails at most once; the first report stands.
 
-use super::sched::{State, Status};
+use super::state::{State, Status};
 use crate::Dim3;
 use crate::Site;
 use crate::emu::report::{Deadlock, EmuError, Livelock, ThreadId, WaitGroup};

@@ -7,61 +7,17 @@
 //! Limits: a launch with a host agent runs in one wave (all blocks resident, at most
 //! [`Options::max_resident_blocks`]) and is not cooperative; the agent may not launch kernels.
 
-use super::poll::{Polled, fmt_value};
-use super::sched::{CTX, Emu, IN_KERNEL, INFO, Info, State, YIELDER};
+use super::context::{self, host_state};
+use super::polled::{Polled, fmt_value};
 use super::stack::{self, Co, Guard, Overflow};
+use super::state::{Emu, HostAgent, Info, NOT_A_GPU_THREAD, State};
 use crate::Site;
 use crate::atomic::{ScopeKind, SpaceKind};
 use crate::emu::config::{LaunchConfig, Options};
 use crate::emu::model::{Agent, HOST_GID, Kind};
 use crate::emu::report::{EmuError, Livelock, ThreadId, WaitGroup, names};
 use corosensei::{CoroutineResult, Yielder};
-use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-
-thread_local! {
-    /// Set while the host agent's coroutine runs on this OS thread.
-    static AGENT: Cell<bool> = const { Cell::new(false) };
-}
-
-/// Whether the caller is the host agent of an emulated launch (then this module's functions are
-/// modelled; otherwise they are plain atomics).
-pub(crate) fn in_host_agent() -> bool {
-    AGENT.with(|a| a.get())
-}
-
-/// The thread index the running host agent has for GPU primitives: none (they refuse to run).
-pub(crate) const NOT_A_GPU_THREAD: usize = usize::MAX;
-
-/// Runs `f` on the launch state, for the host agent's operations (see `sched::with_state`).
-pub(crate) fn host_state<R>(f: impl FnOnce(&mut State) -> R) -> R {
-    let emu = CTX.with(|c| c.get());
-    assert!(!emu.is_null(), "host agent operation outside a launch");
-    stack::check();
-    // SAFETY: as in `sched::with_state`: the launch's state, alive for the whole launch, touched by
-    // this OS thread only.
-    let emu = unsafe { &*emu };
-    f(&mut emu.st.borrow_mut())
-}
-
-/// The host agent's state in a launch.
-pub(crate) struct HostAgent {
-    /// It has not returned yet.
-    pub live: bool,
-    at: Option<Site>,
-    /// Consecutive polls with nothing else in between.
-    spins: u64,
-    polled: Option<(Site, Polled)>,
-    yielder: *const Yielder<(), ()>,
-    /// Its operations so far (its own clock of steps).
-    pub ops: u64,
-}
-
-impl HostAgent {
-    pub(crate) fn new() -> Self {
-        HostAgent { live: true, at: None, spins: 0, polled: None, yielder: std::ptr::null(), ops: 0 }
-    }
-}
 
 /// The host agent's coroutine, owned by the launch.
 pub(crate) struct HostRun {
@@ -88,7 +44,7 @@ impl HostRun {
         // SAFETY: the closure touches `agent` only, which outlives the coroutine (caller's contract).
         let co = unsafe {
             corosensei::Coroutine::with_stack_unchecked(stack, move |y: &Yielder<(), ()>, ()| {
-                YIELDER.with(|c| c.set(y as *const _));
+                context::set_yielder(y as *const _);
                 host_state(|st| {
                     if let Some(h) = st.host.as_mut() {
                         h.yielder = y as *const _;
@@ -107,24 +63,24 @@ impl HostRun {
         {
             let st = emu.st.borrow();
             let y = st.host.as_ref().map_or(std::ptr::null(), |h| h.yielder);
-            YIELDER.with(|c| c.set(y));
+            context::set_yielder(y);
         }
         // GPU primitives called by the agent find no GPU thread (and say so).
-        INFO.with(|i| i.set(Info { index: NOT_A_GPU_THREAD, ..Info::default() }));
+        context::set_info(Info { index: NOT_A_GPU_THREAD, ..Info::default() });
         stack::running(Some((self.guard, WHO)));
         emu.st.borrow().running.set(WHO);
-        AGENT.with(|a| a.set(true));
-        IN_KERNEL.with(|k| k.set(true));
+        context::set_in_host_agent(true);
+        context::set_in_kernel(true);
         let r = catch_unwind(AssertUnwindSafe(|| co.resume(())));
-        IN_KERNEL.with(|k| k.set(false));
-        AGENT.with(|a| a.set(false));
+        context::set_in_kernel(false);
+        context::set_in_host_agent(false);
         stack::running(None);
-        YIELDER.with(|c| c.set(std::ptr::null()));
+        context::set_yielder(std::ptr::null());
         // A panic payload is dropped before the launch state is borrowed: its destructor may call
-        // anything (see `sched::drop_payload`).
+        // anything (see `context::drop_payload`).
         let r = r.map_err(|payload| match payload.downcast::<Overflow>() {
             Ok(_) => None,
-            Err(payload) => Some(super::sched::panic_report(payload)),
+            Err(payload) => Some(context::panic_report(payload)),
         });
         let st = &mut *emu.st.borrow_mut();
         match r {
@@ -152,23 +108,23 @@ impl HostRun {
     }
 
     /// Unwinds the agent if a failed launch left it suspended, so that its destructors run (every
-    /// operation completes at once meanwhile, see `sched::unwinding`).
+    /// operation completes at once meanwhile, see `context::unwinding`).
     pub(crate) fn teardown(&mut self, emu: &Emu) {
         let Some(co) = self.co.take() else { return };
         if co.done() {
             return;
         }
         let y = emu.st.borrow().host.as_ref().map_or(std::ptr::null(), |h| h.yielder);
-        YIELDER.with(|c| c.set(y));
-        INFO.with(|i| i.set(Info { index: NOT_A_GPU_THREAD, ..Info::default() }));
+        context::set_yielder(y);
+        context::set_info(Info { index: NOT_A_GPU_THREAD, ..Info::default() });
         stack::running(Some((self.guard, WHO)));
-        AGENT.with(|a| a.set(true));
-        super::sched::TEARDOWN.with(|d| d.set(true));
+        context::set_in_host_agent(true);
+        context::set_teardown(true);
         drop(co);
-        super::sched::TEARDOWN.with(|d| d.set(false));
-        AGENT.with(|a| a.set(false));
+        context::set_teardown(false);
+        context::set_in_host_agent(false);
         stack::running(None);
-        YIELDER.with(|c| c.set(std::ptr::null()));
+        context::set_yielder(std::ptr::null());
     }
 }
 

@@ -4,13 +4,11 @@
 //! location and reported for the thread that raised it. When a launch fails, the threads it left
 //! suspended are unwound one by one, each as the current thread (see `teardown`).
 
-use super::barrier::Bar;
+use super::context::{self, running_kernel, with_state};
 use super::host_agent;
-use super::sched::{
-    CTX, EBlock, EThread, Emu, IN_KERNEL, INFO, Info, LAST_PANIC, Rng, State, Status, TEARDOWN, YIELDER,
-    running_kernel, schedule, with_state,
-};
+use super::sched::schedule;
 use super::stack::{self, Co, Guard};
+use super::state::{Bar, EBlock, EThread, Emu, HostAgent, Rng, State, Status};
 use crate::Dim3;
 use crate::emu::config::{LaunchConfig, Options};
 use crate::emu::model::{Model, Topology};
@@ -22,8 +20,7 @@ use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use std::time::Instant;
 
-/// Threads per wave of a normal launch (bounded memory for coroutine stacks).
-pub(crate) const WAVE_THREADS: u64 = 8192;
+pub(crate) use super::state::WAVE_THREADS;
 /// Largest dynamic shared memory per block accepted (the H100/H200 opt-in maximum, 227 KiB).
 const MAX_SHARED_BYTES: usize = 227 * 1024;
 
@@ -32,7 +29,7 @@ fn install_panic_capture() {
     ONCE.call_once(|| {
         let prev = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
-            if IN_KERNEL.with(|k| k.get()) {
+            if context::in_kernel() {
                 let msg = if let Some(s) = info.payload().downcast_ref::<&str>() {
                     s.to_string()
                 } else if let Some(s) = info.payload().downcast_ref::<String>() {
@@ -44,7 +41,7 @@ fn install_panic_capture() {
                     .location()
                     .map(|l| format!(" at {}:{}:{}", l.file(), l.line(), l.column()))
                     .unwrap_or_default();
-                LAST_PANIC.with(|p| *p.borrow_mut() = Some(format!("{msg}{at}")));
+                context::set_last_panic(format!("{msg}{at}"));
             } else {
                 prev(info)
             }
@@ -90,7 +87,7 @@ fn validate(name: &str, cfg: &LaunchConfig, opts: &Options) -> Result<(), EmuErr
 /// OS thread runs one launch; its state, the current thread and the memory it may touch, are per OS
 /// thread); and not while the calling thread panics (a launch from a destructor during unwinding),
 /// since `std::thread::panicking()` would then hold for every emulated thread, and every primitive
-/// would act as for a thread that unwinds (see `sched::unwinding`).
+/// would act as for a thread that unwinds (see `context::unwinding`).
 pub(crate) fn check_caller(name: &str) -> Result<(), EmuError> {
     if let Some(outer) = running_kernel() {
         return Err(EmuError::InvalidLaunch(format!(
@@ -181,7 +178,7 @@ pub(crate) fn run_launch(
             steps: 0,
             yielders: Vec::new(),
             wave_live: 0,
-            host: agent.is_some().then(host_agent::HostAgent::new),
+            host: agent.is_some().then(HostAgent::new),
             running: watch.running.clone(),
         }),
     });
@@ -209,9 +206,9 @@ pub(crate) fn run_launch(
         Ok(())
     }));
     if let Some(h) = host.as_mut() {
-        CTX.with(|c| c.set(&*emu as *const Emu));
+        context::set_emu(&*emu as *const Emu);
         h.teardown(&emu);
-        CTX.with(|c| c.set(std::ptr::null()));
+        context::set_emu(std::ptr::null());
     }
     drop(host);
     stack::finish_launch();
@@ -312,7 +309,7 @@ fn run_wave(
         // completed or dropped before this function returns.
         let co = unsafe {
             Coroutine::with_stack_unchecked(stack, move |y: &Yielder<(), ()>, ()| {
-                YIELDER.with(|c| c.set(y as *const _));
+                context::set_yielder(y as *const _);
                 with_state(|st, me| st.yielders[me] = y as *const _);
                 (*body_ptr)();
                 with_state(|st, me| st.thread_exit(me));
@@ -321,7 +318,7 @@ fn run_wave(
         guards.push(Guard::new(limit));
         cos.push(Some(co));
     }
-    CTX.with(|c| c.set(emu as *const Emu));
+    context::set_emu(emu as *const Emu);
     let _running = Running;
     // Suspended threads are unwound below in every case, also when a panic left the scheduler.
     let outcome = catch_unwind(AssertUnwindSafe(|| schedule(emu, &mut cos, &guards, bdim, gdim, start, host)));
@@ -333,7 +330,7 @@ fn run_wave(
             None => {}
         }
     }
-    CTX.with(|c| c.set(std::ptr::null()));
+    context::set_emu(std::ptr::null());
     outcome.unwrap_or_else(|p| resume_unwind(p))
 }
 
@@ -344,11 +341,7 @@ struct Running;
 
 impl Drop for Running {
     fn drop(&mut self) {
-        CTX.with(|c| c.set(std::ptr::null()));
-        YIELDER.with(|y| y.set(std::ptr::null()));
-        INFO.with(|i| i.set(Info::default()));
-        IN_KERNEL.with(|k| k.set(false));
-        TEARDOWN.with(|t| t.set(false));
+        context::clear();
         stack::running(None);
     }
 }
@@ -356,18 +349,18 @@ impl Drop for Running {
 /// Unwinds thread `t`, left suspended by a failed launch, so that its destructors run.
 ///
 /// Soundness: a destructor may call any primitive, and primitives act for the current thread — the
-/// one `INFO` and `YIELDER` name, which after the scheduler stopped is whichever thread ran last. A
+/// one the context's indices and yielder name, which after the scheduler stopped is whichever thread ran last. A
 /// primitive suspending on that thread's yielder would jump into another coroutine's frames. So the
 /// current-thread state is switched to `t` first (its indices, its own yielder, its stack guard for
-/// the fault handler), and `TEARDOWN` makes every primitive complete without suspending (see
-/// `sched::unwinding`).
+/// the fault handler), and the context's teardown flag makes every primitive complete without suspending (see
+/// `context::unwinding`).
 fn teardown(emu: &Emu, t: usize, co: Co, guard: Guard, bdim: Dim3, gdim: Dim3) {
     let who = emu.st.borrow().make_current(t, bdim, gdim);
     stack::running(Some((guard, who)));
-    TEARDOWN.with(|d| d.set(true));
+    context::set_teardown(true);
     // Dropping a suspended coroutine unwinds it from its `suspend` call.
     drop(co);
-    TEARDOWN.with(|d| d.set(false));
+    context::set_teardown(false);
     stack::running(None);
-    YIELDER.with(|y| y.set(std::ptr::null()));
+    context::set_yielder(std::ptr::null());
 }

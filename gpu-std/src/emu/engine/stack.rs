@@ -29,10 +29,9 @@
 //! then ends the process as any stack overflow does).
 
 use corosensei::stack::{DefaultStack, Stack};
-use std::cell::{Cell, RefCell, UnsafeCell};
-
-/// Bytes of every emulated thread's stack kept for the emulator below the kernel's own frames.
-pub(super) const RESERVE: usize = 64 * 1024;
+pub(super) use guard::{Guard, RESERVE};
+use guard::{REPORT, REPORT_BYTES, RUNNING};
+use std::cell::{Cell, RefCell};
 
 /// An emulated thread.
 pub(super) type Co = corosensei::Coroutine<(), (), (), DefaultStack>;
@@ -40,24 +39,13 @@ pub(super) type Co = corosensei::Coroutine<(), (), (), DefaultStack>;
 /// The unwinding payload of a thread whose frames reached into the reserve.
 pub(super) struct Overflow;
 
-/// Where one emulated thread's stack ends.
-#[derive(Clone, Copy)]
-#[cfg_attr(not(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64"))), allow(dead_code))]
-pub(super) struct Guard {
-    /// The guard page: `[guard_lo, guard_hi)`.
-    guard_lo: usize,
-    guard_hi: usize,
-    /// The lowest stack address the kernel's frames may reach (the top of the reserve).
-    soft_limit: usize,
-}
-
 /// A stack for a thread whose kernel may use `stack_bytes`.
 pub(super) fn allocate(stack_bytes: usize) -> std::io::Result<DefaultStack> {
     DefaultStack::new(stack_bytes.saturating_add(RESERVE))
 }
 
 /// Most stacks an OS thread keeps between launches: one full wave's.
-const POOL_MAX: usize = super::launch::WAVE_THREADS as usize;
+const POOL_MAX: usize = super::state::WAVE_THREADS as usize;
 
 thread_local! {
     /// The stacks of this OS thread's last launch, with the `stack_bytes` they were made for, kept for
@@ -85,48 +73,14 @@ pub(super) fn give_back(mut stacks: Vec<DefaultStack>, stack_bytes: usize) {
     let _ = POOL.try_with(|p| *p.borrow_mut() = (stack_bytes, stacks));
 }
 
-impl Guard {
-    /// The guard of a stack whose lowest address (its guard page) is `stack_limit`.
-    pub(super) fn new(stack_limit: usize) -> Guard {
-        let page = page_size();
-        Guard { guard_lo: stack_limit, guard_hi: stack_limit + page, soft_limit: stack_limit + page + RESERVE }
-    }
-}
-
 /// The lowest address of `stack` (its guard page).
 pub(super) fn limit_of(stack: &DefaultStack) -> usize {
     stack.limit().get()
 }
 
-fn page_size() -> usize {
-    // SAFETY: sysconf has no preconditions.
-    let p = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    if p > 0 { p as usize } else { 4096 }
-}
-
-/// Bytes of the report of an overflow onto a guard page that are formatted before the launch.
-const REPORT_BYTES: usize = 1024;
-
-/// The report of an overflow onto a guard page, formatted before the launch: `text[..head]` comes
-/// before the thread's indices, `text[head..len]` after them.
-struct Report {
-    text: [u8; REPORT_BYTES],
-    head: usize,
-    len: usize,
-}
-
 thread_local! {
-    /// The guard of the emulated thread running on this OS thread, and that thread's block and thread
-    /// index; `None` while the scheduler runs. Read by the fault handler: const-initialised, no
-    /// destructor.
-    static RUNNING: Cell<Option<(Guard, [u32; 6])>> = const { Cell::new(None) };
-    /// `RUNNING`'s soft limit, or 0: what the check on entry to the emulator compares against.
+    /// The running thread's soft limit, or 0: what the check on entry to the emulator compares against.
     static SOFT_LIMIT: Cell<usize> = const { Cell::new(0) };
-    /// The running launch's report of an overflow onto a guard page (read by the fault handler:
-    /// const-initialised, no destructor). Written only by [`start_launch`], while no emulated thread
-    /// runs on this OS thread, so never while the handler may read it.
-    static REPORT: UnsafeCell<Report> =
-        const { UnsafeCell::new(Report { text: [0; REPORT_BYTES], head: 0, len: 0 }) };
 }
 
 /// Prepares this OS thread to run the threads of kernel `kernel`, whose threads have `stack_bytes`
@@ -189,6 +143,8 @@ fn overflow() {
     SOFT_LIMIT.with(|s| s.set(0));
     std::panic::resume_unwind(Box::new(Overflow))
 }
+
+mod guard;
 
 #[cfg(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64")))]
 mod fault;

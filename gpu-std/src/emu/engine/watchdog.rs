@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-/// The emulated thread a launch runs: its block and thread index (see `sched::make_current`), packed
+/// The emulated thread a launch runs: its block and thread index (see `context`'s `make_current`), packed
 /// two coordinates to a word, `u64::MAX` for none.
 #[derive(Debug)]
 pub(crate) struct RunningThread([AtomicU64; 3]);

@@ -17,8 +17,8 @@
 //! Edges that a block scope cut are kept aside as a *hint* (with the reasons), so that a race report can
 //! say which scope was used and which was needed.
 
-use super::predict::{Edge, Held};
-use super::race::Kind;
+use super::kind::Kind;
+use super::lock::{Edge, Held};
 use super::topology::Topology;
 use crate::atomic::ScopeKind;
 use std::collections::HashMap;

@@ -3,7 +3,8 @@
 //! the scope needed), or, for strong accesses, why they are not morally strong.
 
 use super::clock::cut;
-use super::race::{Cur, Epoch, Kind};
+use super::kind::Kind;
+use super::race::{Cur, Epoch};
 use crate::atomic::ScopeKind;
 
 /// Why nothing orders two accesses of threads on different GPUs.

@@ -23,7 +23,7 @@
 //! report).
 
 use super::clock::{Clock, IntMap};
-use crate::Site;
+use super::lock::{Held, Section};
 use std::collections::HashMap;
 
 /// Addresses one critical section may touch before its lock is no longer used for prediction.
@@ -32,39 +32,6 @@ pub(crate) const MAX_CS_ADDRESSES: usize = 64;
 const ANY_BLOCK: u32 = u32::MAX;
 /// Locks one thread is followed holding at once.
 pub(crate) const MAX_HELD: usize = 8;
-
-/// One critical section, for reports.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Section {
-    pub gid: u32,
-    /// Where the lock was taken.
-    pub taken: Site,
-}
-
-/// A lock a thread holds, and what its critical section touched.
-#[derive(Clone, Debug)]
-pub(crate) struct Held {
-    pub addr: usize,
-    /// Bits of the value that releases the lock (the value the acquiring atomic replaced).
-    pub unlocked: u64,
-    pub taken: Site,
-    /// Addresses touched in the critical section, and whether each was written.
-    pub touched: Vec<(usize, bool)>,
-    /// The scope of the fence that acquired the lock: the first fence after the take, if it came
-    /// before the section's first access (`None`: the section ran unacquired).
-    pub acquired: Option<crate::atomic::ScopeKind>,
-    /// The thread's block (linear index), to judge a block-scope acquire.
-    pub block: u32,
-}
-
-/// A lock handoff that gave a thread knowledge: which lock, and the critical section it came from.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Edge {
-    pub lock: usize,
-    pub from: Section,
-    /// The receiving thread's own critical section.
-    pub to: Section,
-}
 
 /// What the critical sections of every lock touched, per launch.
 #[derive(Debug, Default)]

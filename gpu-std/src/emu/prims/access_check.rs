@@ -5,7 +5,7 @@
 
 use crate::Site;
 use crate::atomic::SpaceKind;
-use crate::emu::engine::sched;
+use crate::emu::engine::context;
 use crate::emu::report::names;
 
 /// Panics (in the emulated thread, which the launch reports with its source line) unless
@@ -13,7 +13,7 @@ use crate::emu::report::names;
 #[track_caller]
 pub(crate) fn check(space: SpaceKind, addr: usize, size: usize, site: Site) {
     assert!(
-        sched::active(),
+        context::active(),
         "a GPU memory view was accessed outside a kernel launch, at {site} (run kernels with gpu_std::emu::launch)"
     );
     match space {
@@ -29,7 +29,7 @@ pub(crate) fn check(space: SpaceKind, addr: usize, size: usize, site: Site) {
             );
         }
         SpaceKind::Shared => {
-            let (base, bytes) = super::backend::dynamic_shared(crate::site());
+            let (base, bytes) = dynamic_shared(crate::site());
             let base = base as usize;
             assert!(
                 addr >= base && addr + size <= base + bytes,
@@ -38,4 +38,13 @@ pub(crate) fn check(space: SpaceKind, addr: usize, size: usize, site: Site) {
             );
         }
     }
+}
+
+/// The dynamic shared memory of the caller's block, and its size in bytes.
+pub fn dynamic_shared(_site: Site) -> (*mut u8, usize) {
+    context::with_state(|st, me| {
+        let b = st.threads[me].block;
+        let blk = &mut st.blocks[b];
+        (blk.shared.as_mut_ptr() as *mut u8, st.cfg.shared_bytes)
+    })
 }

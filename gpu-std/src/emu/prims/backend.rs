@@ -2,18 +2,18 @@
 //! engine, telling the memory model what each did. Each synchronisation point may switch threads —
 //! except while the calling thread unwinds (a panic, a stack overflow caught by the reserve check, the
 //! teardown of a failed launch): then every primitive completes at once, without suspending (see
-//! `sched::unwinding`).
+//! `context::unwinding`).
 
 use super::access_check;
+pub use super::access_check::dynamic_shared;
 use super::memory;
 use crate::Dim3;
 use crate::Site;
 use crate::atomic::{AtomOp, Atomic, ScopeKind, SpaceKind};
 use crate::emu::config::{MutationKind, SiteKind};
-use crate::emu::engine::barrier::BarOp;
-use crate::emu::engine::collectives::CollKind;
-use crate::emu::engine::poll::{Polled, bits_of};
-use crate::emu::engine::sched::{self, State, info, suspend, unwinding, with_state};
+use crate::emu::engine::context::{info, suspend, unwinding, with_state};
+use crate::emu::engine::polled::{Polled, bits_of};
+use crate::emu::engine::state::{BarOp, CollKind, State, Status};
 use crate::emu::model::{Agent, Kind};
 use crate::emu::report::EmuError;
 use crate::memory::Access;
@@ -142,9 +142,7 @@ pub fn active_mask() -> u32 {
         let w = (th.rank / 32) as usize;
         let first = blk.first + w * 32;
         let lanes = (blk.n - w * 32).min(32);
-        (0..lanes)
-            .filter(|&l| !matches!(st.threads[first + l].status, sched::Status::Exited))
-            .fold(0u32, |m, l| m | (1 << l))
+        (0..lanes).filter(|&l| !matches!(st.threads[first + l].status, Status::Exited)).fold(0u32, |m, l| m | (1 << l))
     })
 }
 
@@ -302,15 +300,6 @@ pub unsafe fn store<T: Copy>(p: *mut T, v: T, access: Access, space: SpaceKind, 
     });
     // SAFETY: as in `load`.
     unsafe { memory::write(p, v) }
-}
-
-/// The dynamic shared memory of the caller's block, and its size in bytes.
-pub fn dynamic_shared(_site: Site) -> (*mut u8, usize) {
-    with_state(|st, me| {
-        let b = st.threads[me].block;
-        let blk = &mut st.blocks[b];
-        (blk.shared.as_mut_ptr() as *mut u8, st.cfg.shared_bytes)
-    })
 }
 
 /// The kernel's shared layout (its arrays, with their offsets), for reports of shared memory.

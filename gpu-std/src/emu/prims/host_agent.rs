@@ -29,16 +29,16 @@
 //! agent may not launch kernels.
 
 use crate::atomic::{ScopeKind, SpaceKind};
-use crate::emu::engine::host_agent::host_state;
-use crate::emu::engine::poll::{Polled, bits_of};
-use crate::emu::engine::sched::{suspend, unwinding};
+use crate::emu::engine::context::host_state;
+use crate::emu::engine::context::{suspend, unwinding};
+use crate::emu::engine::polled::{Polled, bits_of};
 use crate::emu::model::Kind;
 use std::sync::atomic::{AtomicI32, AtomicI64, AtomicU32, AtomicU64, Ordering};
 
 /// Whether the caller is the host agent of an emulated launch (then this module's functions are
 /// modelled; otherwise they are plain atomics).
 pub fn in_host_agent() -> bool {
-    crate::emu::engine::host_agent::in_host_agent()
+    crate::emu::engine::context::in_host_agent()
 }
 
 mod sealed {

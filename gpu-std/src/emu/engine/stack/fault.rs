@@ -1,7 +1,7 @@
 //! The `SIGSEGV`/`SIGBUS` handler that turns a fault on an emulated thread's guard page into a report
 //! on stderr and an abort of the process.
 
-use super::{REPORT, REPORT_BYTES, RUNNING};
+use super::guard::{REPORT, REPORT_BYTES, RUNNING};
 use libc::{c_int, c_void, siginfo_t};
 use std::cell::{Cell, UnsafeCell};
 use std::mem::MaybeUninit;
