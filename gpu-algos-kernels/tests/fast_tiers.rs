@@ -3,7 +3,7 @@
 //! `histogram_fast` and `histogram_small` (exact bins on uneven, misaligned inputs). Every launch must
 //! be race-free.
 
-#[path = "../../gpu-kernels/tests/common/mod.rs"]
+#[path = "../../gpu-std/tests/common/mod.rs"]
 mod common;
 
 use common::{Buf, launch, seed};

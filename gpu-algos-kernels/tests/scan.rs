@@ -4,7 +4,7 @@
 //! reported as races on the status words; the twin that takes its tile from `blockIdx` reported as a
 //! livelock when fewer blocks are resident than the grid has, while the ticketed scan completes.
 
-#[path = "../../gpu-kernels/tests/common/mod.rs"]
+#[path = "../../gpu-std/tests/common/mod.rs"]
 mod common;
 
 use common::{Buf, SEEDS, launch, launch_raw, seed};

@@ -5,7 +5,7 @@
 //! races on the status words, across blocks; the twin that takes its tile from `blockIdx` reported as
 //! a livelock when fewer blocks are resident than the grid has, while the ticketed pass completes.
 
-#[path = "../../gpu-kernels/tests/common/mod.rs"]
+#[path = "../../gpu-std/tests/common/mod.rs"]
 mod common;
 
 use common::{Buf, SEEDS, launch_raw, seed};

@@ -1,8 +1,10 @@
 //! The emulator's detectors on the chapter's bugs (must be reported, with the right threads and index)
-//! and on correct synchronisation (must stay silent). Scoped synchronisation is tested in
-//! `detector_scope.rs`; unbounded access history, uninitialised shared memory and warp-level races in
-//! `detector_history.rs`.
+//! and on correct synchronisation (must stay silent). The detector's own cases, on kernels of
+//! their own, are in gpu-std's tests: scoped synchronisation in `gpu-std/tests/detector_scope.rs`;
+//! unbounded access history, uninitialised shared memory and warp-level races in
+//! `gpu-std/tests/detector_history.rs`.
 
+#[path = "../../gpu-std/tests/common/mod.rs"]
 mod common;
 
 use common::{Buf, SEEDS, launch, launch_raw, pair, seed, t};

@@ -12,6 +12,10 @@
 //!
 //! Operations per type: add/sub/min/max/and/or/xor/exch/cas on `u32`, `i32`, `u64`, `i64`;
 //! inc/dec (wrapping at a limit) on `u32`; add/exch/cas on `f32`, `f64`.
+//!
+//! Floor of the views and primitives: names gpu-std's vocabulary, the backend (`crate::backend`: the PTX
+//! layer on the GPU, the emulator on the host) and other primitives; nothing of the kernel floor
+//! (`Kernel`, signatures, launch arguments) nor the emulator's launch API.
 
 pub use crate::vocab::atom::{AtomOp, Atomic};
 pub use crate::vocab::scope::{Block, Device, GlobalSpace, Scope, ScopeKind, SharedSpace, Space, SpaceKind, System};

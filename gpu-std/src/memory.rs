@@ -12,6 +12,10 @@
 //! *values*, never undefined behaviour. Plain `get`/`set` may still be merged or kept in a register by
 //! the compiler, like plain C++ accesses; `get_volatile`/`set_volatile` reach memory every time;
 //! `.atomic(i)` gives read-modify-writes and acquire/release accesses.
+//!
+//! Floor of the views and primitives: names gpu-std's vocabulary, the backend (`crate::backend`: the PTX
+//! layer on the GPU, the emulator on the host) and other primitives; nothing of the kernel floor
+//! (`Kernel`, signatures, launch arguments) nor the emulator's launch API.
 
 use crate::atomic::{Atomic, Device, GlobalSpace, ScopeKind, SpaceKind};
 use crate::pod::Pod;

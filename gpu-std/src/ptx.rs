@@ -1,5 +1,8 @@
 //! The only place with inline PTX. The GPU backend of every primitive. Each function is the
 //! instruction its public wrapper documents; `Site` is `()` here.
+//!
+//! The raw PTX layer: names only gpu-std's vocabulary (`crate::vocab`) and `Pod`; no view, no
+//! primitive, nothing of the emulator (its host twin, `emu::prims::backend`).
 
 use crate::pod::Pod;
 use crate::vocab::access::{Access, CacheOp};

@@ -68,6 +68,10 @@
 //! Shared memory starts uninitialised each launch: write before you read, and put a block barrier
 //! between one thread's write and another thread's read. Every access is an `ld.shared`/`st.shared`
 //! instruction of inline PTX, so a race yields racy values, never undefined behaviour.
+//!
+//! Floor of the views and primitives: names gpu-std's vocabulary, the backend (`crate::backend`: the PTX
+//! layer on the GPU, the emulator on the host) and other primitives; nothing of the kernel floor
+//! (`Kernel`, signatures, launch arguments) nor the emulator's launch API.
 
 use crate::atomic::{Block, SharedSpace, SpaceKind};
 use crate::backend;

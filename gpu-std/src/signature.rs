@@ -21,6 +21,9 @@
 //! The types come from the compiler, not from the tokens of the definition: a type alias is
 //! resolved on each target, and every parameter type (sealed [`KernelParam`](crate::KernelParam))
 //! names itself.
+//!
+//! Kernel floor: names the parameter lists (`crate::params`) and the host's `Kernel`; no primitive
+//! beyond the views' `KernelParam`, no backend.
 
 pub use crate::params::{KernelTypes, ParamList, Split};
 pub use crate::vocab::param::ParamType;

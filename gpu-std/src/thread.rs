@@ -3,6 +3,10 @@
 //! `thread_idx` is the thread's position in its block, `block_idx` the block's position in the grid,
 //! `block_dim`/`grid_dim` their extents (CUDA's `threadIdx`, `blockIdx`, `blockDim`, `gridDim`).
 //! All of them are uniform for the whole launch except the two indices.
+//!
+//! Floor of the views and primitives: names gpu-std's vocabulary, the backend (`crate::backend`: the PTX
+//! layer on the GPU, the emulator on the host) and other primitives; nothing of the kernel floor
+//! (`Kernel`, signatures, launch arguments) nor the emulator's launch API.
 
 use crate::backend;
 pub use crate::vocab::dim3::Dim3;

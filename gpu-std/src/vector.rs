@@ -19,6 +19,10 @@
 //! let s = view.split_vectors();
 //! assert_eq!(s.head.len() + 4 * s.body.len() + s.tail.len(), 11);
 //! ```
+//!
+//! Floor of the views and primitives: names gpu-std's vocabulary, the backend (`crate::backend`: the PTX
+//! layer on the GPU, the emulator on the host) and other primitives; nothing of the kernel floor
+//! (`Kernel`, signatures, launch arguments) nor the emulator's launch API.
 
 use crate::memory::{Global, GlobalMut};
 use crate::pod::Pod;

@@ -30,6 +30,10 @@
 //! CUDA's `__shfl_*_sync(mask, v, b, width)`. The PTX clamp operand is `((32 - width) << 8) | 0x1f`
 //! for down/xor/idx and `(32 - width) << 8` for up; a source lane outside the segment (or past its
 //! end) yields the caller's own value.
+//!
+//! Floor of the views and primitives: names gpu-std's vocabulary, the backend (`crate::backend`: the PTX
+//! layer on the GPU, the emulator on the host) and other primitives; nothing of the kernel floor
+//! (`Kernel`, signatures, launch arguments) nor the emulator's launch API.
 
 use crate::backend;
 pub use crate::vocab::lanes::{FULL_MASK, ShflMode, WARP_SIZE, shfl_source_lane};

@@ -4,6 +4,8 @@
 //! (cooperative) launch waits at it. Threads that pass a barrier together share what they acquired.
 //! A thread's exit is handled here too: it may be the last one a barrier waits for, or prove that
 //! the barrier can never complete.
+//!
+//! Acts on the launch state (`state`); names no other file of the engine but `deadlock`'s formatting.
 
 use super::deadlock::fmt_dim;
 use super::state::{Bar, BarOp, State, Status};

@@ -10,6 +10,8 @@
 //! [`POISON`]: the PTX ISA leaves only that value undefined, so the launch goes on and the outcome
 //! carries a warning (a kernel that never uses the value is correct). A lane outside its own mask is a
 //! trap, as on a GPU.
+//!
+//! Acts on the launch state (`state`); names no other file of the engine.
 
 use super::state::{Coll, CollKind, State, Status};
 use crate::Site;

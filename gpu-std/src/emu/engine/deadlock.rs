@@ -2,6 +2,8 @@
 //! block barrier, a warp collective, the grid barrier) and which threads it waits for; for a livelock,
 //! where each spinning thread polls and the value it waits to change; at the time limit, what every
 //! unfinished thread was doing. A launch fails at most once; the first report stands.
+//!
+//! Acts on the launch state (`state`); names no other file of the engine.
 
 use super::state::{State, Status};
 use crate::Dim3;

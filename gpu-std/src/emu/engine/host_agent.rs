@@ -6,6 +6,9 @@
 //!
 //! Limits: a launch with a host agent runs in one wave (all blocks resident, at most
 //! [`Options::max_resident_blocks`]) and is not cooperative; the agent may not launch kernels.
+//!
+//! Names the launch state, the context, the stacks and what polls saw; not the scheduler's loop or
+//! the launch, which run it.
 
 use super::context::{self, host_state};
 use super::polled::{Polled, fmt_value};

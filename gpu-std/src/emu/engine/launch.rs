@@ -3,6 +3,9 @@
 //! stackful coroutine on a recycled stack (see `stack`). A panic inside a kernel is captured with its
 //! location and reported for the thread that raised it. When a launch fails, the threads it left
 //! suspended are unwound one by one, each as the current thread (see `teardown`).
+//!
+//! The engine's top: names the state, the context, the scheduler's loop, the stacks, the watchdog and
+//! the host agent; nothing of the engine names it.
 
 use super::context::{self, running_kernel, with_state};
 use super::host_agent;

@@ -20,6 +20,9 @@
 //! poll, so a contended lock costs work linear in the number of spinners, not quadratic. The thread
 //! stays runnable in every report (it is spinning), and the polls it makes when woken count towards
 //! the livelock limit as before.
+//!
+//! Acts on the launch state (`state`, `polled`); names no other file of the engine but `deadlock`'s
+//! formatting.
 
 use super::deadlock::fmt_dim;
 use super::polled::{Polled, Writer, fmt_value};

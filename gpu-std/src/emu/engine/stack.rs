@@ -27,6 +27,9 @@
 //!
 //! On other platforms only the check on entry to the emulator applies (an overflow onto the guard page
 //! then ends the process as any stack overflow does).
+//!
+//! Names only its own files (`stack/guard.rs`, `stack/fault.rs`) and the size of a wave (`state`);
+//! nothing else of the emulator.
 
 use corosensei::stack::{DefaultStack, Stack};
 pub(super) use guard::{Guard, RESERVE};
