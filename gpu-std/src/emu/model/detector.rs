@@ -12,8 +12,8 @@ use super::explain::{explain, hazard_why};
 use super::findings::Findings;
 use super::kind::Kind;
 use super::lock::{Edge, Held, Section};
-use super::predict::{MAX_CS_ADDRESSES, MAX_HELD};
-use super::race::{Cur, Epoch};
+use super::predict::{Locks, MAX_CS_ADDRESSES, MAX_HELD};
+use super::race::{Cur, Epoch, Slot};
 use super::shadow::{Shadow, SharedShadow, Written};
 use super::topology::{HOST_BLOCK, HOST_GID, Topology};
 use crate::emu::report::{AccessInfo, Place, Race, UninitRead, names};
@@ -229,17 +229,7 @@ impl Model {
         let block = pos.block;
         let place = Place { space, addr, size, shared_base };
         let x = Epoch::new(site, pos.gid, clock.rel, bar, grid, kind);
-        // Inside critical sections: what every order of the locks' sections orders before this access,
-        // and what the section touched (see `predict`).
-        for h in clock.held.iter_mut().filter(|h| h.addr != addr) {
-            if let Some(pr) = &mut clock.pred {
-                let rw = (kind.reads(), kind.writes());
-                self.findings.locks.ordered_before(h.addr, addr, rw, block, &mut pr.nolock, &mut pr.section);
-            }
-            if h.touched.len() <= MAX_CS_ADDRESSES && !h.touched.contains(&(addr, kind.writes())) {
-                h.touched.push((addr, kind.writes()));
-            }
-        }
+        in_sections(clock, &self.findings.locks, addr, kind, block);
         if kind.observes() {
             for sync in slots.iter().filter_map(|s| s.sync()) {
                 clock.observe(sync, block, kind, &self.topo);
@@ -289,30 +279,7 @@ impl Model {
             }
         }
         clock.acquiring = None;
-        match kind {
-            Kind::Write => {
-                for slot in slots.iter_mut() {
-                    slot.end_release_sequence();
-                    slot.tidy();
-                }
-            }
-            Kind::VolatileWrite | Kind::Atomic(_) | Kind::ReleaseStore(_) => {
-                let (head, rest) = slots.split_first_mut().expect("an access touches a byte");
-                clock.publish(pos, kind, bclock, head.sync_mut());
-                head.tidy();
-                for slot in rest {
-                    if matches!(kind, Kind::ReleaseStore(_)) {
-                        // One release (publishing again would count a second one): the same
-                        // publication for every byte.
-                        *slot.sync_mut() = head.sync().cloned();
-                    } else {
-                        clock.publish(pos, kind, bclock, slot.sync_mut());
-                    }
-                    slot.tidy();
-                }
-            }
-            Kind::Read | Kind::VolatileRead | Kind::AcquireLoad(_) => {}
-        }
+        publish(slots, clock, pos, kind, bclock);
         if let Some((e, why, predicted)) = report {
             let why = why.unwrap_or_else(|edge| self.predicted_why(edge));
             let hazard = why.starts_with("ordering hazard");
@@ -324,19 +291,24 @@ impl Model {
             self.findings.hazards.push(race);
         }
         if unwritten && self.findings.count_uninit(addr - shared_base, block) {
-            let (name, index) = place.buffer_index(&self.findings.shared_layouts);
-            let read = UninitRead {
-                kernel: self.findings.kernel.clone(),
-                thread: self.topo.thread_of(x.gid),
-                kind: kind.name(),
-                array: (name != "shared").then_some(name),
-                index,
-                offset: addr - shared_base,
-                size,
-                site: site_str(site),
-            };
-            self.findings.uninit_reads.push(read);
+            self.push_uninit_read(&place, x.gid, kind, site);
         }
+    }
+
+    /// Records a read by thread `gid` of shared bytes at `place` that no thread of its block wrote.
+    fn push_uninit_read(&mut self, place: &Place, gid: u32, kind: Kind, site: Site) {
+        let (name, index) = place.buffer_index(&self.findings.shared_layouts);
+        let read = UninitRead {
+            kernel: self.findings.kernel.clone(),
+            thread: self.topo.thread_of(gid),
+            kind: kind.name(),
+            array: (name != "shared").then_some(name),
+            index,
+            offset: place.addr - place.shared_base,
+            size: place.size,
+            site: site_str(site),
+        };
+        self.findings.uninit_reads.push(read);
     }
 
     /// Records a race on `place` between the accesses `first` and `second`.
@@ -555,5 +527,52 @@ impl Model {
             touched += blk.slots.touched();
         }
         (bytes, touched)
+    }
+}
+
+/// Inside critical sections: what every order of the locks' sections orders before an access of
+/// `kind` to `addr` by a thread of block `block` with clocks `clock`, and what each section touched
+/// (see `predict`).
+#[inline]
+fn in_sections(clock: &mut ThreadClock, locks: &Locks, addr: usize, kind: Kind, block: u32) {
+    for h in clock.held.iter_mut().filter(|h| h.addr != addr) {
+        if let Some(pr) = &mut clock.pred {
+            let rw = (kind.reads(), kind.writes());
+            locks.ordered_before(h.addr, addr, rw, block, &mut pr.nolock, &mut pr.section);
+        }
+        if h.touched.len() <= MAX_CS_ADDRESSES && !h.touched.contains(&(addr, kind.writes())) {
+            h.touched.push((addr, kind.writes()));
+        }
+    }
+}
+
+/// What an access of `kind` leaves in the records `slots` of its bytes: a plain write ends their
+/// release sequences; a volatile write, an atomic or a release store publishes what the thread at
+/// `pos` knows (one release store is one publication for every byte).
+#[inline]
+fn publish(slots: &mut [Slot], clock: &mut ThreadClock, pos: Pos, kind: Kind, bclock: &BlockClock) {
+    match kind {
+        Kind::Write => {
+            for slot in slots.iter_mut() {
+                slot.end_release_sequence();
+                slot.tidy();
+            }
+        }
+        Kind::VolatileWrite | Kind::Atomic(_) | Kind::ReleaseStore(_) => {
+            let (head, rest) = slots.split_first_mut().expect("an access touches a byte");
+            clock.publish(pos, kind, bclock, head.sync_mut());
+            head.tidy();
+            for slot in rest {
+                if matches!(kind, Kind::ReleaseStore(_)) {
+                    // One release (publishing again would count a second one): the same
+                    // publication for every byte.
+                    *slot.sync_mut() = head.sync().cloned();
+                } else {
+                    clock.publish(pos, kind, bclock, slot.sync_mut());
+                }
+                slot.tidy();
+            }
+        }
+        Kind::Read | Kind::VolatileRead | Kind::AcquireLoad(_) => {}
     }
 }
