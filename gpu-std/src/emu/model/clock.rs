@@ -17,48 +17,12 @@
 //! Edges that a block scope cut are kept aside as a *hint* (with the reasons), so that a race report can
 //! say which scope was used and which was needed.
 
+use super::int_map::IntMap;
 use super::kind::Kind;
 use super::lock::{Edge, Held};
 use super::topology::Topology;
 use crate::atomic::ScopeKind;
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::rc::Rc;
-
-/// A multiplicative hasher for integer keys: fast, and deterministic, so that a schedule seed replays
-/// the same reports.
-#[derive(Default, Clone, Copy)]
-pub(crate) struct IntHasher(u64);
-
-impl Hasher for IntHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.add(b as u64);
-        }
-    }
-    fn write_u32(&mut self, v: u32) {
-        self.add(v as u64)
-    }
-    fn write_u64(&mut self, v: u64) {
-        self.add(v)
-    }
-    fn write_usize(&mut self, v: usize) {
-        self.add(v as u64)
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-impl IntHasher {
-    #[inline]
-    fn add(&mut self, v: u64) {
-        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-/// A hash map with integer keys and [`IntHasher`].
-pub(crate) type IntMap<K, V> = HashMap<K, V, BuildHasherDefault<IntHasher>>;
 
 const BLOCK_KEY: u64 = 1 << 32;
 

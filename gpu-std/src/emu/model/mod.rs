@@ -14,6 +14,7 @@
 //! - `detector`: the `Model` of a launch, which the events are told to.
 //! - `kind`: how an access touched memory (read, write, volatile, atomic, acquire, release).
 //! - `lock`: a lock a thread holds, and the handoff that orders two critical sections.
+//! - `int_map`: the hash map for integer keys the model's tables use.
 //! - `clock`: happens-before knowledge (sparse vector clocks, what a release publishes, scopes).
 //! - `race`: the record of one range of bytes and the race test.
 //! - `explain`: why a race is one, in words.
@@ -27,6 +28,7 @@ mod clock;
 mod detector;
 mod explain;
 mod findings;
+mod int_map;
 mod kind;
 mod lock;
 mod predict;

@@ -22,7 +22,8 @@
 //! its lock unpredictable: its handoffs then count as ordinary happens-before (no prediction, no false
 //! report).
 
-use super::clock::{Clock, IntMap};
+use super::clock::Clock;
+use super::int_map::IntMap;
 use super::lock::{Held, Section};
 use std::collections::HashMap;
 

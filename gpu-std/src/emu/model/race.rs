@@ -20,7 +20,8 @@
 //! being ordered after it conflicts with the write in the same way. So every address that has a race
 //! is reported, at the access that completes its first race.
 
-use super::clock::{IntMap, Knows, SyncSet, wide};
+use super::clock::{Knows, SyncSet, wide};
+use super::int_map::IntMap;
 use super::kind::Kind;
 use super::topology::{HOST_BLOCK, HOST_GID, Topology};
 use crate::Site;

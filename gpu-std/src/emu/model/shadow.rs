@@ -13,7 +13,7 @@
 //! part keeps a copy of the whole record — exact, because no access is recorded in a slot wider than
 //! itself, so each recorded access covered every byte of its slot.
 
-use super::clock::IntMap;
+use super::int_map::IntMap;
 use super::race::Slot;
 
 const PAGE_BITS: u32 = 12;
