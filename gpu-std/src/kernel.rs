@@ -19,8 +19,9 @@ use crate::args::KernelArgs;
 /// target resolves them), so two definitions that differ in any of them cannot be taken for each
 /// other.
 ///
-/// `run` must keep [`KernelCrate`](crate::KernelCrate)'s promise about thread-locals: the emulator runs every thread of a
-/// launch on one OS thread. [`kernel!`](crate::kernel) relies on the crate's own `Kernels: KernelCrate` for it.
+/// `run` must keep [`KernelCrate`](crate::KernelCrate)'s promise about thread-locals: the emulator
+/// runs every thread of a launch on one OS thread. [`kernel!`](crate::kernel) relies on the crate's
+/// own `Kernels: KernelCrate` for it.
 ///
 /// A hand-written implementation must say `unsafe impl`:
 ///
@@ -41,8 +42,8 @@ pub unsafe trait Kernel {
     const MODULE_PATH: &'static str;
     /// The parameter names, in declaration order (for reports: a view's parameter names its memory).
     const PARAMS: &'static [&'static str] = &[];
-    /// The parameters, as a tuple of [`KernelParam`](crate::KernelParam)s, in declaration order, with views valid for the
-    /// launch `'a`.
+    /// The parameters, as a tuple of [`KernelParam`](crate::KernelParam)s, in declaration order, with
+    /// views valid for the launch `'a`.
     type Args<'a>: KernelArgs;
     /// The most threads per block the kernel may be launched with, when its definition gives launch
     /// bounds (`#[launch_bounds(MAX, MIN)]` in [`kernel!`](crate::kernel)): the GPU refuses a launch with more, and so

@@ -539,7 +539,7 @@ fn std_floor(file: &str) -> u32 {
         "vocab" | "pod.rs" | "spin.rs" | "__private.rs" => 0,
         "ptx.rs" | "ptx" => 1,
         "emu" if emu_layer(file) < 4 => 1,
-        "atomic.rs" | "block.rs" | "fence.rs" | "grid.rs" | "memory.rs" | "shared.rs" | "thread.rs" | "vector.rs"
+        "atomic.rs" | "block.rs" | "fence.rs" | "grid.rs" | "memory.rs" | "memory" | "shared.rs" | "thread.rs" | "vector.rs"
         | "warp.rs" => 2,
         "args.rs" | "kernel.rs" | "kernel_crate.rs" | "launch_bounds.rs" | "params.rs" | "signature.rs" => 3,
         "emu" => 4,

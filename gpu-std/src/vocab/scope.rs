@@ -59,8 +59,9 @@ pub enum SpaceKind {
     Shared,
 }
 
-/// A state space, as a type (so that the space of an [`AtomicRef`](crate::atomic::AtomicRef) is fixed at compile time). Sealed:
-/// [`GlobalSpace`], [`SharedSpace`] (an atomic's instruction is chosen by its space).
+/// A state space, as a type (so that the space of an [`AtomicRef`](crate::atomic::AtomicRef) is fixed
+/// at compile time). Sealed: [`GlobalSpace`], [`SharedSpace`] (an atomic's instruction is chosen by
+/// its space).
 pub trait Space: scope_sealed::Sealed {
     /// The state space, as a value.
     const KIND: SpaceKind;
