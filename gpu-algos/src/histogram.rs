@@ -96,7 +96,7 @@ impl<'d> Algos<'d> {
     /// kernel's occupancy), after the zeroing of the bins.
     pub fn histogram_bytes_plan(&self, n: usize) -> Result<plan::Histogram> {
         let dev = self.dev;
-        let resident = if dev.is_gpu() && n > hs::MAX_BYTES {
+        let resident = if dev.profile().full_scale() && n > hs::MAX_BYTES {
             self.resident::<hb::histogram_bytes>(|| {
                 dev.max_coresident_blocks::<hb::histogram_bytes>(Dim3::x(hb::BLOCK), hb::SHARED_BYTES)
             })?
@@ -110,7 +110,7 @@ impl<'d> Algos<'d> {
     /// kernel's occupancy; [`plan::EVEN_BLOCK`] threads each), after the zeroing of the bins.
     pub fn histogram_even_grid<T: EvenSample + 'static>(&self, n: usize) -> Result<u32> {
         let dev = self.dev;
-        let resident = if dev.is_gpu() { self.resident::<T>(|| T::resident(dev))? } else { 1 };
+        let resident = if dev.profile().full_scale() { self.resident::<T>(|| T::resident(dev))? } else { 1 };
         Ok(plan::histogram_even(n, crate::target(dev)?, resident))
     }
 }

@@ -60,13 +60,12 @@ pub fn ptx() -> Ptx {
 
 /// Makes the library's kernels launchable on `dev` (once per device; nothing on the emulator).
 pub(crate) fn ensure_module(dev: &Device) -> anyhow::Result<()> {
-    if dev.is_gpu() {
-        dev.load_module(&ptx())?;
-    }
+    dev.load_module(&ptx())?;
     Ok(())
 }
 
 /// What the rules of [`plan`] need from `dev`.
 pub(crate) fn target(dev: &Device) -> anyhow::Result<plan::Target> {
-    Ok(plan::Target { gpu: dev.is_gpu(), sms: dev.sm_count()? })
+    let profile = dev.profile();
+    Ok(plan::Target { gpu: profile.full_scale(), sms: profile.sms })
 }

@@ -58,6 +58,7 @@ use crate::buffer::Buffer;
 use crate::findings::Findings;
 use crate::launch::{Launch, Timing};
 use crate::mapped::MappedBuffer;
+use crate::profile::{Profile, Scale};
 use crate::ptx::Ptx;
 use anyhow::{Result, bail};
 use gpu_std::emu::host_agent::HostWord;
@@ -247,8 +248,30 @@ impl Device {
         }
     }
 
-    /// Whether this is a GPU.
-    pub fn is_gpu(&self) -> bool {
+    /// What the device can do and how much work suits it: ask it what a choice depends on (whether
+    /// to time, how much work to give, whether the detectors run, which schedule seed runs).
+    pub fn profile(&self) -> Profile {
+        match &self.inner {
+            #[cfg(feature = "cuda")]
+            Inner::Gpu(g) => Profile {
+                can_time: true,
+                scale: Scale::Full,
+                sms: g.sm_count(),
+                schedule_seed: None,
+                detectors: false,
+            },
+            Inner::Emu(o) => Profile {
+                can_time: false,
+                scale: Scale::Small,
+                sms: o.max_resident_blocks,
+                schedule_seed: Some(o.schedule_seed),
+                detectors: true,
+            },
+        }
+    }
+
+    /// Whether this is a GPU (for the crate's own dispatch; callers ask [`Device::profile`]).
+    pub(crate) fn is_gpu(&self) -> bool {
         !matches!(self.inner, Inner::Emu(_))
     }
 
@@ -899,7 +922,7 @@ mod tests {
             None => panic!("a build without the `cuda` feature has no GPU to open: {err:#}"),
         }
         let (dev, note) = Device::open(DeviceChoice::Auto, &missing, Default::default()).expect("Auto falls back");
-        assert!(!dev.is_gpu());
+        assert!(dev.profile().detectors);
         assert!(note.is_some_and(|n| n.contains("running on the CPU SIMT emulator")));
     }
 

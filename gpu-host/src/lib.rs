@@ -68,6 +68,7 @@ mod gpu;
 mod launch;
 mod mapped;
 mod mutate;
+mod profile;
 mod ptx;
 
 pub use buffer::Buffer;
@@ -78,6 +79,7 @@ pub use gpu_std::{Arg, IntoArgs};
 pub use launch::{Launch, Timing, cover};
 pub use mapped::{HostView, MappedBuffer};
 pub use mutate::mutation_test;
+pub use profile::{Profile, Scale};
 pub use ptx::{Ptx, PtxEntries};
 
 /// The README's examples, run as doctests.

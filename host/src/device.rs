@@ -82,9 +82,8 @@ pub unsafe fn open_with_ptx(
 fn with_hint(r: anyhow::Result<(Device, Option<String>)>, ptx: &Path) -> anyhow::Result<(Device, Option<String>)> {
     // The library's kernels (gpu-algos), which the optimised tiers launch, next to the chapter's.
     let r = r.and_then(|(dev, note)| {
-        if dev.is_gpu() {
-            dev.load_module(&gpu_algos::ptx())?;
-        }
+        // Nothing to load where kernels run from their host code (the emulator).
+        dev.load_module(&gpu_algos::ptx())?;
         Ok((dev, note))
     });
     r.map_err(|e| {

@@ -107,7 +107,7 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
         }
     }
 
-    if dev.is_gpu() && p.reps > 0 {
+    if dev.profile().can_time && p.reps > 0 {
         for cells in [1, SPREAD] {
             // Both kernels time the same adds: the CAS loop's cap applies to the native one too.
             let (m, cfg) = if cells == 1 { (cas_n, cas_cfg) } else { (n, cfg) };

@@ -78,7 +78,7 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
         format!("branch on blockIdx % 2 (warp-uniform): {n} outputs exact, even blocks path A{}", super::mismatch(m4)),
     );
 
-    if dev.is_gpu() && p.reps > 0 {
+    if dev.profile().can_time && p.reps > 0 {
         let ok = || -> Result<()> { Ok(()) };
         let div = dev.time::<branch_by_thread>(cfg, (a_n.view(), out_n.output(), PATH_ITERS), p.reps, &ok)?;
         let uni = dev.time::<branch_by_block>(cfg, (a_n.view(), out_n.output(), PATH_ITERS), p.reps, &ok)?;

@@ -325,7 +325,7 @@ pub fn check_n(name: &str, n: usize, elem_bytes: usize) -> Result<()> {
 /// bug on purpose, and checks that the detector named it (when `racy_expected`) — the reports go to the
 /// result, the race count to its `races` column. On a GPU there is no detector: nothing to check.
 pub fn flagged(dev: &Device, r: &mut ExampleResult, what: &str, racy_expected: bool) {
-    if dev.is_gpu() {
+    if !dev.profile().detectors {
         return;
     }
     let f = dev.take_findings();

@@ -37,7 +37,8 @@ fn depth(n: usize, lanes: usize, vblocks: u32) -> usize {
 
 /// The virtual blocks whose bits the library's sum of `n` elements of `T` gives on `dev`.
 fn library_vblocks<T: Reducible<Sum>>(dev: &Device, n: usize, deterministic: bool) -> Result<u32> {
-    let target = plan::Target { gpu: dev.is_gpu(), sms: dev.sm_count()? };
+    let profile = dev.profile();
+    let target = plan::Target { gpu: profile.full_scale(), sms: profile.sms };
     let resident = T::resident(dev)?;
     Ok(match plan::reduce::<T>(n, target, resident, deterministic) {
         plan::Reduce::Fast { vblocks, .. } => vblocks,
@@ -67,7 +68,7 @@ impl<'a, 'd, T: Reducible<Sum>> Tier<'a, 'd, T> {
         let bytes = self.x.len() * size_of::<T>();
         let call = || self.algos.reduce_into::<T, Sum>(&self.x, &self.out, deterministic);
         measure_call(dev, p, r, name, bytes, &|| Ok(()), &call)?;
-        if p.reps > 0 && dev.is_gpu() {
+        if p.reps > 0 && dev.profile().can_time {
             let again = self.out.read_at(0)?;
             r.check(
                 bits(again) == bits(first),
@@ -108,7 +109,7 @@ fn reduce_small(n: usize) -> bool {
 }
 
 fn other_grids(dev: &Device) -> Vec<u32> {
-    OTHER_GRIDS.iter().copied().filter(|&g| dev.is_gpu() || g <= 8).collect()
+    OTHER_GRIDS.iter().copied().filter(|&g| dev.profile().full_scale() || g <= 8).collect()
 }
 
 /// The error bound of the deterministic sum of `n` elements whose magnitudes add to `sum_abs`.
