@@ -103,7 +103,7 @@ impl<'d> Algos<'d> {
         } else {
             1
         };
-        Ok(plan::histogram_bytes(n, crate::target(dev)?, resident))
+        Ok(plan::histogram_bytes(n, crate::device::target(dev)?, resident))
     }
 
     /// The blocks of [`even`] for `n` samples of `T` on this device ([`plan::histogram_even`] with the
@@ -111,6 +111,6 @@ impl<'d> Algos<'d> {
     pub fn histogram_even_grid<T: EvenSample + 'static>(&self, n: usize) -> Result<u32> {
         let dev = self.dev;
         let resident = if dev.profile().full_scale() { self.resident::<T>(|| T::resident(dev))? } else { 1 };
-        Ok(plan::histogram_even(n, crate::target(dev)?, resident))
+        Ok(plan::histogram_even(n, crate::device::target(dev)?, resident))
     }
 }

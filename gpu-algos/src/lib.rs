@@ -33,6 +33,7 @@
 //! `gpu-algos-kernels` and kept in this crate's source (`ptx/gpu_algos_kernels.ptx`), so a user's
 //! build needs no GPU toolchain for it; the crate's tests in its repository check that it is what
 //! the kernels' source builds to.
+mod device;
 pub mod histogram;
 pub mod kernels;
 pub mod plan;
@@ -45,27 +46,4 @@ pub use gpu_algos_kernels::element::{Element, Max, Min, Op, Sum};
 pub use kernels::{EvenSample, Reducible, Scannable, SortValue, Sortable};
 pub use scratch::Algos;
 
-use gpu_host::{Device, Ptx};
-
-/// The library's PTX module (sm_90), as built from `gpu-algos-kernels`.
-static PTX: &str = include_str!("../ptx/gpu_algos_kernels.ptx");
-
-/// The library's kernels as a module for [`Device::open`] (for a program with no kernels of its own)
-/// or [`Device::load_module`].
-pub fn ptx() -> Ptx {
-    // SAFETY: `PTX` is the module that gpu-builder built from the `gpu-algos-kernels` crate
-    // (its repository's tests check that it is what the crate's source builds to).
-    unsafe { Ptx::text("gpu_algos_kernels", PTX) }
-}
-
-/// Makes the library's kernels launchable on `dev` (once per device; nothing on the emulator).
-pub(crate) fn ensure_module(dev: &Device) -> anyhow::Result<()> {
-    dev.load_module(&ptx())?;
-    Ok(())
-}
-
-/// What the rules of [`plan`] need from `dev`.
-pub(crate) fn target(dev: &Device) -> anyhow::Result<plan::Target> {
-    let profile = dev.profile();
-    Ok(plan::Target { gpu: profile.full_scale(), sms: profile.sms })
-}
+pub use device::ptx;

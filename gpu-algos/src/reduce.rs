@@ -95,7 +95,7 @@ impl<'d> Algos<'d> {
         // The occupancy query only where the grid depends on it.
         let resident =
             if n > 0 && !rk::small_input::<T>(n) { self.resident::<(T, O)>(|| T::resident(dev))? } else { 1 };
-        Ok(plan::reduce::<T>(n, crate::target(dev)?, resident, deterministic))
+        Ok(plan::reduce::<T>(n, crate::device::target(dev)?, resident, deterministic))
     }
 
     fn reduce<T: Reducible<O> + 'static, O: 'static>(&self, x: &Buffer<'_, T>, deterministic: bool) -> Result<T> {

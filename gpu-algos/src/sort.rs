@@ -13,9 +13,9 @@
 //! its place, tiles finding their offsets by decoupled look-back (`gpu_algos_kernels::sort` has the
 //! algorithm), all queued at once and waited for once. The input is not changed: passes alternate between
 //! the output and a temporary buffer the call owns ([`Algos`] keeps it between calls).
-use crate::Algos;
 use crate::kernels::{SortValue, Sortable, Values};
 use crate::plan;
+use crate::scratch::Algos;
 use anyhow::{Result, bail};
 use gpu_algos_kernels::sort::{self as so, Digits, ERROR_GAVE_UP, MAX_LEN, SortKey};
 use gpu_host::{Buffer, Device, Launch};
@@ -89,18 +89,6 @@ fn slots(passes: u32, p: u32) -> (Slot, Slot) {
     (if p == 0 { Slot::Input } else { dst(p - 1) }, dst(p))
 }
 
-/// A sort's temporary storage: the digit counts, the passes' state, and a buffer of keys and one of
-/// values of each width.
-#[derive(Default)]
-pub(crate) struct SortScratch<'d> {
-    counts: Option<Buffer<'d, u32>>,
-    state: Option<Buffer<'d, u32>>,
-    keys4: Option<Buffer<'d, u32>>,
-    keys8: Option<Buffer<'d, u64>>,
-    vals4: Option<Buffer<'d, u32>>,
-    vals8: Option<Buffer<'d, u64>>,
-}
-
 /// `slot` with exactly `len` words when `exact` (the sort zeroes such a buffer whole before its first
 /// pass), else at least `len` (its contents do not matter).
 fn ensure<'s, 'd, T: Pod>(
@@ -153,7 +141,13 @@ impl<'d> Algos<'d> {
     pub fn sort_plan<K: Sortable>(&self, n: usize, order: &Order, value_bytes: usize) -> Result<plan::Sort> {
         let digits = digits_of::<K>(order)?;
         let resident = self.resident::<(K, so::histogram::HistShared)>(|| K::histogram_resident(self.dev))?;
-        Ok(plan::sort(n, digits, crate::target(self.dev)?, resident, so::pass_block(size_of::<K>(), value_bytes)))
+        Ok(plan::sort(
+            n,
+            digits,
+            crate::device::target(self.dev)?,
+            resident,
+            so::pass_block(size_of::<K>(), value_bytes),
+        ))
     }
 
     /// [`Algos::sort_keys_by`] with the passes on blocks of `block` threads (a multiple of 32 up to
