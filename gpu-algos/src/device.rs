@@ -18,13 +18,13 @@ pub fn ptx() -> Ptx {
 }
 
 /// Makes the library's kernels launchable on `dev` (once per device; nothing on the emulator).
-pub(crate) fn ensure_module(dev: &Device) -> anyhow::Result<()> {
+pub(crate) fn ensure_module(dev: &Device) -> crate::Result<()> {
     dev.load_module(&ptx())?;
     Ok(())
 }
 
 /// What the rules of [`plan`] need from `dev`.
-pub(crate) fn target(dev: &Device) -> anyhow::Result<plan::Target> {
+pub(crate) fn target(dev: &Device) -> crate::Result<plan::Target> {
     let profile = dev.profile();
     Ok(plan::Target { gpu: profile.full_scale(), sms: profile.sms })
 }

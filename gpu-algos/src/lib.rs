@@ -17,7 +17,7 @@
 //! gpu_algos::sort::sort_keys(&dev, &x, &mut sorted)?;
 //! assert_eq!(sorted.read()?, [1, 1, 2, 3, 4, 5, 6, 9]);
 //! assert!(dev.take_findings().is_clean()); // on the emulator, race-checked
-//! # Ok::<(), anyhow::Error>(())
+//! # Ok::<(), gpu_algos::Error>(())
 //! ```
 //!
 //! Every call picks its launch shape from `n` and the device ([`plan`]), owns its temporary storage
@@ -34,6 +34,7 @@
 //! build needs no GPU toolchain for it; the crate's tests in its repository check that it is what
 //! the kernels' source builds to.
 mod device;
+mod error;
 pub mod histogram;
 pub mod kernels;
 pub mod plan;
@@ -47,3 +48,4 @@ pub use kernels::{EvenSample, Reducible, Scannable, SortValue, Sortable};
 pub use scratch::Algos;
 
 pub use device::ptx;
+pub use error::{Error, Result};

@@ -3,7 +3,7 @@
 //!
 //! Imports `device` (the library's module on a device) and nothing else of the crate: the calls that
 //! use the storage (`reduce`, `histogram`, `scan`, `sort`) import it.
-use anyhow::Result;
+use crate::error::Result;
 use gpu_algos_kernels::scan::Epochs;
 use gpu_host::{Buffer, Device};
 use std::cell::{Cell, RefCell};

@@ -7,7 +7,7 @@
 
 use crate::backend::Memory;
 use crate::device::Device;
-use anyhow::{Result, anyhow, bail};
+use crate::error::{Error, Result, fail};
 use gpu_std::memory::Owner;
 use gpu_std::{Arg, Global, GlobalMut, MemorySpace, Output, Pod};
 use std::marker::PhantomData;
@@ -32,7 +32,8 @@ impl Device {
     pub fn filled<T: Pod>(&self, name: &str, n: usize, v: T) -> Result<Buffer<'_, T>> {
         crate::size::byte_len::<T>("buffer", name, n)?;
         let mut data = Vec::new();
-        data.try_reserve_exact(n).map_err(|e| anyhow!("buffer `{name}`: cannot allocate {n} elements: {e}"))?;
+        data.try_reserve_exact(n)
+            .map_err(|e| Error::OutOfMemory(format!("buffer `{name}`: cannot allocate {n} elements: {e}")))?;
         data.resize(n, v);
         self.upload(name, &data)
     }
@@ -87,7 +88,8 @@ impl<'dev, T: Pod> Buffer<'dev, T> {
 
     fn bits_ptr<U: Pod>(&self, len: usize) -> Result<*mut U> {
         if size_of::<U>() != size_of::<T>() || align_of::<U>() > align_of::<T>() {
-            bail!(
+            fail!(
+                Bounds,
                 "a view of {}-byte elements as {} (of {} bytes, alignment {}): the sizes must be equal",
                 size_of::<T>(),
                 std::any::type_name::<U>(),
@@ -96,7 +98,7 @@ impl<'dev, T: Pod> Buffer<'dev, T> {
             );
         }
         if len > self.len {
-            bail!("a view of {len} elements of a buffer of {}", self.len);
+            fail!(Bounds, "a view of {len} elements of a buffer of {}", self.len);
         }
         Ok(self.ptr() as *mut U)
     }
@@ -118,7 +120,7 @@ impl<'dev, T: Pod> Buffer<'dev, T> {
     /// Copies element `i` to the host (an error past the end).
     pub fn read_at(&self, i: usize) -> Result<T> {
         if i >= self.len {
-            bail!("read of element {i} of a buffer of {}", self.len);
+            fail!(Bounds, "read of element {i} of a buffer of {}", self.len);
         }
         self.inner.read_at(i)
     }
@@ -138,7 +140,7 @@ impl<'dev, T: Pod> Buffer<'dev, T> {
     /// `src` must have the buffer's length.
     pub fn write(&self, src: &[T]) -> Result<()> {
         if src.len() != self.len {
-            bail!("write of {} elements into a buffer of {}", src.len(), self.len);
+            fail!(Bounds, "write of {} elements into a buffer of {}", src.len(), self.len);
         }
         self.inner.write(src)
     }

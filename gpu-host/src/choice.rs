@@ -1,8 +1,8 @@
 //! Which device to open ([`DeviceChoice`]), as a command line names it.
 //!
-//! A leaf: imports nothing of the crate.
+//! Imports `error` only.
 
-use anyhow::{Result, bail};
+use crate::error::{Error, Result};
 
 /// Which device to open.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -16,13 +16,13 @@ pub enum DeviceChoice {
 }
 
 impl std::str::FromStr for DeviceChoice {
-    type Err = anyhow::Error;
+    type Err = Error;
     fn from_str(s: &str) -> Result<Self> {
         Ok(match s {
             "auto" => DeviceChoice::Auto,
             "gpu" => DeviceChoice::Gpu,
             "emu" => DeviceChoice::Emu,
-            _ => bail!("unknown device `{s}` (expected auto, gpu or emu)"),
+            _ => return Err(Error::UnknownDevice(s.to_string())),
         })
     }
 }

@@ -62,12 +62,11 @@
 
 use crate::backend::Backend;
 use crate::choice::DeviceChoice;
-use crate::error::NoGpu;
+use crate::error::{Error, Result};
 use crate::findings::Findings;
 use crate::launch::{Launch, Timing};
 use crate::profile::{Profile, Scale};
 use crate::ptx::Ptx;
-use anyhow::Result;
 use gpu_std::emu;
 use gpu_std::{Dim3, IntoArgs, Kernel, KernelArgs, MemorySpace};
 use std::cell::RefCell;
@@ -89,14 +88,14 @@ impl Device {
         Device { backend: Backend::emulator(opts), space: MemorySpace::HOST, peers: RefCell::default() }
     }
 
-    /// GPU 0 with the kernels of `ptx`. A [`NoGpu`] error when there is no GPU to open (a build
+    /// GPU 0 with the kernels of `ptx`. An [`Error::NoGpu`] when there is no GPU to open (a build
     /// without the `cuda` feature, no driver, no device); any other error (a module that cannot be
     /// read or that the driver rejects) names the module.
     pub fn gpu(ptx: &Ptx) -> Result<Device> {
         Device::open_gpu(ptx, 0)
     }
 
-    /// GPU `ordinal` (as `cuDeviceGet` numbers them) with the kernels of `ptx`. A [`NoGpu`] error when
+    /// GPU `ordinal` (as `cuDeviceGet` numbers them) with the kernels of `ptx`. An [`Error::NoGpu`] when
     /// there is no such GPU; otherwise as [`Device::gpu`]. Every driver call of the device runs with its
     /// own context current, so several GPUs may be open in one process, each with its own buffers.
     pub fn gpu_ordinal(ptx: &Ptx, ordinal: u32) -> Result<Device> {
@@ -117,7 +116,7 @@ impl Device {
             DeviceChoice::Gpu => Ok((Device::open_gpu(ptx, 0)?, None)),
             DeviceChoice::Auto => match Device::open_gpu(ptx, 0) {
                 Ok(d) => Ok((d, None)),
-                Err(e) if e.downcast_ref::<NoGpu>().is_some() => Ok((
+                Err(e) if e.is_no_gpu() => Ok((
                     Device::emulator(emu_opts),
                     Some(format!("no CUDA GPU available ({e:#}); running on the CPU SIMT emulator")),
                 )),
@@ -198,13 +197,12 @@ impl Device {
         cfg: &Launch,
         args: impl IntoArgs<Params = K::Args<'a>>,
     ) -> Result<K::Args<'a>> {
-        args.check_space_with_peers(K::NAME, K::PARAMS, self.space, &self.peers.borrow())
-            .map_err(anyhow::Error::msg)?;
+        args.check_space_with_peers(K::NAME, K::PARAMS, self.space, &self.peers.borrow()).map_err(Error::Refused)?;
         // SAFETY: every launch of this device is synchronous: it completes before the launcher that
         // called this returns, while `args`, and with it every borrow of a buffer, is still alive.
         let params = unsafe { args.into_args() };
-        params.check_launch(K::NAME, K::PARAMS, cfg.grid, cfg.block).map_err(anyhow::Error::msg)?;
-        gpu_std::launch_bounds::check_block::<K>(cfg.block).map_err(anyhow::Error::msg)?;
+        params.check_launch(K::NAME, K::PARAMS, cfg.grid, cfg.block).map_err(Error::Refused)?;
+        gpu_std::launch_bounds::check_block::<K>(cfg.block).map_err(Error::Refused)?;
         Ok(params)
     }
 
@@ -238,20 +236,23 @@ impl Device {
     /// Times `reps` launches of `K` with device events after 3 warm-up launches; `reset` runs on the
     /// host before each launch (outside the timed region). Where launches cannot be timed
     /// ([`Profile::can_time`]: the emulator) `None`, without launching.
-    pub fn time<'a, K: Kernel>(
+    ///
+    /// `reset`'s error type is the call's (any that an [`Error`] converts into: this crate's, or
+    /// `anyhow::Error`).
+    pub fn time<'a, K: Kernel, E: From<Error>>(
         &self,
         cfg: Launch,
         args: impl IntoArgs<Params = K::Args<'a>>,
         reps: usize,
-        reset: &dyn Fn() -> Result<()>,
-    ) -> Result<Option<Timing>> {
+        reset: &dyn Fn() -> Result<(), E>,
+    ) -> Result<Option<Timing>, E> {
         let params = self.checked_args::<K>(&cfg, args)?;
         if !self.profile().can_time {
             return Ok(None);
         }
         median_of(reps, reset, &|| {
             // SAFETY: as in `launch`.
-            unsafe { self.backend.launch::<K>(cfg, params) }
+            Ok(unsafe { self.backend.launch::<K>(cfg, params) }?)
         })
     }
 
@@ -260,13 +261,13 @@ impl Device {
     /// the host before each (outside the timed region). A run's time is what a caller waits for on the
     /// GPU: from the first launch's enqueueing to the last kernel's end, the host's work between
     /// launches included. Where launches cannot be timed ([`Profile::can_time`]: the emulator) `None`,
-    /// and `call` is not run.
-    pub fn time_calls(
+    /// and `call` is not run. The error type is `reset`'s and `call`'s, as in [`Device::time`].
+    pub fn time_calls<E: From<Error>>(
         &self,
         reps: usize,
-        reset: &dyn Fn() -> Result<()>,
-        call: &dyn Fn() -> Result<()>,
-    ) -> Result<Option<Timing>> {
+        reset: &dyn Fn() -> Result<(), E>,
+        call: &dyn Fn() -> Result<(), E>,
+    ) -> Result<Option<Timing>, E> {
         if !self.profile().can_time {
             return Ok(None);
         }
@@ -282,11 +283,11 @@ impl Device {
 
 /// The median of the times of `reps` (at least 1) runs of `run` after 3 warm-up runs, `reset` before
 /// each.
-fn median_of(
+fn median_of<E>(
     reps: usize,
-    reset: &dyn Fn() -> Result<()>,
-    run: &dyn Fn() -> Result<Option<f64>>,
-) -> Result<Option<Timing>> {
+    reset: &dyn Fn() -> Result<(), E>,
+    run: &dyn Fn() -> Result<Option<f64>, E>,
+) -> Result<Option<Timing>, E> {
     let mut times = Vec::with_capacity(reps);
     for k in 0..reps.max(1) + 3 {
         reset()?;
@@ -310,14 +311,18 @@ mod tests {
         let Err(err) = Device::open(DeviceChoice::Gpu, &missing, Default::default()) else {
             panic!("a module that does not exist cannot be loaded");
         };
-        match err.downcast_ref::<NoGpu>() {
+        match err {
             // Without the `cuda` feature, or without a device, there is no GPU to open.
-            Some(_) => {}
+            Error::NoGpu(_) => {}
             // With one, the module is the problem, and the error names it.
-            None if cfg!(feature = "cuda") => {
-                assert!(format!("{err:#}").contains("/nonexistent/user_kernels.ptx"), "{err:#}");
+            _ if cfg!(feature = "cuda") => {
+                let chain = std::iter::successors(Some(&err as &dyn std::error::Error), |e| e.source())
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(": ");
+                assert!(chain.contains("/nonexistent/user_kernels.ptx"), "{chain}");
             }
-            None => panic!("a build without the `cuda` feature has no GPU to open: {err:#}"),
+            _ => panic!("a build without the `cuda` feature has no GPU to open: {err}"),
         }
         let (dev, note) = Device::open(DeviceChoice::Auto, &missing, Default::default()).expect("Auto falls back");
         assert!(dev.profile().detectors);

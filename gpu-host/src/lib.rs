@@ -92,7 +92,7 @@ pub use attributes::{PeerAttributes, SystemAttributes};
 pub use buffer::Buffer;
 pub use choice::DeviceChoice;
 pub use device::Device;
-pub use error::NoGpu;
+pub use error::{Error, Result};
 pub use findings::Findings;
 pub use gpu_std::emu::Options as EmuOptions;
 pub use gpu_std::{Arg, IntoArgs};

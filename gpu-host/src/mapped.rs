@@ -27,8 +27,8 @@
 use crate::attributes::SystemAttributes;
 use crate::backend::Mapped;
 use crate::device::Device;
+use crate::error::Result;
 use crate::launch::Launch;
-use anyhow::Result;
 use gpu_std::emu::host_agent::{self, HostWord};
 use gpu_std::{Arg, Global, GlobalMut, IntoArgs, Kernel, MemorySpace, Pod};
 use std::marker::PhantomData;

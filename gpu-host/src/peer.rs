@@ -8,8 +8,8 @@
 use crate::attributes::PeerAttributes;
 use crate::backend::Backend;
 use crate::device::Device;
+use crate::error::{Error, Result};
 use crate::launch::Launch;
-use anyhow::Result;
 use gpu_std::{IntoArgs, Kernel, KernelArgs};
 
 impl Device {
@@ -63,7 +63,7 @@ impl Device {
         // `Arg` is `Copy`: one `output()` can be given to both tuples, which each launch's own check
         // cannot see.
         gpu_std::check_concurrent_views(K0::NAME, K0::PARAMS, &p0.views(), K1::NAME, K1::PARAMS, &p1.views())
-            .map_err(anyhow::Error::msg)?;
+            .map_err(Error::Refused)?;
         // SAFETY: the views in `p0` and `p1` point into memory each device may access (checked above:
         // its own, or a peer's with access enabled) and borrow their buffers until this call returns,
         // which waits for both kernels.

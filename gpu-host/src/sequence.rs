@@ -6,8 +6,8 @@
 
 use crate::buffer::Buffer;
 use crate::device::Device;
+use crate::error::{Result, fail};
 use crate::launch::Launch;
-use anyhow::{Result, bail};
 use gpu_std::{IntoArgs, Kernel, Pod};
 use std::cell::Cell;
 use std::marker::PhantomData;
@@ -32,7 +32,7 @@ impl Device {
     ///     s.launch::<bump>(Launch::linear(2, 32, 0), (counter.view_mut(),))
     /// })?;
     /// assert_eq!(counter.read()?, [96]);
-    /// # Ok::<(), anyhow::Error>(())
+    /// # Ok::<(), gpu_host::Error>(())
     /// ```
     ///
     /// A buffer made inside the closure cannot be given to a queued launch: it would be freed before
@@ -47,7 +47,7 @@ impl Device {
     ///     let counter = dev.filled("counter", 1, 0u32)?;
     ///     s.launch::<bump>(Launch::linear(1, 32, 0), (counter.view_mut(),)) // error: `counter` does not live long enough
     /// })?;
-    /// # Ok::<(), anyhow::Error>(())
+    /// # Ok::<(), gpu_host::Error>(())
     /// ```
     pub fn sequence<'s, R>(&'s self, f: impl FnOnce(&Sequence<'s>) -> Result<R>) -> Result<R> {
         self.run_sequence(f, |_| Ok(())).map(|(r, ())| r)
@@ -69,7 +69,7 @@ impl Device {
     /// })?;
     /// assert_eq!(after, 64);
     /// assert!(dev.sequence_then_read(&counter, 2, |_| Ok(())).is_err());
-    /// # Ok::<(), anyhow::Error>(())
+    /// # Ok::<(), gpu_host::Error>(())
     /// ```
     pub fn sequence_then_read<'s, R, T: Pod>(
         &'s self,
@@ -78,7 +78,7 @@ impl Device {
         f: impl FnOnce(&Sequence<'s>) -> Result<R>,
     ) -> Result<(R, T)> {
         if i >= buf.len() {
-            bail!("read of element {i} of a buffer of {}", buf.len());
+            fail!(Bounds, "read of element {i} of a buffer of {}", buf.len());
         }
         let (r, read_on_stream) = self.run_sequence(f, |seq| {
             // SAFETY: element `i` (in bounds, checked above) of the buffer's own memory, borrowed for

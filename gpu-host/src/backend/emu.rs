@@ -3,11 +3,11 @@
 //! synchronisation sites the launches executed; and host memory as the emulator's buffers hold it
 //! ([`HostCells`]).
 //!
-//! May import the crate's leaves (`findings`, `launch`, `size`); never the device layer above it.
+//! May import the crate's leaves (`error`, `findings`, `launch`); never the device layer above it.
 
+use crate::error::{Error, Result};
 use crate::findings::{Findings, merge_sites};
 use crate::launch::Launch;
-use anyhow::{Result, anyhow};
 use gpu_std::emu::{self, EmuError};
 use gpu_std::{Kernel, Pod};
 use std::cell::{RefCell, UnsafeCell};
@@ -92,7 +92,7 @@ impl Emu {
                 if matches!(e, EmuError::Deadlock(_) | EmuError::Livelock(_)) {
                     self.findings.borrow_mut().deadlocks.push(e.to_string());
                 }
-                Err(anyhow::Error::new(e))
+                Err(Error::Emulator(e))
             }
         }
     }
@@ -113,7 +113,7 @@ impl<T: Pod> HostCells<T> {
         let mut cells = Vec::new();
         cells
             .try_reserve_exact(len)
-            .map_err(|e| anyhow!("{what} `{name}`: cannot allocate {len} {}: {e}", unit(what)))?;
+            .map_err(|e| Error::OutOfMemory(format!("{what} `{name}`: cannot allocate {len} {}: {e}", unit(what))))?;
         cells.extend(data.map(UnsafeCell::new));
         let data: Box<[UnsafeCell<T>]> = cells.into_boxed_slice();
         let reg = emu::register_buffer(name, elements(&data), data.len());

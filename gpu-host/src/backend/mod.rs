@@ -11,11 +11,11 @@ pub(crate) mod cuda;
 pub(crate) mod emu;
 
 use crate::attributes::{PeerAttributes, SystemAttributes};
+use crate::error::{Error, Result, fail};
 use crate::findings::Findings;
 use crate::launch::Launch;
 use crate::profile::{Profile, Scale};
 use crate::ptx::Ptx;
-use anyhow::{Result, bail};
 use emu::{Emu, HostCells};
 use gpu_std::emu::{Options, SyncSite};
 use gpu_std::{Dim3, Kernel, Pod};
@@ -56,10 +56,7 @@ impl Backend {
         #[cfg(not(feature = "cuda"))]
         {
             let _ = (ptx, ordinal);
-            Err(crate::error::NoGpu(
-                "this program was built without CUDA support (the `cuda` feature of gpu-host)".into(),
-            )
-            .into())
+            Err(Error::NoGpu("this program was built without CUDA support (the `cuda` feature of gpu-host)".into()))
         }
     }
 
@@ -68,7 +65,7 @@ impl Backend {
         #[cfg(feature = "cuda")]
         match cuda::count() {
             Ok(n) => Ok(n),
-            Err(e) if e.downcast_ref::<crate::error::NoGpu>().is_some() => Ok(0),
+            Err(e) if e.is_no_gpu() => Ok(0),
             Err(e) => Err(e),
         }
         #[cfg(not(feature = "cuda"))]
@@ -190,7 +187,12 @@ impl Backend {
             (Backend::Cuda(a), Backend::Cuda(b)) => a.enable_peer_access(b),
             (Backend::Emu(_), Backend::Emu(_)) => Ok(()),
             #[allow(unreachable_patterns)]
-            _ => bail!("peer access needs two GPUs (or two emulators); got {} and {}", self.kind(), peer.kind()),
+            _ => fail!(
+                Unsupported,
+                "peer access needs two GPUs (or two emulators); got {} and {}",
+                self.kind(),
+                peer.kind()
+            ),
         }
     }
 
@@ -281,7 +283,7 @@ impl Backend {
                         .map(|s| s.to_string())
                         .or_else(|| p.downcast_ref::<String>().cloned())
                         .unwrap_or_else(|| "panic".into());
-                    anyhow::anyhow!("the host thread next to kernel `{}` panicked: {msg}", K::NAME)
+                    Error::HostThread(format!("the host thread next to kernel `{}` panicked: {msg}", K::NAME))
                 })
             }),
             // SAFETY: the caller's contract.
@@ -306,7 +308,7 @@ impl Backend {
             #[cfg(feature = "cuda")]
             (Backend::Cuda(g0), Backend::Cuda(g1)) => {
                 if g0.ordinal() == g1.ordinal() {
-                    bail!("launch_pair needs two GPUs; both devices are GPU {}", g0.ordinal());
+                    fail!(Unsupported, "launch_pair needs two GPUs; both devices are GPU {}", g0.ordinal());
                 }
                 // SAFETY: the caller's contract; each started kernel is finished below before this
                 // returns.
@@ -326,13 +328,15 @@ impl Backend {
                 Ok((None, None))
             }
             #[allow(unreachable_patterns)]
-            _ => bail!("launch_pair needs two GPUs (or two emulators); got {} and {}", b0.kind(), b1.kind()),
+            _ => {
+                fail!(Unsupported, "launch_pair needs two GPUs (or two emulators); got {} and {}", b0.kind(), b1.kind())
+            }
         }
     }
 
     /// The time in ms of `call` between two events on the GPU's stream; `None` on the emulator, where
     /// `call` is not run.
-    pub(crate) fn time_region(&self, call: &dyn Fn() -> Result<()>) -> Result<Option<f64>> {
+    pub(crate) fn time_region<E: From<Error>>(&self, call: &dyn Fn() -> Result<(), E>) -> Result<Option<f64>, E> {
         match self {
             #[cfg(feature = "cuda")]
             Backend::Cuda(g) => g.time_region(call).map(Some),
@@ -368,7 +372,7 @@ impl Backend {
             #[cfg(feature = "cuda")]
             (Backend::Cuda(g), Memory::Cuda(b)) => unsafe { g.zero_async(b.device_ptr(), b.bytes()) }.map(|()| true),
             #[cfg(feature = "cuda")]
-            (Backend::Cuda(_), Memory::Emu(_)) => bail!("a buffer of the emulator in a sequence of a GPU"),
+            (Backend::Cuda(_), Memory::Emu(_)) => fail!(Unsupported, "a buffer of the emulator in a sequence of a GPU"),
             (Backend::Emu(_), _) => mem.zero().map(|()| false),
         }
     }

@@ -85,14 +85,14 @@ pub(crate) fn run_tiers(dev: &Device, p: &RunParams, r: &mut ExampleResult, data
             format!("gpu_algos::histogram::bytes ({name}): all {NUM_BINS} bins exact{}", super::mismatch(m)),
         );
         let tier = format!("histogram_fast ({name})");
-        measure_tier::<histogram_fast>(dev, p, r, &tier, cfg, args, n, &|| hist.write(&[0; NUM_BINS]))?;
+        measure_tier::<histogram_fast>(dev, p, r, &tier, cfg, args, n, &|| Ok(hist.write(&[0; NUM_BINS])?))?;
 
         hist.write(&[0; NUM_BINS])?;
         dev.launch::<histogram_small>(cfg_small, args)?;
         let m = exact(&hist.read()?, &want, "bins");
         r.check(m.is_none(), format!("histogram_small ({name}): all {NUM_BINS} bins exact{}", super::mismatch(m)));
         let tier = format!("histogram_small ({name})");
-        measure_tier::<histogram_small>(dev, p, r, &tier, cfg_small, args, n, &|| hist.write(&[0; NUM_BINS]))?;
+        measure_tier::<histogram_small>(dev, p, r, &tier, cfg_small, args, n, &|| Ok(hist.write(&[0; NUM_BINS])?))?;
     }
     Ok(())
 }

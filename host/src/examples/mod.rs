@@ -354,7 +354,7 @@ where
     if p.reps == 0 {
         return Ok(None);
     }
-    let t = dev.time::<K>(cfg, args, p.reps, reset)?;
+    let t = dev.time::<K, _>(cfg, args, p.reps, reset)?;
     Ok(t.map(|t| (t.median_ms, bytes as f64 / (t.median_ms * 1e6))))
 }
 

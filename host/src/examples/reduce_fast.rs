@@ -61,12 +61,12 @@ impl<'a, 'd, T: Reducible<Sum>> Tier<'a, 'd, T> {
     }
     fn run(&self, deterministic: bool) -> Result<T> {
         self.algos.reduce_into::<T, Sum>(&self.x, &self.out, deterministic)?;
-        self.out.read_at(0)
+        Ok(self.out.read_at(0)?)
     }
     fn time(&self, p: &RunParams, r: &mut ExampleResult, name: &str, deterministic: bool, first: T) -> Result<()> {
         let dev = self.algos.device();
         let bytes = self.x.len() * size_of::<T>();
-        let call = || self.algos.reduce_into::<T, Sum>(&self.x, &self.out, deterministic);
+        let call = || Ok(self.algos.reduce_into::<T, Sum>(&self.x, &self.out, deterministic)?);
         measure_call(dev, p, r, name, bytes, &|| Ok(()), &call)?;
         if p.reps > 0 && dev.profile().can_time {
             let again = self.out.read_at(0)?;
@@ -87,7 +87,7 @@ fn on_grid(dev: &Device, x: &Buffer<'_, f32>, vblocks: u32, grid: u32) -> Result
     let out = dev.filled("out", 1, 0f32)?;
     let args = (x.view(), vblocks, partials.view_mut(), ticket.view_mut(), out.view_mut());
     dev.launch::<reduce_sum_f32>(Launch::linear(grid, BLOCK, SHARED_BYTES), args)?;
-    out.read_at(0)
+    Ok(out.read_at(0)?)
 }
 
 /// The deterministic sum of `input` on `dev`, run `k` of several: run `k` uses the `k`-th of the

@@ -36,7 +36,7 @@ fn prefix_u32(x: &[u32]) -> Vec<u32> {
 
 /// Zeroes the ticket, the error word and the status words (before a launch tagged with epoch 0).
 fn reset(state: &Buffer<'_, u64>) -> Result<()> {
-    state.write(&vec![0; state.len()])
+    Ok(state.write(&vec![0; state.len()])?)
 }
 
 pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {

@@ -3,16 +3,17 @@
 //! handles that make a context current around a call ([`Ctx`], [`Bound`]) and the device's stream
 //! as buffers hold it ([`StreamRef`]).
 //!
-//! Imports nothing of the crate: the backend above it (`backend::cuda`) decides what to call when.
+//! Imports `error` only: the backend above it (`backend::cuda`) decides what to call when.
 
-use anyhow::{Result, bail};
+use crate::error::{Error, Result};
 use cust::sys;
 use gpu_std::Dim3;
 use std::ffi::c_void;
 
 pub(crate) use sys::{CUdevice, CUdevice_attribute as Attribute, CUfunction};
 
-/// Checks a raw driver-API result, naming the call and the CUDA error.
+/// Checks a raw driver-API result, naming the call and the CUDA error: [`Error::Driver`], or
+/// [`Error::OutOfMemory`] for `CUDA_ERROR_OUT_OF_MEMORY`.
 pub(crate) fn check(r: sys::CUresult, what: &str) -> Result<()> {
     if r == sys::CUresult::CUDA_SUCCESS {
         return Ok(());
@@ -26,7 +27,26 @@ pub(crate) fn check(r: sys::CUresult, what: &str) -> Result<()> {
         // SAFETY: a NUL-terminated static string from the driver.
         unsafe { std::ffi::CStr::from_ptr(name) }.to_string_lossy().into_owned()
     };
-    bail!("{what} failed: {name}")
+    Err(driver_error(what, name, r == sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY))
+}
+
+fn driver_error(call: &str, code: String, out_of_memory: bool) -> Error {
+    if out_of_memory {
+        return Error::OutOfMemory(format!("{call} failed: {code}"));
+    }
+    Error::Driver { call: call.to_string(), code }
+}
+
+/// The error of a call through `cust`'s wrappers, named as [`check`] names a raw call's.
+pub(crate) trait Call<T> {
+    /// `call` failed with the error.
+    fn call(self, call: &str) -> Result<T>;
+}
+
+impl<T> Call<T> for std::result::Result<T, cust::error::CudaError> {
+    fn call(self, call: &str) -> Result<T> {
+        self.map_err(|e| driver_error(call, e.to_string(), e == cust::error::CudaError::OutOfMemory))
+    }
 }
 
 /// A context handle, for making the context current around a driver call ([`Ctx::bind`]).

@@ -2,10 +2,10 @@
 //! page-locked host memory ([`HostAlloc`]), each freed with its context current; their copies and
 //! zeroings run on the device's stream.
 //!
-//! Imports the driver calls (`driver`) and nothing else of the crate.
+//! Imports the driver calls (`driver`) and `error`; nothing else of the crate.
 
-use super::driver::{self, Ctx, StreamRef};
-use anyhow::{Context as _, Result};
+use super::driver::{self, Call as _, Ctx, StreamRef};
+use crate::error::Result;
 use cust::memory::{CopyDestination, DeviceBuffer};
 use gpu_std::Pod;
 
@@ -72,12 +72,12 @@ impl<T: Pod> GpuBuffer<T> {
         let _bound = ctx.bind()?;
         let bytes = std::mem::size_of_val(data);
         // SAFETY: filled immediately below (or zero-length).
-        let buf = unsafe { DeviceBuffer::<u8>::uninitialized(bytes.max(16)) }.context("cuMemAlloc")?;
+        let buf = unsafe { DeviceBuffer::<u8>::uninitialized(bytes.max(16)) }.call("cuMemAlloc")?;
         let buf = GpuBuffer { buf: std::mem::ManuallyDrop::new(buf), bytes, ctx, stream, _t: std::marker::PhantomData };
         if bytes > 0 {
             // SAFETY: T is a plain scalar type; viewing its bytes is sound.
             let src = unsafe { std::slice::from_raw_parts(data.as_ptr() as *const u8, bytes) };
-            buf.buf.index(..bytes).copy_from(src).context("cuMemcpyHtoD")?;
+            buf.buf.index(..bytes).copy_from(src).call("cuMemcpyHtoD")?;
         }
         Ok(buf)
     }

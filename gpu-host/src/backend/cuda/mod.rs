@@ -13,15 +13,14 @@ pub(crate) mod memory;
 mod module;
 
 use crate::attributes::{PeerAttributes, SystemAttributes};
-use crate::error::NoGpu;
+use crate::error::{Error, Result, fail};
 use crate::launch::Launch;
 use crate::ptx::Ptx;
-use anyhow::{Context as _, Result, bail};
 use cust::context::Context;
 use cust::device::Device as CuDevice;
 use cust::event::{Event, EventFlags};
 use cust::stream::{Stream, StreamFlags};
-use driver::{Ctx, StreamRef};
+use driver::{Call as _, Ctx, StreamRef};
 use gpu_std::{Dim3, Kernel, KernelArgs, Pod};
 pub(crate) use memory::{GpuBuffer, HostAlloc};
 use module::Modules;
@@ -63,8 +62,8 @@ impl Drop for Gpu {
 /// GPUs the driver reports (`cuDeviceGetCount`), or why there are none.
 pub(crate) fn count() -> Result<u32> {
     cust::init(cust::CudaFlags::empty())
-        .map_err(|e| NoGpu(format!("cuInit failed: {e} (no NVIDIA driver or no device)")))?;
-    CuDevice::num_devices().context("cuDeviceGetCount")
+        .map_err(|e| Error::NoGpu(format!("cuInit failed: {e} (no NVIDIA driver or no device)")))?;
+    CuDevice::num_devices().call("cuDeviceGetCount")
 }
 
 impl Gpu {
@@ -72,36 +71,35 @@ impl Gpu {
     pub(crate) fn open(ptx: &Ptx, ordinal: u32) -> Result<Gpu> {
         let n = count()?;
         if n == 0 {
-            return Err(NoGpu("the CUDA driver reports no device".into()).into());
+            fail!(NoGpu, "the CUDA driver reports no device");
         }
         if ordinal >= n {
-            return Err(NoGpu(format!(
-                "GPU {ordinal} does not exist: the CUDA driver reports {n} device(s) (0..{})",
-                n - 1
-            ))
-            .into());
+            fail!(NoGpu, "GPU {ordinal} does not exist: the CUDA driver reports {n} device(s) (0..{})", n - 1);
         }
-        let dev = CuDevice::get_device(ordinal).with_context(|| format!("cuDeviceGet({ordinal})"))?;
+        let dev = CuDevice::get_device(ordinal).call(&format!("cuDeviceGet({ordinal})"))?;
         // The device's primary context; `Context::new` also makes it current, which `bind` below makes
         // explicit for every call.
-        let ctx = Context::new(dev).context("cuDevicePrimaryCtxRetain")?;
+        let ctx = Context::new(dev).call("cuDevicePrimaryCtxRetain")?;
         let raw = Ctx(ctx.as_raw());
         let _bound = raw.bind()?;
-        let major = dev.get_attribute(cust::device::DeviceAttribute::ComputeCapabilityMajor)?;
-        let minor = dev.get_attribute(cust::device::DeviceAttribute::ComputeCapabilityMinor)?;
-        let sms = dev.get_attribute(cust::device::DeviceAttribute::MultiprocessorCount)? as u32;
-        let name = format!("{} (sm_{major}{minor}, {sms} SMs)", dev.name()?);
+        let major =
+            dev.get_attribute(cust::device::DeviceAttribute::ComputeCapabilityMajor).call("cuDeviceGetAttribute")?;
+        let minor =
+            dev.get_attribute(cust::device::DeviceAttribute::ComputeCapabilityMinor).call("cuDeviceGetAttribute")?;
+        let sms =
+            dev.get_attribute(cust::device::DeviceAttribute::MultiprocessorCount).call("cuDeviceGetAttribute")? as u32;
+        let name = format!("{} (sm_{major}{minor}, {sms} SMs)", dev.name().call("cuDeviceGetName")?);
         let modules = Modules::first(ptx)?;
-        let stream = Stream::new(StreamFlags::NON_BLOCKING, None).context("cuStreamCreate")?;
+        let stream = Stream::new(StreamFlags::NON_BLOCKING, None).call("cuStreamCreate")?;
         let events = (
-            Event::new(EventFlags::DEFAULT).context("cuEventCreate")?,
-            Event::new(EventFlags::DEFAULT).context("cuEventCreate")?,
+            Event::new(EventFlags::DEFAULT).call("cuEventCreate")?,
+            Event::new(EventFlags::DEFAULT).call("cuEventCreate")?,
         );
         let region = (
-            Event::new(EventFlags::DEFAULT).context("cuEventCreate")?,
-            Event::new(EventFlags::DEFAULT).context("cuEventCreate")?,
+            Event::new(EventFlags::DEFAULT).call("cuEventCreate")?,
+            Event::new(EventFlags::DEFAULT).call("cuEventCreate")?,
         );
-        let readback = cust::memory::LockedBuffer::new(&0u64, 1).context("cuMemAllocHost")?;
+        let readback = cust::memory::LockedBuffer::new(&0u64, 1).call("cuMemAllocHost")?;
         let res = std::mem::ManuallyDrop::new(Resources { events, region, stream, modules, readback });
         Ok(Gpu { res, name, sms, ordinal, dev, ctx: raw, _ctx: ctx })
     }
@@ -152,7 +150,12 @@ impl Gpu {
     /// both are the same GPU.
     pub(crate) fn peer_attributes(&self, peer: &Gpu) -> Result<PeerAttributes> {
         if self.ordinal == peer.ordinal {
-            bail!("GPU {} and GPU {} are the same device: peer access needs two", self.ordinal, peer.ordinal);
+            fail!(
+                Unsupported,
+                "GPU {} and GPU {} are the same device: peer access needs two",
+                self.ordinal,
+                peer.ordinal
+            );
         }
         let (can_access_peer, access_supported, native_atomics, performance_rank) =
             driver::peer(self.dev.as_raw(), peer.dev.as_raw())?;
@@ -164,7 +167,8 @@ impl Gpu {
     pub(crate) fn enable_peer_access(&self, peer: &Gpu) -> Result<()> {
         let p = self.peer_attributes(peer)?;
         if !(p.can_access_peer && p.access_supported) {
-            bail!(
+            fail!(
+                Unsupported,
                 "GPU {} cannot access the memory of GPU {} (cuDeviceCanAccessPeer = {}, \
                  CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED = {})",
                 self.ordinal,
@@ -182,7 +186,7 @@ impl Gpu {
     /// GPU cannot map host memory.
     pub(crate) fn host_alloc<T: Pod>(&self, name: &str, len: usize) -> Result<HostAlloc<T>> {
         if !self.system_attributes()?.can_map_host_memory {
-            bail!("{} cannot map host memory (CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY is 0)", self.name);
+            fail!(Unsupported, "{} cannot map host memory (CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY is 0)", self.name);
         }
         // Never fewer bytes than `len` words: the buffer's length is what its host view trusts.
         let bytes = crate::size::byte_len::<T>("mapped buffer", name, len)?.max(16);
@@ -241,7 +245,8 @@ impl Gpu {
         if cfg.cooperative {
             let cap = self.max_coresident_blocks::<K>(b, cfg.shared_bytes)?;
             if g.volume() > cap as u64 {
-                bail!(
+                fail!(
+                    Refused,
                     "cooperative launch of `{name}` with {} blocks exceeds the {cap} blocks that can be resident at \
                      once on {} ({} per SM); a grid barrier could never complete (reduce the grid)",
                     g.volume(),
@@ -254,7 +259,7 @@ impl Gpu {
         let (start, stop) = (&self.res.events.0, &self.res.events.1);
         let stream = &self.res.stream;
         if timed {
-            start.record(stream).context("cuEventRecord")?;
+            start.record(stream).call("cuEventRecord")?;
         }
         // SAFETY: the module's entry is the code of a definition with this kernel's module path, name and
         // parameter types (its signature, checked above; `Ptx`'s contract), so the argument tuple has the
@@ -263,14 +268,14 @@ impl Gpu {
         // `Device` checked their memory space), and the launch shape was checked against the arguments.
         // The driver copies the parameter values at the call.
         let r = unsafe { self.stream().launch(f, g, b, cfg.shared_bytes as u32, cfg.cooperative, &mut ptrs) };
-        r.with_context(|| format!("launch of `{name}` with grid {g:?} block {b:?} failed"))?;
+        r.map_err(|e| e.context(format!("launch of `{name}` with grid {g:?} block {b:?} failed")))?;
         if !timed {
             return Ok(());
         }
         if let Err(e) = stop.record(stream) {
             // The kernel is queued: wait for it before reporting, so that nothing it uses is freed early.
             let _ = stream.synchronize();
-            return Err(anyhow::Error::new(e).context("cuEventRecord"));
+            return Err(e).call("cuEventRecord");
         }
         Ok(())
     }
@@ -279,17 +284,17 @@ impl Gpu {
     /// device's stream; returns the time between them in ms: what a caller of `call` waits for on the
     /// GPU, from the first launch's enqueueing to the last kernel's end (host work between launches
     /// included).
-    pub(crate) fn time_region(&self, call: &dyn Fn() -> Result<()>) -> Result<f64> {
+    pub(crate) fn time_region<E: From<Error>>(&self, call: &dyn Fn() -> Result<(), E>) -> Result<f64, E> {
         let stream = &self.res.stream;
         {
             let _bound = self.ctx.bind()?;
-            self.res.region.0.record(stream).context("cuEventRecord")?;
+            self.res.region.0.record(stream).call("cuEventRecord")?;
         }
         call()?;
         let _bound = self.ctx.bind()?;
-        self.res.region.1.record(stream).context("cuEventRecord")?;
-        stream.synchronize().context("cuStreamSynchronize")?;
-        Ok(self.res.region.1.elapsed_time_f32(&self.res.region.0).context("cuEventElapsedTime")? as f64)
+        self.res.region.1.record(stream).call("cuEventRecord")?;
+        stream.synchronize().call("cuStreamSynchronize")?;
+        Ok(self.res.region.1.elapsed_time_f32(&self.res.region.0).call("cuEventElapsedTime")? as f64)
     }
 
     /// Queues a zeroing of `bytes` at `ptr` on the device's stream (after what is queued there), without
@@ -316,7 +321,7 @@ impl Gpu {
     pub(crate) unsafe fn queue_read<T: Pod>(&self, ptr: u64) -> Result<()> {
         let size = std::mem::size_of::<T>();
         if size > 8 {
-            bail!("a read back on the stream takes at most 8 bytes ({size} asked)");
+            fail!(Unsupported, "a read back on the stream takes at most 8 bytes ({size} asked)");
         }
         let _bound = self.ctx.bind()?;
         let dst = self.res.readback.as_ptr() as *mut u8;
@@ -340,14 +345,18 @@ impl Gpu {
     /// Waits for everything queued on the stream, naming `what` if a kernel of it failed.
     pub(crate) fn wait(&self, what: &str) -> Result<()> {
         let _bound = self.ctx.bind()?;
-        self.res.stream.synchronize().with_context(|| format!("{what} failed while running (cuStreamSynchronize)"))
+        self.res
+            .stream
+            .synchronize()
+            .call("cuStreamSynchronize")
+            .map_err(|e| e.context(format!("{what} failed while running")))
     }
 
     /// Waits for the kernel [`Gpu::start`] queued; returns its time in ms.
     pub(crate) fn finish(&self, name: &str) -> Result<f64> {
         self.wait(&format!("kernel `{name}`"))?;
         let _bound = self.ctx.bind()?;
-        let ms = self.res.events.1.elapsed_time_f32(&self.res.events.0).context("cuEventElapsedTime")?;
+        let ms = self.res.events.1.elapsed_time_f32(&self.res.events.0).call("cuEventElapsedTime")?;
         Ok(ms as f64)
     }
 
@@ -371,7 +380,7 @@ impl Gpu {
         loop {
             let done = {
                 let _bound = self.ctx.bind()?;
-                self.stream().is_done().with_context(|| format!("kernel `{name}` failed while running"))?
+                self.stream().is_done().map_err(|e| e.context(format!("kernel `{name}` failed while running")))?
             };
             if done {
                 return self.finish(name).map(Some);

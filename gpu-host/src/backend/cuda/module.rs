@@ -2,11 +2,12 @@
 //! read and checked before the driver sees it, loaded once per text, and a kernel's entry is the
 //! first whose parameters and signature are the kernel's ([`PtxEntries::check_kernel`]).
 //!
-//! Imports the PTX reader (`crate::ptx`) and the driver calls (`driver`); nothing of the device layer.
+//! Imports the PTX reader (`crate::ptx`), `error` and the driver calls (`driver`); nothing of the
+//! device layer.
 
 use super::driver::{self, CUfunction};
+use crate::error::{Error, Result, fail};
 use crate::ptx::{Ptx, PtxEntries};
-use anyhow::{Context as _, Result, bail};
 use cust::module::Module;
 use gpu_std::Kernel;
 use std::cell::RefCell;
@@ -25,14 +26,20 @@ struct Loaded {
 impl Loaded {
     /// Reads `ptx`, checks what it declares and has the driver load it (the context must be current).
     fn load(ptx: &Ptx) -> Result<Loaded> {
-        let text = ptx.load().with_context(|| format!("cannot read {}", ptx.describe()))?;
+        let text = read(ptx)?;
         // Read before the driver sees it: a text this reader refuses (a NUL byte, preprocessor lines)
         // is never loaded.
-        let entries = PtxEntries::parse(&text).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", ptx.describe()))?;
+        let entries =
+            PtxEntries::parse(&text).map_err(|e| Error::Module(format!("cannot read {}: {e}", ptx.describe())))?;
         let module = Module::from_ptx(&text, &[])
-            .with_context(|| format!("the driver rejected {} (cuModuleLoadData)", ptx.describe()))?;
+            .map_err(|e| Error::Module(format!("the driver rejected {} (cuModuleLoadData): {e}", ptx.describe())))?;
         Ok(Loaded { module, describe: ptx.describe(), entries, hash: text_hash(&text) })
     }
+}
+
+/// The text of `ptx`, or an error naming it.
+fn read(ptx: &Ptx) -> Result<std::borrow::Cow<'_, str>> {
+    ptx.load().map_err(|e| Error::Module(format!("cannot read {}: {e}", ptx.describe())))
 }
 
 /// A hash of a module's text, to tell whether it is loaded already.
@@ -61,7 +68,7 @@ impl Modules {
 
     /// Whether a module of `ptx`'s text is loaded already (reads the text).
     pub(crate) fn has(&self, ptx: &Ptx) -> Result<bool> {
-        let text = ptx.load().with_context(|| format!("cannot read {}", ptx.describe()))?;
+        let text = read(ptx)?;
         let hash = text_hash(&text);
         Ok(self.loaded.borrow().iter().any(|m| m.hash == hash))
     }
@@ -96,7 +103,7 @@ impl Modules {
             // Above 48 KiB a kernel must opt in, else its launch fails and its occupancy is 0.
             // SAFETY: `f` is a function of a module this device loaded and keeps.
             unsafe { driver::allow_dynamic_shared(*f, shared) }
-                .with_context(|| format!("`{}` cannot take {shared} bytes of shared memory", K::NAME))?;
+                .map_err(|e| e.context(format!("`{}` cannot take {shared} bytes of shared memory", K::NAME)))?;
             *allowed = shared;
         }
         Ok(*f)
@@ -111,12 +118,12 @@ impl Modules {
         for m in modules.iter() {
             match m.entries.check_kernel::<K>(&m.describe) {
                 Ok(()) => {
-                    let f = m.module.get_function(K::NAME).with_context(|| {
-                        format!(
-                            "kernel `{}` is not in {} (rebuild the module from the kernel crate)",
+                    let f = m.module.get_function(K::NAME).map_err(|e| {
+                        Error::Module(format!(
+                            "kernel `{}` is not in {} (rebuild the module from the kernel crate): {e}",
                             K::NAME,
                             m.describe
-                        )
+                        ))
                     })?;
                     return Ok(f.to_raw());
                 }
@@ -130,8 +137,8 @@ impl Modules {
         }
         let e = named_err.or(first_err).unwrap_or_else(|| format!("kernel `{}`: no module is loaded", K::NAME));
         if modules.len() > 1 {
-            bail!("{e} (none of the {} loaded modules has it)", modules.len());
+            fail!(Module, "{e} (none of the {} loaded modules has it)", modules.len());
         }
-        bail!("{e}")
+        fail!(Module, "{e}")
     }
 }
