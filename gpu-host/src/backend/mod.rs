@@ -1,14 +1,15 @@
 //! The one seam between the device layer and where kernels run: a [`Backend`] is the CUDA backend
 //! (`cuda`, with the `cuda` feature) or the emulator (`emu`), and a buffer's memory is a [`Memory`]
-//! (or a [`Mapped`]) of one or the other. Every `cfg(feature = "cuda")` of the crate is in this file:
-//! the layer above asks the backend, and never matches on what it is.
+//! (or a [`Mapped`]) of one or the other (`memory`). Every `cfg(feature = "cuda")` of the crate is
+//! in this file and `memory`: the layer above asks the backend, and never matches on what it is.
 //!
-//! Names its two children and the crate's leaves (`attributes`, `error`, `findings`, `launch`,
+//! Names its children and the crate's leaves (`attributes`, `error`, `findings`, `launch`,
 //! `profile`, `ptx`); its children never name it, and nothing here names the device layer above.
 
 #[cfg(feature = "cuda")]
 pub(crate) mod cuda;
 pub(crate) mod emu;
+mod memory;
 
 use crate::attributes::{PeerAttributes, SystemAttributes};
 use crate::error::{Error, Result, fail};
@@ -19,27 +20,13 @@ use crate::ptx::Ptx;
 use emu::{Emu, HostCells};
 use gpu_std::emu::{Options, SyncSite};
 use gpu_std::{Dim3, Kernel, Pod};
+pub(crate) use memory::{Mapped, Memory};
 
 /// Where a device's kernels run.
 pub(crate) enum Backend {
     #[cfg(feature = "cuda")]
     Cuda(cuda::Gpu),
     Emu(Emu),
-}
-
-/// A buffer's elements: device memory of a GPU, or host memory for the emulator.
-pub(crate) enum Memory<T> {
-    #[cfg(feature = "cuda")]
-    Cuda(cuda::GpuBuffer<T>),
-    Emu(HostCells<T>),
-}
-
-/// A mapped buffer's words: page-locked host memory mapped into a GPU, or host memory the emulator's
-/// threads and its host agent share.
-pub(crate) enum Mapped<T> {
-    #[cfg(feature = "cuda")]
-    Cuda(cuda::HostAlloc<T>),
-    Emu(HostCells<T>),
 }
 
 impl Backend {
@@ -203,7 +190,8 @@ impl Backend {
             #[cfg(feature = "cuda")]
             Backend::Cuda(g) => g.max_coresident_blocks::<K>(block, shared_bytes),
             Backend::Emu(e) => {
-                let _ = (block, shared_bytes);
+                // The same number for every kernel.
+                let _ = (block, shared_bytes, K::NAME);
                 Ok(e.options().max_resident_blocks)
             }
         }
@@ -237,6 +225,8 @@ impl Backend {
         limit: std::time::Duration,
     ) -> Result<Option<f64>> {
         match self {
+            // SAFETY: the caller's contract; a kernel still running at the limit ends the process below,
+            // before anything it uses is freed.
             #[cfg(feature = "cuda")]
             Backend::Cuda(g) => match unsafe { g.launch_within::<K>(cfg, params, limit) }? {
                 Some(ms) => Ok(Some(ms)),
@@ -356,6 +346,7 @@ impl Backend {
     pub(crate) unsafe fn queue<K: Kernel>(&self, cfg: Launch, params: K::Args<'_>) -> Result<bool> {
         match self {
             #[cfg(feature = "cuda")]
+            // SAFETY: the caller's contract; the caller waits for the queue before the buffers go.
             Backend::Cuda(g) => unsafe { g.queue::<K>(cfg, params, false) }.map(|()| true),
             // SAFETY: the caller's contract; the launch completes before it returns.
             Backend::Emu(e) => unsafe { e.launch::<K>(&cfg, params) }.map(|()| false),
@@ -370,6 +361,8 @@ impl Backend {
     pub(crate) unsafe fn queue_zero<T: Pod>(&self, mem: &Memory<T>) -> Result<bool> {
         match (self, mem) {
             #[cfg(feature = "cuda")]
+            // SAFETY: the buffer's own allocation, alive until the queue is waited for (the caller's
+            // contract).
             (Backend::Cuda(g), Memory::Cuda(b)) => unsafe { g.zero_async(b.device_ptr(), b.bytes()) }.map(|()| true),
             #[cfg(feature = "cuda")]
             (Backend::Cuda(_), Memory::Emu(_)) => fail!(Unsupported, "a buffer of the emulator in a sequence of a GPU"),
@@ -386,6 +379,8 @@ impl Backend {
     pub(crate) unsafe fn queue_read<T: Pod>(&self, mem: &Memory<T>, i: usize) -> Result<bool> {
         match (self, mem) {
             #[cfg(feature = "cuda")]
+            // SAFETY: element `i` (in bounds: the caller's) of the buffer's own allocation, alive until
+            // the queue is waited for (the caller's contract).
             (Backend::Cuda(g), Memory::Cuda(b)) => {
                 unsafe { g.queue_read::<T>(b.device_ptr() + (i * size_of::<T>()) as u64) }.map(|()| true)
             }
@@ -414,81 +409,6 @@ impl Backend {
                 let _ = what;
                 Ok(())
             }
-        }
-    }
-}
-
-impl<T: Pod> Memory<T> {
-    /// The address kernels use for the first element.
-    pub(crate) fn ptr(&self) -> *mut T {
-        match self {
-            #[cfg(feature = "cuda")]
-            Memory::Cuda(b) => b.device_ptr() as *mut T,
-            Memory::Emu(c) => c.ptr(),
-        }
-    }
-
-    /// A copy of the `len` elements (after everything queued on the device before).
-    pub(crate) fn read(&self, len: usize) -> Result<Vec<T>> {
-        match self {
-            #[cfg(feature = "cuda")]
-            Memory::Cuda(b) => b.read(len),
-            Memory::Emu(c) => {
-                let _ = len;
-                Ok(c.read())
-            }
-        }
-    }
-
-    /// Element `i` (in bounds: checked by the caller).
-    pub(crate) fn read_at(&self, i: usize) -> Result<T> {
-        match self {
-            #[cfg(feature = "cuda")]
-            Memory::Cuda(b) => b.read_at(i),
-            Memory::Emu(c) => Ok(c.read_at(i)),
-        }
-    }
-
-    pub(crate) fn zero(&self) -> Result<()> {
-        match self {
-            #[cfg(feature = "cuda")]
-            Memory::Cuda(b) => b.zero(),
-            Memory::Emu(c) => {
-                c.zero();
-                Ok(())
-            }
-        }
-    }
-
-    /// Overwrites the elements from `src` (of the buffer's length: checked by the caller).
-    pub(crate) fn write(&self, src: &[T]) -> Result<()> {
-        match self {
-            #[cfg(feature = "cuda")]
-            Memory::Cuda(b) => b.write(src),
-            Memory::Emu(c) => {
-                c.write(src);
-                Ok(())
-            }
-        }
-    }
-}
-
-impl<T: Pod> Mapped<T> {
-    /// The address kernels use.
-    pub(crate) fn device_ptr(&self) -> *mut T {
-        match self {
-            #[cfg(feature = "cuda")]
-            Mapped::Cuda(a) => a.device_ptr() as *mut T,
-            Mapped::Emu(c) => c.ptr(),
-        }
-    }
-
-    /// The address the host uses.
-    pub(crate) fn host_ptr(&self) -> *mut T {
-        match self {
-            #[cfg(feature = "cuda")]
-            Mapped::Cuda(a) => a.host_ptr(),
-            Mapped::Emu(c) => c.ptr(),
         }
     }
 }
