@@ -62,10 +62,10 @@
 //!
 //! # Layout
 //! The crate's files, from the leaves up; each may import the ones listed before it, never one after:
-//! - leaves, importing nothing of the crate: `error` (errors), `size` (allocation sizes), `choice`
-//!   ([`DeviceChoice`]), `profile` ([`Profile`]), `attributes` ([`SystemAttributes`],
-//!   [`PeerAttributes`]), `launch` ([`Launch`], [`Timing`]), `findings` ([`Findings`]), `ptx`
-//!   ([`Ptx`]);
+//! - leaves, importing nothing of the crate but `error`: `error` ([`Error`]), `size` (allocation
+//!   sizes), `choice` ([`DeviceChoice`]), `profile` ([`Profile`]), `attributes`
+//!   ([`SystemAttributes`], [`PeerAttributes`]), `launch` ([`Launch`], [`Timing`]), `findings`
+//!   ([`Findings`]), `ptx` ([`Ptx`]);
 //! - `backend`: the one seam between the device and where kernels run, `backend::cuda` (the `cuda`
 //!   feature; its `driver` holds every raw driver call) or `backend::emu`;
 //! - `device`: the [`Device`], its checks and its single launches;
