@@ -23,16 +23,19 @@
 //! Every call picks its launch shape from `n` and the device ([`plan`]), owns its temporary storage
 //! (an [`Algos`] keeps it between calls; the free functions make one per call), and checks its
 //! input: an empty input gives the identity (or nothing to sort), and a length past what the kernels
-//! index, a histogram range with `lower >= upper`, an output of the wrong length, or a buffer of
-//! another device is an error, never a wrong answer. On the emulator every launch is race-checked,
-//! so a test of a pipeline that calls the library checks the library's synchronisation too
-//! ([`Device::take_findings`]).
+//! index, a histogram range with `lower >= upper` or an output of the wrong length is an error
+//! ([`Error::Input`]), as is a buffer of another device (the launch refuses it: [`Error::Device`]),
+//! never a wrong answer. On the emulator every launch is race-checked, so a test of a pipeline that
+//! calls the library checks the library's synchronisation too ([`Device::take_findings`]).
 //!
 //! **The kernels' PTX.** On a GPU the calls load the library's module ([`ptx`]) next to whatever
 //! module the device was opened with ([`Device::load_module`]), once. The module is built from
 //! `gpu-algos-kernels` and kept in this crate's source (`ptx/gpu_algos_kernels.ptx`), so a user's
 //! build needs no GPU toolchain for it; the crate's tests in its repository check that it is what
 //! the kernels' source builds to.
+//!
+//! [`Device::take_findings`]: gpu_host::Device::take_findings
+//! [`Device::load_module`]: gpu_host::Device::load_module
 mod device;
 mod error;
 pub mod histogram;

@@ -26,7 +26,7 @@ pub struct SystemAttributes {
 }
 
 /// What the driver reports about one GPU's kernels reaching another GPU's memory
-/// ([`Device::peer_attributes`]).
+/// ([`Device::peer_attributes`](crate::Device::peer_attributes)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PeerAttributes {
     /// `cuDeviceCanAccessPeer`: peer access from this GPU to the other can be enabled.
