@@ -174,16 +174,16 @@ impl Bench<'_> {
         let call = || -> Result<()> {
             let (mut ko, mut vo) = (kout.borrow_mut(), vout.borrow_mut());
             if pairs {
-                self.algos.sort_pairs_by(&kin, &vin, &mut ko, &mut vo, &order)
+                Ok(self.algos.sort_pairs_by(&kin, &vin, &mut ko, &mut vo, &order)?)
             } else {
-                self.algos.sort_keys_by(&kin, &mut ko, &order)
+                Ok(self.algos.sort_keys_by(&kin, &mut ko, &order)?)
             }
         };
         call()?;
         let vals = if pairs { Some(vout.borrow().read()?) } else { None };
         check(&keys, &kout.borrow().read()?, vals.as_deref(), &what)?;
         let none = || Ok(());
-        let flush = || self.flush.zero();
+        let flush = || -> Result<()> { Ok(self.flush.zero()?) };
         let host = dev.time_calls(reps(n), &none, &call)?.context("timing needs a GPU")?;
         let flushed = dev.time_calls(reps(n), &flush, &call)?.context("timing needs a GPU")?;
         let vals = if pairs { Some(vout.borrow().read()?) } else { None };

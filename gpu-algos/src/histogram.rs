@@ -1,9 +1,9 @@
 //! Device-wide histograms: [`bytes`] (256 bins, one per byte value) and [`even`] (`hist.len()` bins of
 //! equal width over `[lower, upper)`, for `u16`, `u32` and `f32` samples, as CUB's `HistogramEven`).
 //! Each overwrites `hist` with the counts, which are exact: integer adds commute.
+use crate::error::{Result, fail};
 use crate::kernels::EvenSample;
 use crate::{Algos, plan};
-use anyhow::{Result, bail};
 use gpu_algos_kernels::histogram::{bytes as hb, even as he, small as hs};
 use gpu_host::{Buffer, Device, Launch};
 use gpu_std::Dim3;
@@ -36,7 +36,7 @@ pub const MAX_SAMPLES: usize = u32::MAX as usize;
 
 fn check_len(n: usize) -> Result<()> {
     if n > MAX_SAMPLES {
-        bail!("histogram: {n} samples are more than a u32 count holds ({MAX_SAMPLES})");
+        fail!(Input, "histogram: {n} samples are more than a u32 count holds ({MAX_SAMPLES})");
     }
     Ok(())
 }
@@ -45,7 +45,7 @@ impl<'d> Algos<'d> {
     /// [`bytes`] with this object's device.
     pub fn histogram_bytes(&self, data: &Buffer<'_, u8>, hist: &mut Buffer<'_, u32>) -> Result<()> {
         if hist.len() != hb::NUM_BINS {
-            bail!("histogram::bytes: the histogram holds {} bins, not {}", hb::NUM_BINS, hist.len());
+            fail!(Input, "histogram::bytes: the histogram holds {} bins, not {}", hb::NUM_BINS, hist.len());
         }
         check_len(data.len())?;
         let dev = self.dev;
@@ -58,13 +58,14 @@ impl<'d> Algos<'d> {
             dev.launch::<hs::histogram_bytes_small>(
                 Launch::linear(p.grid, hs::BLOCK, hs::SHARED_BYTES),
                 (data.view(), hist.view_mut()),
-            )
+            )?;
         } else {
             dev.launch::<hb::histogram_bytes>(
                 Launch::linear(p.grid, hb::BLOCK, hb::SHARED_BYTES),
                 (data.view(), hist.view_mut()),
-            )
+            )?;
         }
+        Ok(())
     }
 
     /// [`even`] with this object's device.
@@ -77,10 +78,10 @@ impl<'d> Algos<'d> {
     ) -> Result<()> {
         // Anything but `Less` (`None` for a NaN bound) is refused.
         if lower.partial_cmp(&upper) != Some(std::cmp::Ordering::Less) {
-            bail!("histogram::even: the range needs lower < upper (got {lower:?} and {upper:?})");
+            fail!(Input, "histogram::even: the range needs lower < upper (got {lower:?} and {upper:?})");
         }
         if hist.is_empty() || hist.len() > MAX_EVEN_BINS {
-            bail!("histogram::even: {} bins; a histogram holds 1 to {MAX_EVEN_BINS}", hist.len());
+            fail!(Input, "histogram::even: {} bins; a histogram holds 1 to {MAX_EVEN_BINS}", hist.len());
         }
         check_len(data.len())?;
         let dev = self.dev;
@@ -89,28 +90,28 @@ impl<'d> Algos<'d> {
             return Ok(());
         }
         let grid = self.histogram_even_grid::<T>(data.len())?;
-        T::launch(dev, Launch::linear(grid, he::BLOCK, he::SHARED_BYTES), data, lower, upper, hist)
+        Ok(T::launch(dev, Launch::linear(grid, he::BLOCK, he::SHARED_BYTES), data, lower, upper, hist)?)
     }
 
     /// The launch of [`bytes`] for `n` bytes on this device ([`plan::histogram_bytes`] with the
     /// kernel's occupancy), after the zeroing of the bins.
     pub fn histogram_bytes_plan(&self, n: usize) -> Result<plan::Histogram> {
         let dev = self.dev;
-        let resident = if dev.is_gpu() && n > hs::MAX_BYTES {
+        let resident = if dev.profile().full_scale() && n > hs::MAX_BYTES {
             self.resident::<hb::histogram_bytes>(|| {
-                dev.max_coresident_blocks::<hb::histogram_bytes>(Dim3::x(hb::BLOCK), hb::SHARED_BYTES)
+                Ok(dev.max_coresident_blocks::<hb::histogram_bytes>(Dim3::x(hb::BLOCK), hb::SHARED_BYTES)?)
             })?
         } else {
             1
         };
-        Ok(plan::histogram_bytes(n, crate::target(dev)?, resident))
+        Ok(plan::histogram_bytes(n, crate::device::target(dev)?, resident))
     }
 
     /// The blocks of [`even`] for `n` samples of `T` on this device ([`plan::histogram_even`] with the
     /// kernel's occupancy; [`plan::EVEN_BLOCK`] threads each), after the zeroing of the bins.
     pub fn histogram_even_grid<T: EvenSample + 'static>(&self, n: usize) -> Result<u32> {
         let dev = self.dev;
-        let resident = if dev.is_gpu() { self.resident::<T>(|| T::resident(dev))? } else { 1 };
-        Ok(plan::histogram_even(n, crate::target(dev)?, resident))
+        let resident = if dev.profile().full_scale() { self.resident::<T>(|| Ok(T::resident(dev)?))? } else { 1 };
+        Ok(plan::histogram_even(n, crate::device::target(dev)?, resident))
     }
 }

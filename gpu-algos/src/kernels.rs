@@ -1,9 +1,9 @@
 //! Which kernel of `gpu-algos-kernels` serves each element type: one trait per family, implemented for
 //! each type by a macro, so that the calls are generic over the element type.
-use anyhow::Result;
 use gpu_algos_kernels::element::{Element, Max, Min, Sum};
 use gpu_algos_kernels::histogram::even::{self, Sample};
 use gpu_algos_kernels::{reduce as rk, scan as sk, sort as so};
+use gpu_host::Result;
 use gpu_host::{Buffer, Device, Launch, Sequence};
 use gpu_std::{Arg, Dim3, Global, GlobalMut};
 
@@ -28,9 +28,9 @@ mod sealed {
 ///     const SMALL_KERNEL: &'static str = "reduce_small_sum_u32";
 ///     const FAST_KERNEL: &'static str = "reduce_sum_u32";
 ///     fn identity() -> u32 { 0 }
-///     fn launch_small(_: &gpu_host::Device, _: gpu_host::Launch, _: &gpu_host::Buffer<'_, u32>, _: &gpu_host::Buffer<'_, u32>) -> anyhow::Result<()> { Ok(()) }
-///     fn launch_fast(_: &gpu_host::Device, _: gpu_host::Launch, _: &gpu_host::Buffer<'_, u32>, _: u32, _: &gpu_host::Buffer<'_, u64>, _: &gpu_host::Buffer<'_, u32>, _: &gpu_host::Buffer<'_, u32>) -> anyhow::Result<()> { Ok(()) }
-///     fn resident(_: &gpu_host::Device) -> anyhow::Result<u32> { Ok(1) }
+///     fn launch_small(_: &gpu_host::Device, _: gpu_host::Launch, _: &gpu_host::Buffer<'_, u32>, _: &gpu_host::Buffer<'_, u32>) -> gpu_host::Result<()> { Ok(()) }
+///     fn launch_fast(_: &gpu_host::Device, _: gpu_host::Launch, _: &gpu_host::Buffer<'_, u32>, _: u32, _: &gpu_host::Buffer<'_, u64>, _: &gpu_host::Buffer<'_, u32>, _: &gpu_host::Buffer<'_, u32>) -> gpu_host::Result<()> { Ok(()) }
+///     fn resident(_: &gpu_host::Device) -> gpu_host::Result<u32> { Ok(1) }
 /// }
 /// ```
 pub trait Reducible<O>: Element + sealed::SealedWith<O> {

@@ -17,22 +17,27 @@
 //! gpu_algos::sort::sort_keys(&dev, &x, &mut sorted)?;
 //! assert_eq!(sorted.read()?, [1, 1, 2, 3, 4, 5, 6, 9]);
 //! assert!(dev.take_findings().is_clean()); // on the emulator, race-checked
-//! # Ok::<(), anyhow::Error>(())
+//! # Ok::<(), gpu_algos::Error>(())
 //! ```
 //!
 //! Every call picks its launch shape from `n` and the device ([`plan`]), owns its temporary storage
 //! (an [`Algos`] keeps it between calls; the free functions make one per call), and checks its
 //! input: an empty input gives the identity (or nothing to sort), and a length past what the kernels
-//! index, a histogram range with `lower >= upper`, an output of the wrong length, or a buffer of
-//! another device is an error, never a wrong answer. On the emulator every launch is race-checked,
-//! so a test of a pipeline that calls the library checks the library's synchronisation too
-//! ([`Device::take_findings`]).
+//! index, a histogram range with `lower >= upper` or an output of the wrong length is an error
+//! ([`Error::Input`]), as is a buffer of another device (the launch refuses it: [`Error::Device`]),
+//! never a wrong answer. On the emulator every launch is race-checked, so a test of a pipeline that
+//! calls the library checks the library's synchronisation too ([`Device::take_findings`]).
 //!
 //! **The kernels' PTX.** On a GPU the calls load the library's module ([`ptx`]) next to whatever
 //! module the device was opened with ([`Device::load_module`]), once. The module is built from
 //! `gpu-algos-kernels` and kept in this crate's source (`ptx/gpu_algos_kernels.ptx`), so a user's
 //! build needs no GPU toolchain for it; the crate's tests in its repository check that it is what
 //! the kernels' source builds to.
+//!
+//! [`Device::take_findings`]: gpu_host::Device::take_findings
+//! [`Device::load_module`]: gpu_host::Device::load_module
+mod device;
+mod error;
 pub mod histogram;
 pub mod kernels;
 pub mod plan;
@@ -45,28 +50,5 @@ pub use gpu_algos_kernels::element::{Element, Max, Min, Op, Sum};
 pub use kernels::{EvenSample, Reducible, Scannable, SortValue, Sortable};
 pub use scratch::Algos;
 
-use gpu_host::{Device, Ptx};
-
-/// The library's PTX module (sm_90), as built from `gpu-algos-kernels`.
-static PTX: &str = include_str!("../ptx/gpu_algos_kernels.ptx");
-
-/// The library's kernels as a module for [`Device::open`] (for a program with no kernels of its own)
-/// or [`Device::load_module`].
-pub fn ptx() -> Ptx {
-    // SAFETY: `PTX` is the module that gpu-builder built from the `gpu-algos-kernels` crate
-    // (its repository's tests check that it is what the crate's source builds to).
-    unsafe { Ptx::text("gpu_algos_kernels", PTX) }
-}
-
-/// Makes the library's kernels launchable on `dev` (once per device; nothing on the emulator).
-pub(crate) fn ensure_module(dev: &Device) -> anyhow::Result<()> {
-    if dev.is_gpu() {
-        dev.load_module(&ptx())?;
-    }
-    Ok(())
-}
-
-/// What the rules of [`plan`] need from `dev`.
-pub(crate) fn target(dev: &Device) -> anyhow::Result<plan::Target> {
-    Ok(plan::Target { gpu: dev.is_gpu(), sms: dev.sm_count()? })
-}
+pub use device::ptx;
+pub use error::{Error, Result};

@@ -7,9 +7,9 @@
 //! every GPU and on the emulator. Float minima and maxima are NaN when any element is, and order -0.0
 //! before +0.0. An empty input gives the identity: 0, the type's largest value (`min`; `+inf` for
 //! floats) or smallest (`max`; `-inf`).
+use crate::error::{Result, fail};
 use crate::kernels::Reducible;
 use crate::{Algos, Max, Min, Sum, plan};
-use anyhow::Result;
 use gpu_algos_kernels::reduce as rk;
 use gpu_host::{Buffer, Device, Launch};
 
@@ -62,23 +62,23 @@ impl<'d> Algos<'d> {
         deterministic: bool,
     ) -> Result<()> {
         if out.len() != 1 {
-            anyhow::bail!("reduce: the output holds one element, not {}", out.len());
+            fail!(Input, "reduce: the output holds one element, not {}", out.len());
         }
         let dev = self.dev;
         let n = x.len();
         let p = self.reduce_plan::<T, O>(n, deterministic)?;
         match p {
-            plan::Reduce::Empty => out.write(&[T::identity()]),
+            plan::Reduce::Empty => Ok(out.write(&[T::identity()])?),
             plan::Reduce::Small => {
                 if n / T::LANES > rk::SMALL_KERNEL_LIMIT {
-                    anyhow::bail!("reduce: {n} elements are more than the small kernel indexes");
+                    fail!(Input, "reduce: {n} elements are more than the small kernel indexes");
                 }
-                T::launch_small(dev, Launch::linear(1, rk::BLOCK, rk::SHARED_BYTES), x, out)
+                Ok(T::launch_small(dev, Launch::linear(1, rk::BLOCK, rk::SHARED_BYTES), x, out)?)
             }
             plan::Reduce::Fast { grid, vblocks } => {
                 self.with_reduce_scratch(plan::reduce_partials(p), |ticket, partials| {
                     let cfg = Launch::linear(grid, rk::BLOCK, rk::SHARED_BYTES);
-                    T::launch_fast(dev, cfg, x, vblocks, partials, ticket, out)
+                    Ok(T::launch_fast(dev, cfg, x, vblocks, partials, ticket, out)?)
                 })
             }
         }
@@ -94,8 +94,8 @@ impl<'d> Algos<'d> {
         let dev = self.dev;
         // The occupancy query only where the grid depends on it.
         let resident =
-            if n > 0 && !rk::small_input::<T>(n) { self.resident::<(T, O)>(|| T::resident(dev))? } else { 1 };
-        Ok(plan::reduce::<T>(n, crate::target(dev)?, resident, deterministic))
+            if n > 0 && !rk::small_input::<T>(n) { self.resident::<(T, O)>(|| Ok(T::resident(dev)?))? } else { 1 };
+        Ok(plan::reduce::<T>(n, crate::device::target(dev)?, resident, deterministic))
     }
 
     fn reduce<T: Reducible<O> + 'static, O: 'static>(&self, x: &Buffer<'_, T>, deterministic: bool) -> Result<T> {
@@ -104,6 +104,6 @@ impl<'d> Algos<'d> {
         }
         let out = self.dev.filled("reduce result", 1, T::identity())?;
         self.reduce_into::<T, O>(x, &out, deterministic)?;
-        out.read_at(0)
+        Ok(out.read_at(0)?)
     }
 }

@@ -6,9 +6,9 @@
 //! an element of tile `t` (tiles of [`crate::plan::scan`]'s `block * items` elements),
 //! `|out[i] - exact| <= (t + 64) * u * sum(|x[0..=i]|)` with `u = 2^-24` (`f32`) or `2^-53` (`f64`).
 //! The bits may depend on the schedule (a tile's prefix can come from a nearer or a farther tile).
+use crate::error::{Result, fail};
 use crate::kernels::Scannable;
 use crate::{Algos, plan};
-use anyhow::{Result, bail};
 use gpu_algos_kernels::scan::{ERROR_GAVE_UP, shared_bytes_of};
 use gpu_host::{Buffer, Device, Launch};
 
@@ -53,10 +53,10 @@ impl<'d> Algos<'d> {
         if let Some(out) = &out
             && out.len() != n
         {
-            bail!("scan: the output holds {} elements, the input {n}", out.len());
+            fail!(Input, "scan: the output holds {} elements, the input {n}", out.len());
         }
         if n > plan::scan_max_len::<T>() {
-            bail!("scan: {n} elements are more than one launch's tiles hold ({})", plan::scan_max_len::<T>());
+            fail!(Input, "scan: {n} elements are more than one launch's tiles hold ({})", plan::scan_max_len::<T>());
         }
         if n == 0 {
             return Ok(());
@@ -73,7 +73,7 @@ impl<'d> Algos<'d> {
             // is wrong, and the state must be zeroed before it is used again.
             if p.tiles > 1 && state.read_at(1)? & ERROR_GAVE_UP != 0 {
                 state.zero()?;
-                bail!("scan: a tile gave up waiting for the tiles before it (the result is not valid)");
+                fail!(GaveUp, "scan: a tile gave up waiting for the tiles before it (the result is not valid)");
             }
             Ok(())
         })

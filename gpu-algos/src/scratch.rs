@@ -1,5 +1,9 @@
-//! [`Algos`]: the library's calls on one device, with the temporary storage they keep between calls.
-use anyhow::Result;
+//! [`Algos`]: the library's calls on one device, with the temporary storage they keep between calls
+//! (the sort's: [`SortScratch`]).
+//!
+//! Imports `device` (the library's module on a device) and nothing else of the crate: the calls that
+//! use the storage (`reduce`, `histogram`, `scan`, `sort`) import it.
+use crate::error::Result;
 use gpu_algos_kernels::scan::Epochs;
 use gpu_host::{Buffer, Device};
 use std::cell::{Cell, RefCell};
@@ -19,7 +23,7 @@ pub struct Algos<'d> {
     state: RefCell<Option<Buffer<'d, u64>>>,
     epochs: Cell<Epochs>,
     /// The sort's counts, state and temporary keys and values.
-    pub(crate) sort_scratch: RefCell<crate::sort::SortScratch<'d>>,
+    pub(crate) sort_scratch: RefCell<SortScratch<'d>>,
     /// Resident blocks per kernel (an occupancy query costs microseconds: once per kernel).
     resident: RefCell<Vec<(std::any::TypeId, u32)>>,
 }
@@ -27,7 +31,7 @@ pub struct Algos<'d> {
 impl<'d> Algos<'d> {
     /// The calls on `dev`; loads the library's module on a GPU.
     pub fn new(dev: &'d Device) -> Result<Algos<'d>> {
-        crate::ensure_module(dev)?;
+        crate::device::ensure_module(dev)?;
         Ok(Algos {
             dev,
             ticket: RefCell::default(),
@@ -101,4 +105,16 @@ impl<'d> Algos<'d> {
         self.epochs.set(epochs);
         f(state.as_ref().expect("made above"), epoch)
     }
+}
+
+/// A sort's temporary storage: the digit counts, the passes' state, and a buffer of keys and one of
+/// values of each width.
+#[derive(Default)]
+pub(crate) struct SortScratch<'d> {
+    pub(crate) counts: Option<Buffer<'d, u32>>,
+    pub(crate) state: Option<Buffer<'d, u32>>,
+    pub(crate) keys4: Option<Buffer<'d, u32>>,
+    pub(crate) keys8: Option<Buffer<'d, u64>>,
+    pub(crate) vals4: Option<Buffer<'d, u32>>,
+    pub(crate) vals8: Option<Buffer<'d, u64>>,
 }

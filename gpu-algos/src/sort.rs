@@ -13,10 +13,10 @@
 //! its place, tiles finding their offsets by decoupled look-back (`gpu_algos_kernels::sort` has the
 //! algorithm), all queued at once and waited for once. The input is not changed: passes alternate between
 //! the output and a temporary buffer the call owns ([`Algos`] keeps it between calls).
-use crate::Algos;
+use crate::error::{Result, fail};
 use crate::kernels::{SortValue, Sortable, Values};
 use crate::plan;
-use anyhow::{Result, bail};
+use crate::scratch::Algos;
 use gpu_algos_kernels::sort::{self as so, Digits, ERROR_GAVE_UP, MAX_LEN, SortKey};
 use gpu_host::{Buffer, Device, Launch};
 use gpu_std::{Arg, Global, GlobalMut, Pod};
@@ -89,18 +89,6 @@ fn slots(passes: u32, p: u32) -> (Slot, Slot) {
     (if p == 0 { Slot::Input } else { dst(p - 1) }, dst(p))
 }
 
-/// A sort's temporary storage: the digit counts, the passes' state, and a buffer of keys and one of
-/// values of each width.
-#[derive(Default)]
-pub(crate) struct SortScratch<'d> {
-    counts: Option<Buffer<'d, u32>>,
-    state: Option<Buffer<'d, u32>>,
-    keys4: Option<Buffer<'d, u32>>,
-    keys8: Option<Buffer<'d, u64>>,
-    vals4: Option<Buffer<'d, u32>>,
-    vals8: Option<Buffer<'d, u64>>,
-}
-
 /// `slot` with exactly `len` words when `exact` (the sort zeroes such a buffer whole before its first
 /// pass), else at least `len` (its contents do not matter).
 fn ensure<'s, 'd, T: Pod>(
@@ -138,7 +126,8 @@ impl<'d> Algos<'d> {
         order: &Order,
     ) -> Result<()> {
         if vals.len() != keys.len() || vals_out.len() != keys.len() {
-            bail!(
+            fail!(
+                Input,
                 "sort: {} keys but {} values in and {} out (every buffer has the keys' length)",
                 keys.len(),
                 vals.len(),
@@ -152,8 +141,14 @@ impl<'d> Algos<'d> {
     /// with values of `value_bytes` bytes (0: keys alone).
     pub fn sort_plan<K: Sortable>(&self, n: usize, order: &Order, value_bytes: usize) -> Result<plan::Sort> {
         let digits = digits_of::<K>(order)?;
-        let resident = self.resident::<(K, so::histogram::HistShared)>(|| K::histogram_resident(self.dev))?;
-        Ok(plan::sort(n, digits, crate::target(self.dev)?, resident, so::pass_block(size_of::<K>(), value_bytes)))
+        let resident = self.resident::<(K, so::histogram::HistShared)>(|| Ok(K::histogram_resident(self.dev)?))?;
+        Ok(plan::sort(
+            n,
+            digits,
+            crate::device::target(self.dev)?,
+            resident,
+            so::pass_block(size_of::<K>(), value_bytes),
+        ))
     }
 
     /// [`Algos::sort_keys_by`] with the passes on blocks of `block` threads (a multiple of 32 up to
@@ -170,7 +165,7 @@ impl<'d> Algos<'d> {
     ) -> Result<()> {
         let most = so::pass_block(size_of::<K>(), 0);
         if !block.is_multiple_of(32) || block == 0 || block > most {
-            bail!("sort: {block} threads per block (a multiple of 32 up to {most} is needed)");
+            fail!(Input, "sort: {block} threads per block (a multiple of 32 up to {most} is needed)");
         }
         self.sort_with::<K, u32>(keys, out, None, order, Some(block))
     }
@@ -195,10 +190,10 @@ impl<'d> Algos<'d> {
     ) -> Result<()> {
         let n = keys.len();
         if out.len() != n {
-            bail!("sort: the output holds {} keys, the input {n}", out.len());
+            fail!(Input, "sort: the output holds {} keys, the input {n}", out.len());
         }
         if n > MAX_LEN {
-            bail!("sort: {n} keys are more than the sort takes ({MAX_LEN})");
+            fail!(Input, "sort: {n} keys are more than the sort takes ({MAX_LEN})");
         }
         let value_bytes = if vals.is_some() { V::BYTES } else { 0 };
         let mut p = self.sort_plan::<K>(n, order, value_bytes)?;
@@ -222,7 +217,7 @@ impl<'d> Algos<'d> {
                 Some((vi, vo)) => Values::Four(vi.view_of::<u32>(n)?, vo.view_mut_of::<u32>(n)?),
             };
             let cfg = Launch::linear(1, p.block, shared);
-            return K::launch_small(dev, cfg, keys.view_of::<K>(n)?, out.view_mut_of::<K>(n)?, values, digits);
+            return Ok(K::launch_small(dev, cfg, keys.view_of::<K>(n)?, out.view_mut_of::<K>(n)?, values, digits)?);
         }
         let mut guard = self.sort_scratch.borrow_mut();
         let s = &mut *guard;
@@ -271,7 +266,7 @@ impl<'d> Algos<'d> {
         })?;
         // A tile that waited past its bound set the error word: the output is wrong.
         if error & ERROR_GAVE_UP != 0 {
-            bail!("sort: a tile gave up waiting for the tiles before it (the output is not valid)");
+            fail!(GaveUp, "sort: a tile gave up waiting for the tiles before it (the output is not valid)");
         }
         Ok(())
     }
@@ -281,7 +276,8 @@ impl<'d> Algos<'d> {
 fn digits_of<K: SortKey>(order: &Order) -> Result<Digits> {
     let bits = order.bits.clone().unwrap_or(0..K::BITS);
     if bits.start >= bits.end || bits.end > K::BITS {
-        bail!(
+        fail!(
+            Input,
             "sort: the bit range {}..{} is not a non-empty range within the key's {} bits",
             bits.start,
             bits.end,
@@ -297,13 +293,13 @@ enum Temp<'a, 'd> {
     Eight(&'a Buffer<'d, u64>),
 }
 impl Temp<'_, '_> {
-    fn view<U: Pod>(&self, n: usize) -> Result<Arg<'_, Global<'_, U>>> {
+    fn view<U: Pod>(&self, n: usize) -> gpu_host::Result<Arg<'_, Global<'_, U>>> {
         match self {
             Temp::Four(b) => b.view_of::<U>(n),
             Temp::Eight(b) => b.view_of::<U>(n),
         }
     }
-    fn view_mut<U: Pod>(&self, n: usize) -> Result<Arg<'_, GlobalMut<'_, U>>> {
+    fn view_mut<U: Pod>(&self, n: usize) -> gpu_host::Result<Arg<'_, GlobalMut<'_, U>>> {
         match self {
             Temp::Four(b) => b.view_mut_of::<U>(n),
             Temp::Eight(b) => b.view_mut_of::<U>(n),
@@ -319,14 +315,14 @@ fn pass_values<'a, V: SortValue>(
     from: Slot,
     to: Slot,
     n: usize,
-) -> Result<Values<'a>> {
+) -> gpu_host::Result<Values<'a>> {
     fn src<'a, V: Pod, U: Pod>(
         input: &'a Buffer<'_, V>,
         out: &'a Buffer<'_, V>,
         temp: &'a Temp<'_, '_>,
         from: Slot,
         n: usize,
-    ) -> Result<Arg<'a, Global<'a, U>>> {
+    ) -> gpu_host::Result<Arg<'a, Global<'a, U>>> {
         match from {
             Slot::Input => input.view_of::<U>(n),
             Slot::Output => out.view_of::<U>(n),
@@ -338,7 +334,7 @@ fn pass_values<'a, V: SortValue>(
         temp: &'a Temp<'_, '_>,
         to: Slot,
         n: usize,
-    ) -> Result<Arg<'a, GlobalMut<'a, U>>> {
+    ) -> gpu_host::Result<Arg<'a, GlobalMut<'a, U>>> {
         match to {
             Slot::Output => out.view_mut_of::<U>(n),
             _ => temp.view_mut::<U>(n),

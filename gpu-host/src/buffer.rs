@@ -1,12 +1,15 @@
-//! Device memory: a [`Buffer`] of `Pod` elements, on the GPU or (for the emulator) in host memory, and
-//! the kernel arguments that borrow it.
+//! Device memory: a [`Buffer`] of `Pod` elements, on the GPU or (for the emulator) in host memory, the
+//! kernel arguments that borrow it, and the [`Device`] calls that make one ([`Device::upload`],
+//! [`Device::filled`]).
+//!
+//! Imports the device (`device`), the backend's memory (`backend::Memory`) and `size`; the device
+//! layer does not import this file (sequences do).
 
+use crate::backend::Memory;
 use crate::device::Device;
-use anyhow::{Result, anyhow, bail};
-use gpu_std::emu;
+use crate::error::{Error, Result, fail};
 use gpu_std::memory::Owner;
 use gpu_std::{Arg, Global, GlobalMut, MemorySpace, Output, Pod};
-use std::cell::UnsafeCell;
 use std::marker::PhantomData;
 
 /// A buffer of `len` [`Pod`] elements on the device `'dev` (it cannot outlive it). Its views are kernel
@@ -14,36 +17,29 @@ use std::marker::PhantomData;
 pub struct Buffer<'dev, T: Pod> {
     len: usize,
     space: MemorySpace,
-    inner: BufInner<T>,
+    inner: Memory<T>,
     _device: PhantomData<&'dev Device>,
 }
 
-pub(crate) enum BufInner<T: Pod> {
-    #[cfg(feature = "cuda")]
-    Gpu(crate::gpu::GpuBuffer<T>),
-    Emu {
-        data: Box<[UnsafeCell<T>]>,
-        _name: emu::BufferName,
-    },
+impl Device {
+    /// A buffer holding a copy of `data`. `name` appears in race reports.
+    pub fn upload<T: Pod>(&self, name: &str, data: &[T]) -> Result<Buffer<'_, T>> {
+        Ok(Buffer { len: data.len(), space: self.space, inner: self.backend.upload(name, data)?, _device: PhantomData })
+    }
+
+    /// A buffer of `n` copies of `v`. An error, naming the buffer, when `n` elements cannot be
+    /// allocated (their size in bytes overflows, or the host has not the memory for them).
+    pub fn filled<T: Pod>(&self, name: &str, n: usize, v: T) -> Result<Buffer<'_, T>> {
+        crate::size::byte_len::<T>("buffer", name, n)?;
+        let mut data = Vec::new();
+        data.try_reserve_exact(n)
+            .map_err(|e| Error::OutOfMemory(format!("buffer `{name}`: cannot allocate {n} elements: {e}")))?;
+        data.resize(n, v);
+        self.upload(name, &data)
+    }
 }
 
 impl<'dev, T: Pod> Buffer<'dev, T> {
-    pub(crate) fn new(len: usize, space: MemorySpace, inner: BufInner<T>) -> Self {
-        Buffer { len, space, inner, _device: PhantomData }
-    }
-
-    /// Host memory for an emulator device, named `name` in reports.
-    pub(crate) fn host(name: &str, data: &[T]) -> Result<Self> {
-        let mut cells = Vec::new();
-        cells
-            .try_reserve_exact(data.len())
-            .map_err(|e| anyhow!("buffer `{name}`: cannot allocate {} elements: {e}", data.len()))?;
-        cells.extend(data.iter().map(|v| UnsafeCell::new(*v)));
-        let data: Box<[UnsafeCell<T>]> = cells.into_boxed_slice();
-        let reg = emu::register_buffer(name, elements(&data), data.len());
-        Ok(Buffer::new(data.len(), MemorySpace::HOST, BufInner::Emu { data, _name: reg }))
-    }
-
     /// Elements in the buffer.
     pub fn len(&self) -> usize {
         self.len
@@ -55,11 +51,7 @@ impl<'dev, T: Pod> Buffer<'dev, T> {
     }
 
     fn ptr(&self) -> *mut T {
-        match &self.inner {
-            #[cfg(feature = "cuda")]
-            BufInner::Gpu(b) => b.device_ptr() as *mut T,
-            BufInner::Emu { data, .. } => elements(data),
-        }
+        self.inner.ptr()
     }
 
     /// Read-only view for a kernel argument, borrowing the buffer.
@@ -96,7 +88,8 @@ impl<'dev, T: Pod> Buffer<'dev, T> {
 
     fn bits_ptr<U: Pod>(&self, len: usize) -> Result<*mut U> {
         if size_of::<U>() != size_of::<T>() || align_of::<U>() > align_of::<T>() {
-            bail!(
+            fail!(
+                Bounds,
                 "a view of {}-byte elements as {} (of {} bytes, alignment {}): the sizes must be equal",
                 size_of::<T>(),
                 std::any::type_name::<U>(),
@@ -105,7 +98,7 @@ impl<'dev, T: Pod> Buffer<'dev, T> {
             );
         }
         if len > self.len {
-            bail!("a view of {len} elements of a buffer of {}", self.len);
+            fail!(Bounds, "a view of {len} elements of a buffer of {}", self.len);
         }
         Ok(self.ptr() as *mut U)
     }
@@ -121,107 +114,57 @@ impl<'dev, T: Pod> Buffer<'dev, T> {
     /// Copies the buffer to the host, after every launch queued before (on a GPU the copy runs on the
     /// device's stream, behind the kernels of a [`Device::sequence`] that has not waited yet).
     pub fn read(&self) -> Result<Vec<T>> {
-        match &self.inner {
-            #[cfg(feature = "cuda")]
-            BufInner::Gpu(b) => b.read(self.len),
-            // SAFETY: no launch runs while the host reads: launches are synchronous, and a kernel cannot
-            // hold this buffer's view past its launch.
-            BufInner::Emu { data, .. } => Ok(data.iter().map(|c| unsafe { *c.get() }).collect()),
-        }
+        self.inner.read(self.len)
     }
 
     /// Copies element `i` to the host (an error past the end).
     pub fn read_at(&self, i: usize) -> Result<T> {
         if i >= self.len {
-            bail!("read of element {i} of a buffer of {}", self.len);
+            fail!(Bounds, "read of element {i} of a buffer of {}", self.len);
         }
-        match &self.inner {
-            #[cfg(feature = "cuda")]
-            BufInner::Gpu(b) => b.read_at(i),
-            // SAFETY: as in `read`.
-            BufInner::Emu { data, .. } => Ok(unsafe { *data[i].get() }),
-        }
+        self.inner.read_at(i)
     }
 
     /// Sets every byte of the buffer to zero: on a GPU with `cuMemsetD8Async` on the device's stream
     /// (no host copy, after every launch queued before), finished when this returns.
     pub fn zero(&self) -> Result<()> {
-        match &self.inner {
-            #[cfg(feature = "cuda")]
-            BufInner::Gpu(b) => b.zero(),
-            BufInner::Emu { data, .. } => {
-                for c in data.iter() {
-                    // SAFETY: as in `read`.
-                    unsafe { *c.get() = T::default() };
-                }
-                Ok(())
-            }
-        }
+        self.inner.zero()
     }
 
-    /// The device address and bytes of a GPU buffer; `None` for an emulator's.
-    #[cfg(feature = "cuda")]
-    pub(crate) fn gpu_region(&self) -> Option<(u64, usize)> {
-        match &self.inner {
-            BufInner::Gpu(b) => Some((b.device_ptr(), b.bytes())),
-            BufInner::Emu { .. } => None,
-        }
+    /// The buffer's memory, for a sequence's queued zeroings and reads.
+    pub(crate) fn memory(&self) -> &Memory<T> {
+        &self.inner
     }
 
     /// Overwrites the buffer from the host, after every launch queued before (as [`Buffer::read`]);
     /// `src` must have the buffer's length.
     pub fn write(&self, src: &[T]) -> Result<()> {
         if src.len() != self.len {
-            bail!("write of {} elements into a buffer of {}", src.len(), self.len);
+            fail!(Bounds, "write of {} elements into a buffer of {}", src.len(), self.len);
         }
-        match &self.inner {
-            #[cfg(feature = "cuda")]
-            BufInner::Gpu(b) => b.write(src),
-            BufInner::Emu { data, .. } => {
-                for (c, v) in data.iter().zip(src) {
-                    // SAFETY: as in `read`.
-                    unsafe { *c.get() = *v };
-                }
-                Ok(())
-            }
-        }
+        self.inner.write(src)
     }
-}
-
-/// Bytes of `len` elements of `T` for the buffer `name` (a `what`: "buffer", "mapped buffer"), or an
-/// error naming it when they overflow or exceed the largest allocation (`isize::MAX` bytes): the
-/// buffer's length and its allocation must never disagree.
-pub(crate) fn byte_len<T>(what: &str, name: &str, len: usize) -> Result<usize> {
-    match len.checked_mul(size_of::<T>()) {
-        Some(bytes) if bytes <= isize::MAX as usize => Ok(bytes),
-        _ => bail!(
-            "{what} `{name}`: {len} elements of {} bytes are more than one allocation can hold ({} bytes at most)",
-            size_of::<T>(),
-            isize::MAX
-        ),
-    }
-}
-
-/// A pointer to the first element that may address every element: derived from the whole slice, not
-/// from a reference to its first element (whose provenance covers that element only).
-fn elements<T>(data: &[UnsafeCell<T>]) -> *mut T {
-    if data.is_empty() { std::ptr::NonNull::dangling().as_ptr() } else { UnsafeCell::raw_get(data.as_ptr()) }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn host<T: Pod>(data: &[T]) -> Buffer<'static, T> {
+        let dev = Box::leak(Box::new(Device::emulator(Default::default())));
+        dev.upload("b", data).unwrap()
+    }
+
     #[test]
     fn an_empty_buffer_has_a_dangling_aligned_pointer() {
-        let b = Buffer::<u64>::host("empty", &[]).unwrap();
+        let b = host::<u64>(&[]);
         assert!(b.is_empty());
         assert_eq!(b.ptr() as usize % align_of::<u64>(), 0);
     }
 
     #[test]
     fn every_element_is_reached_from_the_base_pointer() {
-        let b = Buffer::<u32>::host("b", &[1, 2, 3, 4]).unwrap();
+        let b = host::<u32>(&[1, 2, 3, 4]);
         // Under Stacked Borrows this read of element 3 through the base pointer is defined only when the
         // pointer was derived from the whole slice.
         // SAFETY: 4 elements, no launch running.
@@ -232,7 +175,7 @@ mod tests {
 
     #[test]
     fn a_view_of_other_bits_needs_the_same_size_and_stays_in_the_buffer() {
-        let b = Buffer::<f32>::host("b", &[1.0, -2.0]).unwrap();
+        let b = host::<f32>(&[1.0, -2.0]);
         assert!(b.view_of::<u32>(2).is_ok());
         assert!(b.view_mut_of::<i32>(1).is_ok());
         let Err(e) = b.view_of::<u64>(1) else { panic!("an 8-byte view of 4-byte elements") };
@@ -242,7 +185,7 @@ mod tests {
         let Err(e) = b.view_of::<u32>(3) else { panic!("a view past the end") };
         assert!(e.to_string().contains("a view of 3 elements of a buffer of 2"), "{e}");
         // A u64 buffer's elements are aligned for f64 (same size, same alignment).
-        let w = Buffer::<u64>::host("w", &[1]).unwrap();
+        let w = host::<u64>(&[1]);
         assert!(w.view_of::<f64>(1).is_ok());
     }
 }

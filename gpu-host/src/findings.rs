@@ -1,4 +1,6 @@
 //! What the emulator's detectors found, collected over a device's launches.
+//!
+//! A leaf: imports nothing of the crate (the emulator backend fills it in).
 
 use gpu_std::emu::{Accepted, Outcome, Race, SyncSite, UninitRead};
 

@@ -1,4 +1,6 @@
 //! Launch shapes, argument marshalling for the driver API, and timings.
+//!
+//! A leaf: imports nothing of the crate.
 
 use gpu_std::emu::LaunchConfig;
 

@@ -59,26 +59,49 @@
 //! [`Ptx`] is `unsafe`, with the contract that its kernels are what `gpu-builder` compiled from
 //! `kernel!` definitions.
 #![warn(missing_docs)]
+//!
+//! # Layout
+//! The crate's files, from the leaves up; each may import the ones listed before it, never one after:
+//! - leaves, importing nothing of the crate but `error`: `error` ([`Error`]), `size` (allocation
+//!   sizes), `choice` ([`DeviceChoice`]), `profile` ([`Profile`]), `attributes`
+//!   ([`SystemAttributes`], [`PeerAttributes`]), `launch` ([`Launch`], [`Timing`]), `findings`
+//!   ([`Findings`]), `ptx` ([`Ptx`]);
+//! - `backend`: the one seam between the device and where kernels run, `backend::cuda` (the `cuda`
+//!   feature; its `driver` holds every raw driver call) or `backend::emu`;
+//! - `device`: the [`Device`], its checks and its single launches;
+//! - what extends a device: `buffer` ([`Buffer`]), `mapped` ([`MappedBuffer`], launches with a host
+//!   thread), `peer` (two devices), `sequence` ([`Sequence`]), `mutate` ([`mutation_test`]).
 
+mod attributes;
+mod backend;
 mod buffer;
+mod choice;
 mod device;
+mod error;
 mod findings;
-#[cfg(feature = "cuda")]
-mod gpu;
 mod launch;
 mod mapped;
 mod mutate;
+mod peer;
+mod profile;
 mod ptx;
+mod sequence;
+mod size;
 
+pub use attributes::{PeerAttributes, SystemAttributes};
 pub use buffer::Buffer;
-pub use device::{Device, DeviceChoice, NoGpu, PeerAttributes, Sequence, SystemAttributes};
+pub use choice::DeviceChoice;
+pub use device::Device;
+pub use error::{Error, Result};
 pub use findings::Findings;
 pub use gpu_std::emu::Options as EmuOptions;
 pub use gpu_std::{Arg, IntoArgs};
 pub use launch::{Launch, Timing, cover};
 pub use mapped::{HostView, MappedBuffer};
 pub use mutate::mutation_test;
+pub use profile::{Profile, Scale};
 pub use ptx::{Ptx, PtxEntries};
+pub use sequence::Sequence;
 
 /// The README's examples, run as doctests.
 #[cfg(doctest)]

@@ -19,13 +19,57 @@
 //! };
 //! # let _ = host;
 //! ```
+//!
+//! Owns the [`MappedBuffer`], its [`HostView`], and the [`Device`] calls for memory shared with the
+//! host: [`Device::system_attributes`], [`Device::mapped`], [`Device::launch_with_host`]. Imports the
+//! device (`device`), the backend (`backend`) and the leaves; the device layer does not import it.
 
+use crate::attributes::SystemAttributes;
+use crate::backend::Mapped;
 use crate::device::Device;
+use crate::error::Result;
+use crate::launch::Launch;
 use gpu_std::emu::host_agent::{self, HostWord};
-use gpu_std::{Arg, Global, GlobalMut, MemorySpace, Pod};
-use std::cell::UnsafeCell;
+use gpu_std::{Arg, Global, GlobalMut, IntoArgs, Kernel, MemorySpace, Pod};
 use std::marker::PhantomData;
 use std::sync::atomic::Ordering;
+
+impl Device {
+    /// What the GPU promises about memory shared with the host; `None` on the emulator (which models
+    /// the PTX memory model: mapped memory, and system-scope atomics atomic with the host agent's).
+    pub fn system_attributes(&self) -> Result<Option<SystemAttributes>> {
+        self.backend.system_attributes()
+    }
+
+    /// `len` zeroed words of page-locked host memory mapped into this device's address space, for a
+    /// kernel and a host thread to share while the kernel runs (see [`MappedBuffer`]). `name` appears in
+    /// the emulator's reports. On a GPU that cannot map host memory, an error; and an error naming the
+    /// buffer when `len` words cannot be allocated (their size in bytes overflows, or there is not the
+    /// memory), never a smaller allocation than [`MappedBuffer::len`] says.
+    pub fn mapped<T: HostWord + Pod>(&self, name: &str, len: usize) -> Result<MappedBuffer<'_, T>> {
+        crate::size::byte_len::<T>("mapped buffer", name, len)?;
+        Ok(MappedBuffer { len, space: self.space, inner: self.backend.mapped(name, len)?, _device: PhantomData })
+    }
+
+    /// Launches `K` with a host thread running `agent` at the same time, and waits for both. On a GPU,
+    /// `agent` runs on a new OS thread started just before the launch, and the call returns once the
+    /// kernel has finished and the thread has returned. On the emulator it is the launch's host agent
+    /// (see `gpu_std::emu::launch_with_host`): scheduled with the kernel's threads, its accesses through
+    /// [`MappedBuffer::host`] checked by the race detector as system-scope operations.
+    ///
+    /// Every wait on either side must be bounded: a kernel waiting for a host that gave up, or a host
+    /// waiting for a kernel that failed to launch, must give up too.
+    pub fn launch_with_host<'a, K: Kernel>(
+        &self,
+        cfg: Launch,
+        args: impl IntoArgs<Params = K::Args<'a>>,
+        agent: &mut (dyn FnMut() + Send),
+    ) -> Result<()> {
+        let params = self.checked_args::<K>(&cfg, args)?;
+        // SAFETY: as in `Device::launch`.
+        unsafe { self.backend.launch_with_host::<K>(cfg, params, agent) }
+    }
+}
 
 /// `len` words of page-locked host memory mapped into the device `'dev`'s address space: kernels see
 /// it through [`MappedBuffer::view`] / [`MappedBuffer::view_mut`], the host through
@@ -34,17 +78,8 @@ use std::sync::atomic::Ordering;
 pub struct MappedBuffer<'dev, T: HostWord + Pod> {
     len: usize,
     space: MemorySpace,
-    inner: MapInner<T>,
+    inner: Mapped<T>,
     _device: PhantomData<&'dev Device>,
-}
-
-pub(crate) enum MapInner<T> {
-    #[cfg(feature = "cuda")]
-    Gpu(crate::gpu::HostAlloc<T>),
-    Emu {
-        data: Box<[UnsafeCell<T>]>,
-        _name: gpu_std::emu::BufferName,
-    },
 }
 
 // SAFETY: the elements are touched only through atomics on the host (`HostView`) and by kernels
@@ -57,24 +92,6 @@ unsafe impl<T: HostWord + Pod> Sync for MappedBuffer<'_, T> {}
 unsafe impl<T: HostWord + Pod> Send for MappedBuffer<'_, T> {}
 
 impl<'dev, T: HostWord + Pod> MappedBuffer<'dev, T> {
-    pub(crate) fn new(len: usize, space: MemorySpace, inner: MapInner<T>) -> Self {
-        MappedBuffer { len, space, inner, _device: PhantomData }
-    }
-
-    /// Zeroed host memory for an emulator device, named `name` in reports. An error when `len` words
-    /// cannot be allocated.
-    pub(crate) fn host_memory(name: &str, len: usize) -> anyhow::Result<Self> {
-        crate::buffer::byte_len::<T>("mapped buffer", name, len)?;
-        let mut cells = Vec::new();
-        cells
-            .try_reserve_exact(len)
-            .map_err(|e| anyhow::anyhow!("mapped buffer `{name}`: cannot allocate {len} words: {e}"))?;
-        cells.extend((0..len).map(|_| UnsafeCell::new(T::default())));
-        let data: Box<[UnsafeCell<T>]> = cells.into_boxed_slice();
-        let reg = gpu_std::emu::register_buffer(name, elements(&data), len);
-        Ok(MappedBuffer::new(len, MemorySpace::HOST, MapInner::Emu { data, _name: reg }))
-    }
-
     /// Words in the buffer.
     pub fn len(&self) -> usize {
         self.len
@@ -87,20 +104,12 @@ impl<'dev, T: HostWord + Pod> MappedBuffer<'dev, T> {
 
     /// The address kernels use.
     fn device_ptr(&self) -> *mut T {
-        match &self.inner {
-            #[cfg(feature = "cuda")]
-            MapInner::Gpu(a) => a.device_ptr() as *mut T,
-            MapInner::Emu { data, .. } => elements(data),
-        }
+        self.inner.device_ptr()
     }
 
     /// The address the host uses.
     fn host_ptr(&self) -> *mut T {
-        match &self.inner {
-            #[cfg(feature = "cuda")]
-            MapInner::Gpu(a) => a.host_ptr(),
-            MapInner::Emu { data, .. } => elements(data),
-        }
+        self.inner.host_ptr()
     }
 
     /// Read-only view for a kernel argument, borrowing the buffer.
@@ -137,11 +146,6 @@ impl<'dev, T: HostWord + Pod> MappedBuffer<'dev, T> {
             h.store(i, v, Ordering::Relaxed);
         }
     }
-}
-
-/// A pointer to the first element that may address every element (derived from the whole slice).
-fn elements<T>(data: &[UnsafeCell<T>]) -> *mut T {
-    if data.is_empty() { std::ptr::NonNull::dangling().as_ptr() } else { UnsafeCell::raw_get(data.as_ptr()) }
 }
 
 /// The host's side of a [`MappedBuffer`]: atomic loads, stores and adds of its words, with the

@@ -2,7 +2,6 @@
 //! strong accesses does a test show to be needed? See [`mutation_test`].
 
 use crate::Device;
-use anyhow::Result;
 use gpu_std::emu::{self, MutationReport, Trial};
 
 /// Runs `test` on a fresh emulator [`Device`] made with `opts` for each schedule seed (the clean runs:
@@ -15,7 +14,9 @@ use gpu_std::emu::{self, MutationReport, Trial};
 ///
 /// This is [`gpu_std::emu::mutation_test`] with the device made for each run; the report and the
 /// meaning of its verdicts are that function's. A mutant with *no effect seen* may be redundant, or
-/// the inputs and seeds may not exercise it: a hint, not a proof.
+/// the inputs and seeds may not exercise it: a hint, not a proof. `test`'s error is any error
+/// (`?` converts this crate's [`Error`](crate::Error) and `anyhow::Error`); its text with its causes
+/// is the mutant's.
 ///
 /// ```
 /// # pub struct Kernels; unsafe impl gpu_std::KernelCrate for Kernels {}
@@ -44,12 +45,17 @@ use gpu_std::emu::{self, MutationReport, Trial};
 pub fn mutation_test(
     opts: &emu::Options,
     seeds: impl IntoIterator<Item = u64>,
-    mut test: impl FnMut(&Device) -> Result<bool>,
+    mut test: impl FnMut(&Device) -> Result<bool, Box<dyn std::error::Error + Send + Sync>>,
 ) -> Result<MutationReport, String> {
     emu::mutation_test(opts, seeds, |o| {
         let dev = Device::emulator(o.clone());
-        let correct = test(&dev).map_err(|e| format!("{e:#}"))?;
+        let correct = test(&dev).map_err(|e| chain(e.as_ref()))?;
         let outcome = dev.take_findings().into_outcome(dev.take_sites());
         Ok(Trial::one(outcome, correct))
     })
+}
+
+/// `e` and its causes, `: `-separated (as `anyhow` prints a chain with `{:#}`).
+fn chain(e: &(dyn std::error::Error + 'static)) -> String {
+    std::iter::successors(Some(e), |e| e.source()).map(ToString::to_string).collect::<Vec<_>>().join(": ")
 }

@@ -61,7 +61,7 @@ pub fn open_crate(
     emu_opts: emu::Options,
     crate_name: &str,
 ) -> anyhow::Result<(Device, Option<String>)> {
-    with_hint(Device::open(choice, &crate_ptx(crate_name), emu_opts), &ptx_path(crate_name))
+    with_hint(Device::open(choice, &crate_ptx(crate_name), emu_opts).map_err(Into::into), &ptx_path(crate_name))
 }
 
 /// Opens the requested device with the PTX module at `ptx` (another kernel crate's).
@@ -75,20 +75,19 @@ pub unsafe fn open_with_ptx(
     ptx: &Path,
 ) -> anyhow::Result<(Device, Option<String>)> {
     // SAFETY: the caller's contract.
-    with_hint(Device::open(choice, &unsafe { Ptx::file(ptx) }, emu_opts), ptx)
+    with_hint(Device::open(choice, &unsafe { Ptx::file(ptx) }, emu_opts).map_err(Into::into), ptx)
 }
 
 /// Adds what to do to an error about a module that does not exist.
 fn with_hint(r: anyhow::Result<(Device, Option<String>)>, ptx: &Path) -> anyhow::Result<(Device, Option<String>)> {
     // The library's kernels (gpu-algos), which the optimised tiers launch, next to the chapter's.
     let r = r.and_then(|(dev, note)| {
-        if dev.is_gpu() {
-            dev.load_module(&gpu_algos::ptx())?;
-        }
+        // Nothing to load where kernels run from their host code (the emulator).
+        dev.load_module(&gpu_algos::ptx())?;
         Ok((dev, note))
     });
     r.map_err(|e| {
-        if !ptx.exists() && e.downcast_ref::<NoGpu>().is_none() {
+        if !ptx.exists() && !e.downcast_ref::<Error>().is_some_and(Error::is_no_gpu) {
             e.context("build the module first: `cargo xtask build-ptx` (`-p CRATE` for a kernel crate other than gpu-kernels)")
         } else {
             e

@@ -194,10 +194,11 @@ fn run(req: RunRequest) -> Result<bool> {
                 gpu_std::kernel_crate::PROMISE
             );
         }
-        if dev.is_gpu() && k > 0 {
-            break; // schedules apply to the emulator only
+        let schedule = dev.profile().schedule_seed;
+        if schedule.is_none() && k > 0 {
+            break; // schedules apply where a seed chooses the interleaving
         }
-        if !dev.is_gpu() && req.schedules > 1 {
+        if schedule.is_some() && req.schedules > 1 {
             eprintln!("schedule seed {sched_seed}");
         }
         for ex in &selected {
@@ -207,7 +208,7 @@ fn run(req: RunRequest) -> Result<bool> {
                 let reps = if n == largest { req.reps } else { 0 };
                 let started = std::time::Instant::now();
                 let r = run_one(&dev, ex, &RunParams { n, seed: req.seed, reps });
-                if !dev.is_gpu() {
+                if schedule.is_some() {
                     tally.add(sched_seed, &r);
                 }
                 all_pass &= r.pass;
@@ -219,8 +220,7 @@ fn run(req: RunRequest) -> Result<bool> {
                     failed += 1;
                 }
                 if req.json {
-                    let schedule_seed = (!dev.is_gpu()).then_some(sched_seed);
-                    println!("{}", r.to_json(schedule_seed));
+                    println!("{}", r.to_json(schedule));
                 } else {
                     if !header_done {
                         println!("{}", table_header());

@@ -88,7 +88,7 @@ pub fn open(req: &RunRequest, schedule_seed: u64) -> Result<(Device, Option<Stri
 pub fn sizes(ex: &Example, req: &RunRequest, dev: &Device) -> Vec<usize> {
     let all = match req.n {
         Some(n) => return vec![n],
-        None if dev.is_gpu() => ex.gpu_sizes,
+        None if dev.profile().full_scale() => ex.gpu_sizes,
         None => ex.emu_sizes,
     };
     all.iter().copied().filter(|&n| req.max_n.is_none_or(|m| n <= m)).collect()

@@ -35,7 +35,9 @@ pub fn gpu_or_skip(test: &str) -> Option<host::device::Device> {
 pub fn gpu_with_crate_or_skip(test: &str, crate_name: &str) -> Option<host::device::Device> {
     match host::device::open_crate(host::device::DeviceChoice::Gpu, Default::default(), crate_name) {
         Ok((d, _)) => Some(d),
-        Err(e) if e.downcast_ref::<host::device::NoGpu>().is_none() => panic!("{test}: cannot open the GPU: {e:#}"),
+        Err(e) if !e.downcast_ref::<host::device::Error>().is_some_and(host::device::Error::is_no_gpu) => {
+            panic!("{test}: cannot open the GPU: {e:#}")
+        }
         Err(e) => {
             // Written to the real stderr (not the test harness's captured output) so that the skip is
             // visible in every test run.

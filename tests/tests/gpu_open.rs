@@ -1,7 +1,7 @@
 //! With a GPU present, a PTX module the driver cannot use is a failure with one clear message — never
 //! "skipped: no CUDA device", and never a silent fall-back to the emulator.
 
-use host::device::{DeviceChoice, NoGpu, ptx_path};
+use host::device::{DeviceChoice, Error, ptx_path};
 use std::path::{Path, PathBuf};
 use tests::{gpu_or_skip, gpu_with_crate_or_skip};
 
@@ -23,7 +23,7 @@ fn must_fail(path: &Path) {
             Ok((dev, note)) => panic!("{choice:?} opened {} with {} ({note:?})", path.display(), dev.name()),
             Err(e) => e,
         };
-        assert!(e.downcast_ref::<NoGpu>().is_none(), "{choice:?}: reported as no GPU: {e:#}");
+        assert!(!e.downcast_ref::<Error>().is_some_and(Error::is_no_gpu), "{choice:?}: reported as no GPU: {e:#}");
         let msg = format!("{e:#}");
         assert!(msg.contains(&path.display().to_string()), "{choice:?}: the message does not name the module: {msg}");
         println!("{choice:?}: {msg}");

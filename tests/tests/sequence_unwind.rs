@@ -24,7 +24,7 @@ fn zeros<'d>(dev: &'d Device, name: &str) -> Buffer<'d, f32> {
 }
 
 /// Queues `count` launches that each write `out[i] = a[i] + 1` over every element.
-fn queue<'s>(s: &Sequence<'s>, count: usize, a: &'s Buffer<'_, f32>, out: &'s Buffer<'_, f32>) -> anyhow::Result<()> {
+fn queue<'s>(s: &Sequence<'s>, count: usize, a: &'s Buffer<'_, f32>, out: &'s Buffer<'_, f32>) -> gpu_host::Result<()> {
     let cfg = Launch::linear((N as u32) / BLOCK, BLOCK, 0);
     for _ in 0..count {
         s.launch::<conditional_add_unguarded>(cfg, (a.view(), out.view_mut()))?;

@@ -139,7 +139,7 @@ fn a_spinning_host_agent_is_named_in_the_livelock_report() {
             &mut agent,
         )
         .unwrap_err();
-    let Some(EmuError::Livelock(l)) = err.downcast_ref::<EmuError>() else { panic!("not a livelock: {err:#}") };
+    let gpu_host::Error::Emulator(EmuError::Livelock(l)) = &err else { panic!("not a livelock: {err:#}") };
     let spinning: Vec<ThreadId> = l.spinning.iter().flat_map(|g| g.threads.clone()).collect();
     assert!(spinning.contains(&ThreadId::HOST), "{l}");
     assert!(spinning.iter().any(|t| !t.is_host()), "the kernel's thread 0 spins too: {l}");
@@ -170,7 +170,7 @@ fn a_host_agent_left_alone_spinning_is_a_livelock() {
             &mut agent,
         )
         .unwrap_err();
-    let Some(EmuError::Livelock(l)) = err.downcast_ref::<EmuError>() else { panic!("not a livelock: {err:#}") };
+    let gpu_host::Error::Emulator(EmuError::Livelock(l)) = &err else { panic!("not a livelock: {err:#}") };
     assert_eq!(l.spinning.len(), 1, "{l}");
     assert_eq!(l.spinning[0].threads, [ThreadId::HOST], "{l}");
 }

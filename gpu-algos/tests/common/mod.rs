@@ -102,11 +102,11 @@ pub fn check_pairs<K: Sortable, V: SortValue + From<u32> + PartialEq + std::fmt:
 pub fn gpu_or_skip(test: &str) -> Option<Device> {
     match Device::open(gpu_host::DeviceChoice::Gpu, &gpu_algos::ptx(), Default::default()) {
         Ok((d, _)) => Some(d),
-        Err(e) if e.downcast_ref::<gpu_host::NoGpu>().is_none() => panic!("{test}: cannot open the GPU: {e:#}"),
-        Err(e) => {
+        Err(e @ gpu_host::Error::NoGpu(_)) => {
             use std::io::Write;
             let _ = writeln!(std::io::stderr(), "{test}: skipped: no CUDA device ({e:#})");
             None
         }
+        Err(e) => panic!("{test}: cannot open the GPU: {e:#}"),
     }
 }

@@ -107,7 +107,7 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
         }
     }
 
-    if dev.is_gpu() && p.reps > 0 {
+    if dev.profile().can_time && p.reps > 0 {
         for cells in [1, SPREAD] {
             // Both kernels time the same adds: the CAS loop's cap applies to the native one too.
             let (m, cfg) = if cells == 1 { (cas_n, cas_cfg) } else { (n, cfg) };
@@ -116,9 +116,9 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
             let sums = dev.filled("sums", cells, 0.0f64)?;
             let reset = || sums.write(&vec![0.0; cells]);
             let cas =
-                dev.time::<atomic_add_double_cas>(cfg, (v.view(), sums.view_mut(), olds.output()), p.reps, &reset)?;
+                dev.time::<atomic_add_double_cas, _>(cfg, (v.view(), sums.view_mut(), olds.output()), p.reps, &reset)?;
             let native =
-                dev.time::<atomic_add_double_native>(cfg, (v.view(), sums.view_mut(), olds.output()), p.reps, &reset)?;
+                dev.time::<atomic_add_double_native, _>(cfg, (v.view(), sums.view_mut(), olds.output()), p.reps, &reset)?;
             if let (Some(cas), Some(native)) = (cas, native) {
                 r.show.push(format!(
                     "{cells:>4} cell(s), {m} adds: CAS loop {:.4} ms, native {:.4} ms: CAS loop / native = {:.1}x",

@@ -78,10 +78,10 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
         format!("branch on blockIdx % 2 (warp-uniform): {n} outputs exact, even blocks path A{}", super::mismatch(m4)),
     );
 
-    if dev.is_gpu() && p.reps > 0 {
+    if dev.profile().can_time && p.reps > 0 {
         let ok = || -> Result<()> { Ok(()) };
-        let div = dev.time::<branch_by_thread>(cfg, (a_n.view(), out_n.output(), PATH_ITERS), p.reps, &ok)?;
-        let uni = dev.time::<branch_by_block>(cfg, (a_n.view(), out_n.output(), PATH_ITERS), p.reps, &ok)?;
+        let div = dev.time::<branch_by_thread, _>(cfg, (a_n.view(), out_n.output(), PATH_ITERS), p.reps, &ok)?;
+        let uni = dev.time::<branch_by_block, _>(cfg, (a_n.view(), out_n.output(), PATH_ITERS), p.reps, &ok)?;
         if let (Some(div), Some(uni)) = (div, uni) {
             r.show.push(format!(
                 "divergent (threadIdx % 2) {:.4} ms / warp-uniform (blockIdx % 2) {:.4} ms = {:.2}x (the chapter expects about 2x)",
@@ -92,8 +92,8 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
             r.time_ms = Some(div.median_ms);
         }
         let mut out_g = dev.filled("out", m, f32::NAN)?;
-        let guarded = dev.time::<conditional_add>(cfg_m, (a_m.view(), out_g.output()), p.reps, &ok)?;
-        let unguarded = dev.time::<conditional_add_unguarded>(cfg_m, (a_m.view(), out_m.view_mut()), p.reps, &ok)?;
+        let guarded = dev.time::<conditional_add, _>(cfg_m, (a_m.view(), out_g.output()), p.reps, &ok)?;
+        let unguarded = dev.time::<conditional_add_unguarded, _>(cfg_m, (a_m.view(), out_m.view_mut()), p.reps, &ok)?;
         if let (Some(g), Some(u)) = (guarded, unguarded) {
             r.show.push(format!(
                 "guard at n = {m} (a multiple of the block): guarded {:.4} ms / unguarded {:.4} ms = {:.3}x",

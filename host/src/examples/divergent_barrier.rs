@@ -43,7 +43,7 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
     let threads = cfg.grid.x as usize * BLOCK as usize;
     let mut out = dev.filled("out", threads, u32::MAX)?;
     let mut r = ExampleResult::new("divergent_barrier", dev.kind(), n, p.seed);
-    if dev.is_gpu() {
+    if !dev.profile().detectors {
         let ms = dev.launch_within::<divergent_barrier_broken>(cfg, (out.output(),), GPU_LIMIT)?.unwrap_or(0.0);
         let got = out.read()?;
         let (mut odd_ordered, mut even_ordered) = (0, 0);

@@ -77,7 +77,7 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
     let cpu_tree = pairwise(&x);
     let mut r = ExampleResult::new("fp_determinism", dev.kind(), n, p.seed);
 
-    let runs = if dev.is_gpu() { RUNS_GPU } else { RUNS_EMU };
+    let runs = dev.profile().pick(RUNS_GPU, RUNS_EMU);
     let (mut atomic, mut tree) = (Vec::with_capacity(runs), Vec::with_capacity(runs));
     let (mut fast_det, mut det_grids) = (Vec::with_capacity(runs), BTreeSet::new());
     let mut shapes = BTreeSet::new();
@@ -150,7 +150,7 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
             max_err(&fast_det)
         ),
     );
-    if !dev.is_gpu() && n >= VARIES_FROM_N {
+    if dev.profile().schedule_seed.is_some() && n >= VARIES_FROM_N {
         r.check(
             da > 1,
             format!("atomic sum under schedule seeds {seeds:?}: {da} distinct results (more than one expected)"),
@@ -158,13 +158,13 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
     }
     r.show.push(format!(
         "atomicAdd sum: {da} distinct bit pattern(s) in {runs} runs{}; fixed-order tree: {dt} in {runs} runs over {} block sizes; reduce_deterministic_f32: {df} over {} launches",
-        if dev.is_gpu() { String::new() } else { format!(" (schedule seeds {seeds:?})") },
+        if dev.profile().schedule_seed.is_none() { String::new() } else { format!(" (schedule seeds {seeds:?})") },
         TREE_BLOCKS.len().min(runs),
         det_grids.len()
     ));
 
     let out = dev.filled("out", 1, 0.0f32)?;
     let cfg = cover(n, BLOCK, dev.grid_cap(MAX_GRID), 0);
-    super::measure::<sum_atomic>(dev, p, &mut r, cfg, (x_here.view(), out.view_mut()), n * 4, &|| out.write(&[0.0]))?;
+    super::measure::<sum_atomic>(dev, p, &mut r, cfg, (x_here.view(), out.view_mut()), n * 4, &|| Ok(out.write(&[0.0])?))?;
     Ok(finish(dev, r, false))
 }

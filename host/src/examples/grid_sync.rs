@@ -57,6 +57,6 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
     let e = dev.launch::<multi_phase>(too_big, args).err().map(|e| format!("{e:#}")).unwrap_or_default();
     r.check(e.contains("exceeds"), format!("a cooperative grid of {} blocks (cap {cap}) is refused: {e}", cap + 1));
     let _ = dev.take_findings();
-    super::measure::<multi_phase>(dev, p, &mut r, cfg, args, n * 4 * 3, &|| data.write(&a))?;
+    super::measure::<multi_phase>(dev, p, &mut r, cfg, args, n * 4 * 3, &|| Ok(data.write(&a)?))?;
     Ok(finish(dev, r, false))
 }

@@ -24,15 +24,17 @@ const EMU_GRID: u32 = 2;
 /// fewer for small inputs), a few blocks on the emulator.
 fn launch(dev: &Device, n: usize) -> Result<Launch> {
     let resident = dev.max_coresident_blocks::<histogram_fast>(Dim3::x(BLOCK), SHARED_BYTES)?;
-    let grid = if dev.is_gpu() { hf::grid(n, dev.sm_count()?, resident) } else { resident.min(EMU_GRID) };
+    let profile = dev.profile();
+    let grid = if profile.full_scale() { hf::grid(n, profile.sms, resident) } else { resident.min(EMU_GRID) };
     Ok(Launch::linear(grid, BLOCK, SHARED_BYTES))
 }
 
 /// The launch of `histogram_small` for `n` bytes: [`hs::grid`] on a GPU (above its largest input, where
 /// the launcher takes `histogram_fast`, the most blocks it would give), a few blocks on the emulator.
 fn launch_small(dev: &Device, n: usize) -> Result<Launch> {
-    let grid = if dev.is_gpu() {
-        let sms = dev.sm_count()?;
+    let profile = dev.profile();
+    let grid = if profile.full_scale() {
+        let sms = profile.sms;
         hs::grid(n, sms).unwrap_or(sms * hs::BLOCKS_PER_SM)
     } else {
         EMU_GRID
@@ -83,14 +85,14 @@ pub(crate) fn run_tiers(dev: &Device, p: &RunParams, r: &mut ExampleResult, data
             format!("gpu_algos::histogram::bytes ({name}): all {NUM_BINS} bins exact{}", super::mismatch(m)),
         );
         let tier = format!("histogram_fast ({name})");
-        measure_tier::<histogram_fast>(dev, p, r, &tier, cfg, args, n, &|| hist.write(&[0; NUM_BINS]))?;
+        measure_tier::<histogram_fast>(dev, p, r, &tier, cfg, args, n, &|| Ok(hist.write(&[0; NUM_BINS])?))?;
 
         hist.write(&[0; NUM_BINS])?;
         dev.launch::<histogram_small>(cfg_small, args)?;
         let m = exact(&hist.read()?, &want, "bins");
         r.check(m.is_none(), format!("histogram_small ({name}): all {NUM_BINS} bins exact{}", super::mismatch(m)));
         let tier = format!("histogram_small ({name})");
-        measure_tier::<histogram_small>(dev, p, r, &tier, cfg_small, args, n, &|| hist.write(&[0; NUM_BINS]))?;
+        measure_tier::<histogram_small>(dev, p, r, &tier, cfg_small, args, n, &|| Ok(hist.write(&[0; NUM_BINS])?))?;
     }
     Ok(())
 }

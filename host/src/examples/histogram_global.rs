@@ -27,6 +27,6 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
     let total: u64 = got.iter().map(|&c| c as u64).sum();
     r.check(total == n as u64, format!("bins sum to {total} (n = {n})"));
     r.show.push(first_bins(&got));
-    super::measure::<histogram_global>(dev, p, &mut r, cfg, args, n, &|| hist.write(&[0; NUM_BINS]))?;
+    super::measure::<histogram_global>(dev, p, &mut r, cfg, args, n, &|| Ok(hist.write(&[0; NUM_BINS])?))?;
     Ok(finish(dev, r, false))
 }

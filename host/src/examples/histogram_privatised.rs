@@ -44,7 +44,7 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
     let total: u64 = got.iter().map(|&c| c as u64).sum();
     r.check(total == n as u64, format!("bins sum to {total} (n = {n})"));
     r.show.push(first_bins(&got));
-    super::measure::<histogram_privatised>(dev, p, &mut r, cfg, args, n, &|| hist.write(&[0; NUM_BINS]))?;
+    super::measure::<histogram_privatised>(dev, p, &mut r, cfg, args, n, &|| Ok(hist.write(&[0; NUM_BINS])?))?;
     super::histogram_fast::run_tiers(dev, p, &mut r, &data, &want)?;
     Ok(finish(dev, r, false))
 }

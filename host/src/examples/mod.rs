@@ -325,7 +325,7 @@ pub fn check_n(name: &str, n: usize, elem_bytes: usize) -> Result<()> {
 /// bug on purpose, and checks that the detector named it (when `racy_expected`) — the reports go to the
 /// result, the race count to its `races` column. On a GPU there is no detector: nothing to check.
 pub fn flagged(dev: &Device, r: &mut ExampleResult, what: &str, racy_expected: bool) {
-    if dev.is_gpu() {
+    if !dev.profile().detectors {
         return;
     }
     let f = dev.take_findings();
@@ -354,7 +354,7 @@ where
     if p.reps == 0 {
         return Ok(None);
     }
-    let t = dev.time::<K>(cfg, args, p.reps, reset)?;
+    let t = dev.time::<K, _>(cfg, args, p.reps, reset)?;
     Ok(t.map(|t| (t.median_ms, bytes as f64 / (t.median_ms * 1e6))))
 }
 

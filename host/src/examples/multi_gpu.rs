@@ -30,15 +30,15 @@ use std::time::Instant;
 /// Polls a kernel makes before giving up: on a GPU a few seconds' worth; on the emulator fewer than
 /// its livelock limit, so that a wait that cannot end is reported by the side that waits.
 pub fn max_polls(dev: &Device) -> u32 {
-    if dev.is_gpu() { 1 << 24 } else { 20_000 }
+    dev.profile().pick(1 << 24, 20_000)
 }
 
 /// Opens the second device: GPU 1 next to GPU 0 (then peer access is checked and enabled both ways),
 /// or a second emulator next to an emulator. `Err(Skip)` when there is no GPU 1, or when the two GPUs
 /// cannot reach each other's memory. Returns the device and lines describing the peer attributes.
 pub fn open_peer(dev: &Device) -> Result<(Device, Vec<String>, bool)> {
-    if !dev.is_gpu() {
-        let d1 = Device::emulator(dev.emu_options().cloned().unwrap_or_default());
+    if let Some(opts) = dev.emu_options() {
+        let d1 = Device::emulator(opts.clone());
         let note = "emulator: both devices' grids run under one scheduler; device scope (.gpu) covers the threads of \
                     one device, system scope (.sys) both"
             .to_string();
@@ -206,7 +206,8 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
 
     // 2. System-scope atomics from both GPUs on GPU 0's memory.
     if native {
-        let max_grid = if dev.is_gpu() { 4 * dev.sm_count()? } else { 4 };
+        let profile = dev.profile();
+        let max_grid = profile.pick(4 * profile.sms, 4);
         let a = peer_add_run(dev, &d1, n, max_grid)?;
         let (ok, what) = adds_ok(&a, n);
         r.check(ok, what);
@@ -233,7 +234,7 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
     );
 
     // 4. Ping-pong, and the same exchange through the host.
-    let rounds = match (dev.is_gpu(), p.reps) {
+    let rounds = match (dev.profile().full_scale(), p.reps) {
         (false, _) => 6,
         (true, 0) => 200,
         (true, _) => 10_000,
@@ -246,7 +247,7 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
             done[0], done[1]
         ),
     );
-    if dev.is_gpu() && p.reps > 0 {
+    if dev.profile().can_time && p.reps > 0 {
         // Each run's mean round trip is its kernel time over its rounds; the median over runs.
         let mut per_round = vec![t0.unwrap_or(0.0) * 1e3 / rounds as f64];
         for _ in 0..10 {
@@ -270,7 +271,7 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
     }
 
     // 5. The twin, on the emulator only (on GPUs a broken protocol may pass by luck).
-    if !dev.is_gpu() {
+    if dev.profile().detectors {
         r.absorb(dev.take_findings(), false);
         handshake_once(dev, &d1, n, round, DEVICE_FENCE, polls)?;
         flagged(dev, &mut r, "the handshake published with __threadfence() (device scope)", true);

@@ -37,7 +37,8 @@ fn depth(n: usize, lanes: usize, vblocks: u32) -> usize {
 
 /// The virtual blocks whose bits the library's sum of `n` elements of `T` gives on `dev`.
 fn library_vblocks<T: Reducible<Sum>>(dev: &Device, n: usize, deterministic: bool) -> Result<u32> {
-    let target = plan::Target { gpu: dev.is_gpu(), sms: dev.sm_count()? };
+    let profile = dev.profile();
+    let target = plan::Target { gpu: profile.full_scale(), sms: profile.sms };
     let resident = T::resident(dev)?;
     Ok(match plan::reduce::<T>(n, target, resident, deterministic) {
         plan::Reduce::Fast { vblocks, .. } => vblocks,
@@ -60,14 +61,14 @@ impl<'a, 'd, T: Reducible<Sum>> Tier<'a, 'd, T> {
     }
     fn run(&self, deterministic: bool) -> Result<T> {
         self.algos.reduce_into::<T, Sum>(&self.x, &self.out, deterministic)?;
-        self.out.read_at(0)
+        Ok(self.out.read_at(0)?)
     }
     fn time(&self, p: &RunParams, r: &mut ExampleResult, name: &str, deterministic: bool, first: T) -> Result<()> {
         let dev = self.algos.device();
         let bytes = self.x.len() * size_of::<T>();
-        let call = || self.algos.reduce_into::<T, Sum>(&self.x, &self.out, deterministic);
+        let call = || Ok(self.algos.reduce_into::<T, Sum>(&self.x, &self.out, deterministic)?);
         measure_call(dev, p, r, name, bytes, &|| Ok(()), &call)?;
-        if p.reps > 0 && dev.is_gpu() {
+        if p.reps > 0 && dev.profile().can_time {
             let again = self.out.read_at(0)?;
             r.check(
                 bits(again) == bits(first),
@@ -86,7 +87,7 @@ fn on_grid(dev: &Device, x: &Buffer<'_, f32>, vblocks: u32, grid: u32) -> Result
     let out = dev.filled("out", 1, 0f32)?;
     let args = (x.view(), vblocks, partials.view_mut(), ticket.view_mut(), out.view_mut());
     dev.launch::<reduce_sum_f32>(Launch::linear(grid, BLOCK, SHARED_BYTES), args)?;
-    out.read_at(0)
+    Ok(out.read_at(0)?)
 }
 
 /// The deterministic sum of `input` on `dev`, run `k` of several: run `k` uses the `k`-th of the
@@ -108,7 +109,7 @@ fn reduce_small(n: usize) -> bool {
 }
 
 fn other_grids(dev: &Device) -> Vec<u32> {
-    OTHER_GRIDS.iter().copied().filter(|&g| dev.is_gpu() || g <= 8).collect()
+    OTHER_GRIDS.iter().copied().filter(|&g| dev.profile().full_scale() || g <= 8).collect()
 }
 
 /// The error bound of the deterministic sum of `n` elements whose magnitudes add to `sum_abs`.

@@ -43,7 +43,7 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
             format!("sum {got} vs Kahan f64 {want:.3} (|err| {err:.3e} <= bound {bound:.3e})"),
         );
     }
-    super::measure::<reduce_sum>(dev, p, &mut r, cfg, args, n * 4, &|| out.write(&[0.0]))?;
+    super::measure::<reduce_sum>(dev, p, &mut r, cfg, args, n * 4, &|| Ok(out.write(&[0.0])?))?;
     super::reduce_fast::run_tiers(dev, p, &mut r, &input, seed_case)?;
     Ok(finish(dev, r, false))
 }

@@ -36,7 +36,7 @@ fn prefix_u32(x: &[u32]) -> Vec<u32> {
 
 /// Zeroes the ticket, the error word and the status words (before a launch tagged with epoch 0).
 fn reset(state: &Buffer<'_, u64>) -> Result<()> {
-    state.write(&vec![0; state.len()])
+    Ok(state.write(&vec![0; state.len()])?)
 }
 
 pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
@@ -85,7 +85,7 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
     // Timed on a state zeroed before each launch (outside the timed region), tagged 0.
     let args = (input.view(), out.view_mut(), state.view_mut(), 0);
     measure_tier::<scan_u32>(dev, p, &mut r, "scan_u32 (single pass)", cfg, args, bytes, &|| reset(&state))?;
-    if p.reps > 0 && dev.is_gpu() {
+    if p.reps > 0 && dev.profile().can_time {
         let m = exact(&out.read()?, &want, "out");
         r.check(m.is_none(), format!("scan_u32: exact again after the timed launches{}", super::mismatch(m)));
     }
@@ -133,7 +133,7 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
     measure_tier::<scan_f32>(dev, p, &mut r, "scan_f32 (single pass)", cfg, args, bytes, &|| reset(&state))?;
 
     // The twins, on the emulator only (a race on a GPU fails silently): three tiles of 32 threads.
-    if !dev.is_gpu() {
+    if dev.profile().detectors {
         let _ = dev.take_findings();
         let m = 3 * scan::tile_elems(32) + 5;
         let xs: Vec<u32> = (0..m).map(|_| rng.r#gen()).collect();

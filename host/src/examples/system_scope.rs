@@ -41,7 +41,7 @@ pub struct Bounds {
 /// The bounds for `dev`: on a GPU, a few seconds of polls; on the emulator, fewer than its livelock
 /// limit, so that a wait that cannot end is reported by the side that waits.
 pub fn bounds(dev: &Device) -> Bounds {
-    if dev.is_gpu() {
+    if dev.profile().full_scale() {
         Bounds { kernel_polls: 1 << 24, host_polls: u64::MAX }
     } else {
         Bounds { kernel_polls: 20_000, host_polls: 20_000 }
@@ -263,7 +263,7 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
 
     // 3. Ping-pong.
     // Timed runs (`--reps` > 0) measure 20000 round trips; untimed ones (the sanitizers) check 200.
-    let rounds = match (dev.is_gpu(), p.reps) {
+    let rounds = match (dev.profile().full_scale(), p.reps) {
         (false, _) => 12,
         (true, 0) => 200,
         (true, _) => 20_000,
@@ -276,7 +276,7 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
             pp.kernel_rounds, pp.host_rounds
         ),
     );
-    if dev.is_gpu() && pp.rtt_us.len() > 1000 {
+    if dev.profile().can_time && pp.rtt_us.len() > 1000 {
         // The first rounds include the kernel's start: leave them out.
         let (med, p10, p90) = percentiles(&mut pp.rtt_us[1000..]);
         let naive_rounds = 2000;
@@ -306,10 +306,10 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
     // memory, GPU threads only.
     {
         let threads = 2 * BLOCK;
-        let per_thread = if dev.is_gpu() { 64 } else { 2 };
+        let per_thread = dev.profile().pick(64, 2);
         let cfg = cover(threads as usize, BLOCK, 2, 0);
         if native_atomics {
-            let host_adds: u32 = if dev.is_gpu() { 100_000 } else { 16 };
+            let host_adds: u32 = dev.profile().pick(100_000, 16);
             let counter = dev.mapped::<u32>("counter", 1)?;
             let hc = counter.host();
             let mut agent = || {
@@ -341,7 +341,7 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
     }
 
     // 5. Twins, on the emulator only (on a GPU a broken protocol may pass by luck, or not end).
-    if !dev.is_gpu() {
+    if dev.profile().detectors {
         // The correct protocols above must be race-free: their findings are taken (and judged) first.
         r.absorb(dev.take_findings(), false);
         gpu_to_host_once(dev, n, round, DEVICE_FENCE, b)?;

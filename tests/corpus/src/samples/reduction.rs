@@ -268,7 +268,7 @@ fn pass(dev: &gpu_host::Device, which: u32, input: &[i32]) -> anyhow::Result<Vec
         5 => dev.launch::<reduce5>(cfg, (d_in.view(), d_out.output(), n))?,
         _ => dev.launch::<reduce6>(cfg, (d_in.view(), d_out.output(), n, n.is_power_of_two() as u32))?,
     }
-    d_out.read()
+    Ok(d_out.read()?)
 }
 
 /// The CPU's partial sums of one pass of kernel `which`: what each block adds up.
