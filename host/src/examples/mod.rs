@@ -66,6 +66,7 @@ macro_rules! declare_examples {
 }
 for_each_example!(declare_examples);
 
+/// The example named `name` (its module's name).
 pub fn find(name: &str) -> Option<&'static Example> {
     ALL.iter().find(|e| e.name == name)
 }
