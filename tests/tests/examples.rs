@@ -81,6 +81,24 @@ fn every_kernel_module_is_an_example() {
 }
 
 #[test]
+fn every_example_file_is_registered() {
+    // A runner file that declares its `EXAMPLE` but has no `pub mod` line in the registry would not
+    // even be compiled.
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../host/src/examples");
+    let mut found = 0;
+    for entry in std::fs::read_dir(dir).expect("host/src/examples") {
+        let path = entry.expect("a directory entry").path();
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        if text.contains("pub const EXAMPLE: Example = ") {
+            let name = path.file_stem().and_then(|s| s.to_str()).expect("a file name");
+            assert!(examples::find(name).is_some(), "{name}.rs declares an EXAMPLE but is not in the registry");
+            found += 1;
+        }
+    }
+    assert_eq!(found, examples::ALL.len(), "every example has its own file");
+}
+
+#[test]
 fn every_catalogue_row_is_an_example() {
     // Rows 1..=18 of the chapter's catalogue, each once, in order, each with its section; then rows
     // beyond the catalogue (19 on), each once, in order.

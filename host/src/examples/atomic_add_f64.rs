@@ -4,11 +4,11 @@
 //! checked; on a GPU both are timed and the cost ratio is printed.
 
 use super::{EMU_SIZES, Example, RunParams, check_n, finish};
-use gpu_host::{Device, Launch, cover};
 use crate::models::{ModelFloat, float_add_order_ok, gamma};
 use crate::report::ExampleResult;
 use crate::verify::{kahan_sum, within};
 use anyhow::Result;
+use gpu_host::{Device, Launch, cover};
 use gpu_kernels::atomic_add_f64::{BLOCK, SPREAD, atomic_add_double_cas, atomic_add_double_native};
 
 /// Most adds of the CAS loop under full contention (one cell), as in `primitives`.

@@ -4,10 +4,10 @@
 //! of `atomicAdd(p, 1)` must be exactly `{0, ..., n-1}`; elements of threads past `n` stay untouched.
 
 use super::{EMU_SIZES, Example, RunParams, Skip, check_n, finish};
-use gpu_host::{Device, Launch, cover};
 use crate::models::{IntOp, ModelFloat, Num, exch_order_ok, float_add_order_ok, int_op_ok, sorted};
 use crate::report::ExampleResult;
 use anyhow::Result;
+use gpu_host::{Device, Launch, cover};
 use gpu_kernels::atomic_tour::*;
 use gpu_std::{Global, GlobalMut, Kernel, Output, Pod};
 use rand::{Rng, SeedableRng, rngs::StdRng};

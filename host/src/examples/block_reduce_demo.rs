@@ -2,10 +2,10 @@
 //! barrier; the variant without the barrier is named by the race detector on the emulator.
 
 use super::{EMU_SIZES, Example, GPU_SIZES, KeptBug, RunParams, check_n, finish, flagged};
-use gpu_host::{Device, cover};
 use crate::report::ExampleResult;
 use crate::verify::within;
 use anyhow::Result;
+use gpu_host::{Device, cover};
 use gpu_kernels::block_reduce_demo::{BLOCK, SHARED_BYTES, block_reduce_demo, block_reduce_demo_no_barrier};
 use rand::{Rng, SeedableRng, rngs::StdRng};
 

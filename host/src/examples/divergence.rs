@@ -5,10 +5,10 @@
 //! branch are timed (the chapter expects about 2x), and so is the guard.
 
 use super::{EMU_SIZES, Example, RunParams, check_n, finish};
-use gpu_host::{Device, cover};
 use crate::report::ExampleResult;
 use crate::verify::exact;
 use anyhow::Result;
+use gpu_host::{Device, cover};
 use gpu_kernels::divergence::{
     BLOCK, PATH_ITERS, branch_by_block, branch_by_thread, conditional_add, conditional_add_unguarded, path_a, path_b,
 };

@@ -7,10 +7,10 @@
 //! is checked exactly.
 
 use super::{Example, GPU_SIZES, RunParams, check_n, finish};
-use gpu_host::{Device, cover};
 use crate::report::ExampleResult;
 use crate::verify::exact;
 use anyhow::Result;
+use gpu_host::{Device, cover};
 use gpu_kernels::divergent_barrier::{BLOCK, SHARED_BYTES, divergent_barrier_broken, divergent_barrier_fixed};
 use gpu_std::emu;
 use std::time::Duration;

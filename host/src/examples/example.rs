@@ -41,3 +41,26 @@ pub struct KeptBug {
     pub kernel: &'static str,
     pub tools: &'static [&'static str],
 }
+
+/// `examples` in the order of the chapter's catalogue: by row, then those without one (`primitives`),
+/// each group in the order given. `ALL` is the registry's examples in this order.
+pub const fn in_catalogue_order<const N: usize>(mut examples: [Example; N]) -> [Example; N] {
+    const fn before(a: Option<u32>, b: Option<u32>) -> bool {
+        match (a, b) {
+            (Some(a), Some(b)) => a < b,
+            (Some(_), None) => true,
+            (None, _) => false,
+        }
+    }
+    // Insertion sort (a const fn has no slice sort): stable, and N is a few dozen.
+    let mut i = 1;
+    while i < N {
+        let mut j = i;
+        while j > 0 && before(examples[j].row, examples[j - 1].row) {
+            examples.swap(j, j - 1);
+            j -= 1;
+        }
+        i += 1;
+    }
+    examples
+}

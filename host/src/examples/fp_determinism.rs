@@ -7,11 +7,11 @@
 //! reference.
 
 use super::{EMU_SIZES, Example, RunParams, check_n, finish};
-use gpu_host::{Buffer, Device, cover};
 use crate::models::gamma;
 use crate::report::ExampleResult;
 use crate::verify::{kahan_sum, within};
 use anyhow::Result;
+use gpu_host::{Buffer, Device, cover};
 use gpu_kernels::fp_determinism::{BLOCK, MAX_GRID, TREE_SHARED_BYTES, sum_atomic, sum_tree};
 use gpu_std::emu::{LaunchConfig, Options};
 use rand::{Rng, SeedableRng, rngs::StdRng};

@@ -4,10 +4,10 @@
 //! the device holds at once is a SKIP row saying so.
 
 use super::{Example, RunParams, Skip, check_n, finish, flagged};
-use gpu_host::Device;
 use crate::report::ExampleResult;
 use crate::verify::exact;
 use anyhow::Result;
+use gpu_host::Device;
 use gpu_kernels::grid_sync::{BLOCK, multi_phase, multi_phase_seed};
 use gpu_std::Dim3;
 use gpu_std::emu::LaunchConfig;

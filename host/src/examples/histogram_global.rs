@@ -3,10 +3,10 @@
 
 use super::histogram_privatised::{first_bins, random_bytes};
 use super::{EMU_SIZES, Example, RunParams, check_n, finish};
-use gpu_host::{Device, cover};
 use crate::report::ExampleResult;
 use crate::verify::exact;
 use anyhow::Result;
+use gpu_host::{Device, cover};
 use gpu_kernels::histogram_global::{BLOCK, NUM_BINS, histogram_global};
 
 /// This example's entry in the catalogue (`host list`, `host run histogram_global`).

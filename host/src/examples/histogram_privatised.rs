@@ -2,10 +2,10 @@
 //! bins shown like the seed prints them.
 
 use super::{EMU_SIZES, Example, RunParams, check_n, finish};
-use gpu_host::{Device, cover};
 use crate::report::ExampleResult;
 use crate::verify::exact;
 use anyhow::Result;
+use gpu_host::{Device, cover};
 use gpu_kernels::histogram_privatised::{BLOCK, MAX_GRID, NUM_BINS, SHARED_BYTES, histogram_privatised};
 use rand::{Rng, SeedableRng, rngs::StdRng};
 

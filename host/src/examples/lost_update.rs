@@ -2,10 +2,10 @@
 //! GPU and is named by the race detector on the emulator; the atomic twin (`histogram_global`) is exact.
 
 use super::{EMU_SIZES, Example, RunParams, check_n, finish, flagged};
-use gpu_host::{Device, cover};
 use crate::report::ExampleResult;
 use crate::verify::exact;
 use anyhow::Result;
+use gpu_host::{Device, cover};
 use gpu_kernels::lost_update::{BLOCK, histogram_global, histogram_racy};
 use rand::{Rng, SeedableRng, rngs::StdRng};
 

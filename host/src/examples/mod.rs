@@ -1,12 +1,14 @@
 //! The chapter's examples, one file each, named like its kernel file: inputs, launch, CPU reference,
 //! checks, and the example's own entry in the catalogue (its `pub const EXAMPLE: Example`).
 //!
-//! This file is the registry: [`for_each_example!`](crate::for_each_example) names every example once,
-//! in the order of the chapter's catalogue (then `primitives`), and from that one list come the
-//! example modules, [`ALL`] (what `host list` and `host run` walk) and the tests of
-//! `tests/tests/examples.rs`. What the examples share is in `example` (what an example declares),
-//! `check` (run parameters, size checks, findings) and `timing` (timed launches), re-exported here;
-//! an example may import those and another example's helpers, never an item defined in this file.
+//! This file holds the registry: one `pub mod NAME;` line per example, between the `// registry:`
+//! and `// end of the registry` lines. From that one list `host/build.rs` writes [`ALL`] (what
+//! `host list` and `host run` walk, in the order of the chapter's catalogue: by row, then
+//! `primitives`) and [`for_each_example!`](crate::for_each_example), from which
+//! `tests/tests/examples.rs` makes each example's tests. What the examples share is in `example`
+//! (what an example declares), `check` (run parameters, size checks, findings) and `timing` (timed
+//! launches), re-exported here; an example may import those and another example's helpers, never an
+//! item defined in this file.
 
 mod check;
 mod example;
@@ -20,51 +22,34 @@ pub use timing::{measure, measure_call, measure_tier};
 pub mod histogram_fast;
 pub mod reduce_fast;
 
-/// Calls the macro `$callback` with the module name of every example, in catalogue order:
-/// `$callback! { stencil, warp_reduce, ..., primitives }`. The one list of the examples; adding an
-/// example is adding its name here.
-#[macro_export]
-macro_rules! for_each_example {
-    ($callback:ident) => {
-        $callback! {
-            stencil,
-            warp_reduce,
-            block_reduce_demo,
-            reduce_sum,
-            atomic_add_f64,
-            histogram_global,
-            histogram_privatised,
-            lost_update,
-            divergence,
-            divergent_barrier,
-            producer_consumer,
-            spinlock,
-            fp_determinism,
-            running_max,
-            atomic_tour,
-            tile_reduce,
-            grid_sync,
-            sync_variants,
-            system_scope,
-            scan,
-            multi_gpu,
-            sort,
-            primitives,
-        }
-    };
-}
+// registry: every example, one line each (in rustfmt's order; `ALL` is in the catalogue's).
+pub mod atomic_add_f64;
+pub mod atomic_tour;
+pub mod block_reduce_demo;
+pub mod divergence;
+pub mod divergent_barrier;
+pub mod fp_determinism;
+pub mod grid_sync;
+pub mod histogram_global;
+pub mod histogram_privatised;
+pub mod lost_update;
+pub mod multi_gpu;
+pub mod primitives;
+pub mod producer_consumer;
+pub mod reduce_sum;
+pub mod running_max;
+pub mod scan;
+pub mod sort;
+pub mod spinlock;
+pub mod stencil;
+pub mod sync_variants;
+pub mod system_scope;
+pub mod tile_reduce;
+pub mod warp_reduce;
+// end of the registry
 
-/// The example modules and [`ALL`], from the list of [`for_each_example!`](crate::for_each_example).
-macro_rules! declare_examples {
-    ($($name:ident),* $(,)?) => {
-        $(pub mod $name;)*
-
-        /// Every example, in the order of the chapter's catalogue (then `primitives`): each module's
-        /// `EXAMPLE`.
-        pub const ALL: &[Example] = &[$($name::EXAMPLE),*];
-    };
-}
-for_each_example!(declare_examples);
+// `ALL` and `for_each_example!`, which host/build.rs writes from the registry.
+include!(concat!(env!("OUT_DIR"), "/examples_registry.rs"));
 
 /// The example named `name` (its module's name).
 pub fn find(name: &str) -> Option<&'static Example> {

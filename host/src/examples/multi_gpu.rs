@@ -16,10 +16,10 @@
 //!    `__threadfence()` is reported as a race naming both GPUs.
 
 use super::{Example, RunParams, Skip, check_n, finish, flagged, mismatch};
-use gpu_host::{Device, Launch, cover};
 use crate::models::chain_ok;
 use crate::report::ExampleResult;
 use anyhow::Result;
+use gpu_host::{Device, Launch, cover};
 use gpu_kernels::multi_gpu::{
     BLOCK, DEVICE_FENCE, RECEIVED, SYSTEM_FENCE, add_value, handshake_recv, handshake_send, peer_add, ping, pong,
 };

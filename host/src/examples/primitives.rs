@@ -3,10 +3,10 @@
 //! guards are exercised); the warp checks use fixed shapes.
 
 use super::{Example, RunParams, check_n, finish};
-use gpu_host::Device;
 use crate::models::{IntOp, Num, chain_ok, exch_order_ok, int_op_ok};
 use crate::report::ExampleResult;
 use anyhow::Result;
+use gpu_host::Device;
 use gpu_kernels::primitives::*;
 use gpu_std::emu::LaunchConfig;
 use gpu_std::warp::{ShflMode, shfl_source_lane};

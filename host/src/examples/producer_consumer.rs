@@ -3,10 +3,10 @@
 //! without the producer's fence is named by the race detector on the emulator.
 
 use super::{EMU_SIZES, Example, RunParams, check_n, finish, flagged};
-use gpu_host::Device;
 use crate::report::ExampleResult;
 use crate::verify::exact;
 use anyhow::Result;
+use gpu_host::Device;
 use gpu_kernels::producer_consumer::{BLOCK, RECEIVED, producer_consumer, producer_consumer_no_fence};
 use gpu_std::emu::LaunchConfig;
 

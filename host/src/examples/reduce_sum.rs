@@ -2,10 +2,10 @@
 //! against a Kahan-summed f64 reference; then the optimised tiers (`reduce_fast`).
 
 use super::{EMU_SIZES, Example, RunParams, check_n, finish};
-use gpu_host::{Device, cover};
 use crate::report::ExampleResult;
 use crate::verify::kahan_sum;
 use anyhow::Result;
+use gpu_host::{Device, cover};
 use gpu_kernels::reduce_sum::{BLOCK, MAX_GRID, SHARED_BYTES, reduce_sum};
 use rand::{Rng, SeedableRng, rngs::StdRng};
 

@@ -4,10 +4,10 @@
 //! old value is checked against the serial-order models.
 
 use super::{EMU_SIZES, Example, GPU_SIZES, RunParams, check_n, finish};
-use gpu_host::{Device, Launch, cover};
 use crate::models::{IntOp, int_op_ok, max_order_ok};
 use crate::report::ExampleResult;
 use anyhow::Result;
+use gpu_host::{Device, Launch, cover};
 use gpu_kernels::running_max::{
     BLOCK, KEY_NEG_INF, countdown_sub_i32, float_of_key, running_max_f32_bits, running_max_f32_cas, running_max_i32,
     running_min_i32,

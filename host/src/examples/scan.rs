@@ -4,7 +4,6 @@
 //! the status word without release/acquire, which the race detector must name.
 
 use super::{Example, RunParams, check_n, finish, flagged, measure_tier};
-use gpu_host::{Buffer, Device, Launch};
 use crate::report::ExampleResult;
 use crate::verify::exact;
 use anyhow::Result;
@@ -15,6 +14,7 @@ use gpu_algos_kernels::scan_twins::{
     SPINE_BLOCK, SPINE_SHARED_BYTES, scan_downsweep_u32, scan_no_acquire_u32, scan_no_release_u32, scan_reduce_u32,
     scan_spine_u32,
 };
+use gpu_host::{Buffer, Device, Launch};
 use rand::{Rng, SeedableRng, rngs::StdRng};
 
 /// This example's entry in the catalogue (`host list`, `host run scan`).

@@ -5,7 +5,6 @@
 //! detector must name.
 
 use super::{Example, RunParams, check_n, finish, flagged, measure_call, mismatch};
-use gpu_host::Device;
 use crate::report::ExampleResult;
 use crate::verify::exact;
 use anyhow::Result;
@@ -14,6 +13,7 @@ use gpu_algos::sort::Order;
 use gpu_algos_kernels::sort::onesweep::{SHARED_BYTES_KEYS4, sort_keys_u32};
 use gpu_algos_kernels::sort::twins::{sort_no_acquire_u32, sort_no_release_u32};
 use gpu_algos_kernels::sort::{self, Digits, SortKey};
+use gpu_host::Device;
 use gpu_host::Launch;
 use rand::{Rng, SeedableRng, rngs::StdRng};
 use std::cell::RefCell;

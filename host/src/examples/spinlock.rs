@@ -2,10 +2,10 @@
 //! lock across blocks around a plain (non-atomic) counter, which must end exactly at the thread count.
 
 use super::{Example, RunParams, check_n, finish};
-use gpu_host::{Device, cover};
 use crate::report::ExampleResult;
 use crate::verify::exact;
 use anyhow::Result;
+use gpu_host::{Device, cover};
 use gpu_kernels::spinlock::{BLOCK, MAX_GRID, SHARED_BYTES, global_lock_counter, locked_critical_section};
 use gpu_std::emu::LaunchConfig;
 use rand::{Rng, SeedableRng, rngs::StdRng};

@@ -3,10 +3,10 @@
 //! and the seed without its barrier, named by the race detector on the emulator.
 
 use super::{EMU_SIZES, Example, KeptBug, RunParams, check_n, finish, flagged};
-use gpu_host::{Device, cover};
 use crate::report::ExampleResult;
 use crate::verify::within;
 use anyhow::Result;
+use gpu_host::{Device, cover};
 use gpu_kernels::stencil::{BLOCK, HALO_SHARED_BYTES, SHARED_BYTES, stencil_halo, stencil_no_barrier, stencil_tile};
 use rand::{Rng, SeedableRng, rngs::StdRng};
 

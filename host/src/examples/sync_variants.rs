@@ -4,10 +4,10 @@
 //! of threads past `n` must stay untouched.
 
 use super::{Example, GPU_SIZES, RunParams, check_n, finish};
-use gpu_host::{Device, cover};
 use crate::report::ExampleResult;
 use crate::verify::exact;
 use anyhow::Result;
+use gpu_host::{Device, cover};
 use gpu_kernels::sync_variants::*;
 use rand::{Rng, SeedableRng, rngs::StdRng};
 

@@ -15,10 +15,10 @@
 //!    reported as races naming the host thread.
 
 use super::{Example, RunParams, check_n, finish, flagged, mismatch};
-use gpu_host::{Device, cover};
 use crate::report::ExampleResult;
 use crate::verify::exact;
 use anyhow::{Result, bail};
+use gpu_host::{Device, cover};
 use gpu_kernels::system_scope::{
     BLOCK, DEVICE_FENCE, GPU_ACQUIRE, GPU_RELEASE, RECEIVED, SYSTEM_FENCE, SYSTEM_RELEASE_ACQUIRE, bump, gpu_to_host,
     host_to_gpu, payload_value, ping_pong, sys_atomics,

@@ -3,10 +3,10 @@
 //! version writes to a separate output and is checked.
 
 use super::{EMU_SIZES, Example, GPU_SIZES, RunParams, check_n, finish, flagged};
-use gpu_host::{Device, cover};
 use crate::report::ExampleResult;
 use crate::verify::within;
 use anyhow::Result;
+use gpu_host::{Device, cover};
 use gpu_kernels::tile_reduce::{BLOCK, tile_reduce, tile_reduce_seed};
 use gpu_std::emu::LaunchConfig;
 use rand::{Rng, SeedableRng, rngs::StdRng};

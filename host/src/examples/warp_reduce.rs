@@ -2,9 +2,9 @@
 //! checked against an f64 reference.
 
 use super::{EMU_SIZES, Example, GPU_SIZES, RunParams, check_n, finish};
-use gpu_host::{Device, cover};
 use crate::report::ExampleResult;
 use anyhow::Result;
+use gpu_host::{Device, cover};
 use gpu_kernels::warp_reduce::{BLOCK, warp_reduce};
 use rand::{Rng, SeedableRng, rngs::StdRng};
 
