@@ -1,8 +1,8 @@
 //! Opening a device for the runner: finds the PTX module of a kernel crate of the workspace
 //! ([`ptx_path`]: `$<CRATE>_PTX`, the bundle's `ptx/`, or `target/ptx/`) and opens the device chosen on
 //! the command line ([`gpu_host::Device::open`]) with it and gpu-algos' module, saying what to do when
-//! the module was never built. The device itself is gpu-host's; this file may import gpu-host and
-//! gpu-algos only, nothing else of the runner.
+//! the module was never built. The device itself is gpu-host's; this file may import gpu-host, gpu-std's
+//! emulator options and gpu-algos, nothing else of the runner.
 
 use gpu_host::{Device, DeviceChoice, NoGpu, Ptx};
 use gpu_std::emu;

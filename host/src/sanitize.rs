@@ -1,10 +1,10 @@
 //! `host sanitize`: runs examples on the GPU under NVIDIA's compute-sanitizer — memcheck, racecheck,
 //! synccheck and initcheck — one process per example and tool, and prints one table: example × tool →
 //! clean, or the number of findings. A finding is expected only in a kernel that keeps a chapter bug on
-//! purpose (an example's [`kept_bugs`](crate::examples::Example::kept_bugs), in its own file); any other finding, or a run that
-//! fails, makes the command fail.
+//! purpose (an example's [`kept_bugs`](crate::examples::Example::kept_bugs), in its own file); any
+//! other finding, or a run that fails, makes the command fail.
 
-use crate::examples::{self, Example};
+use crate::examples::{ALL, Example};
 use anyhow::{Context, Result, bail};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -151,7 +151,7 @@ pub fn sanitize(examples: &[&'static Example], tools: &[&str], max_n: usize) -> 
         }
         println!();
     }
-    let expected: Vec<String> = examples::ALL
+    let expected: Vec<String> = ALL
         .iter()
         .flat_map(|e| e.kept_bugs.iter().map(move |b| format!("{} ({}: {})", b.kernel, e.name, b.tools.join(", "))))
         .collect();
