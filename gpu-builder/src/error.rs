@@ -294,4 +294,45 @@ mod tests {
         assert_eq!(headline(rendered), ["error[E0425]: cannot find value `x`", "--> /k/src/lib.rs:7:9"]);
         assert_eq!(headline("error: aborting due to 1 previous error\n"), ["error: aborting due to 1 previous error"]);
     }
+
+    #[test]
+    fn error_messages_say_what_to_do() {
+        let tc = "nightly-2026-10-01";
+        let missing = BuildError::ToolchainMissing { toolchain: tc.into() }.to_string();
+        assert!(
+            missing.ends_with("fix: rustup toolchain install nightly-2026-10-01 --component rust-src,llvm-tools"),
+            "{missing}"
+        );
+        let components =
+            BuildError::ComponentsMissing { toolchain: tc.into(), components: vec!["rust-src", "llvm-tools"] }
+                .to_string();
+        assert!(components.contains("lacks the components rust-src and llvm-tools"), "{components}");
+        assert!(components.ends_with("fix: rustup component add rust-src llvm-tools --toolchain nightly-2026-10-01"));
+        let one = BuildError::ComponentsMissing { toolchain: tc.into(), components: vec!["llvm-tools"] }.to_string();
+        assert!(one.contains("the component llvm-tools that"), "{one}");
+        for text in [&missing, &components] {
+            assert!(!text.contains("stable"), "{text}");
+        }
+        let ws = BuildError::NotInWorkspace {
+            manifest: "/w/k/Cargo.toml".into(),
+            cargo_says: "error: current package believes it's in a workspace when it's not".into(),
+        }
+        .to_string();
+        assert!(ws.contains("`[workspace]` table"), "{ws}");
+        assert!(ws.contains("`exclude`"), "{ws}");
+        let compile = BuildError::Compile {
+            package: "k".into(),
+            errors: vec!["error[E0425]: cannot find value `x`\n --> src/lib.rs:7:9\n".into()],
+            forwarded: true,
+            link_log: Some("/t/ptx-link/k.log".into()),
+            command: "cargo rustc".into(),
+            status: "exit code 101".into(),
+        };
+        let text = compile.to_string();
+        assert!(text.contains(" --> src/lib.rs:7:9"), "{text}");
+        assert!(text.contains("cargo warning"), "{text}");
+        assert!(text.contains("/t/ptx-link/k.log"), "{text}");
+        // Debug prints the same text, so `build().unwrap()` in a build script reads well.
+        assert_eq!(format!("{compile:?}"), text);
+    }
 }

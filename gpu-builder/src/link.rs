@@ -43,6 +43,20 @@ use crate::ar;
 use crate::process::{describe, status_text};
 use crate::ptx::{apply_launch_bounds, declares, undefined_functions};
 
+/// If rustc started this process as the PTX linker of a kernel build, links and exits the process
+/// with the link's status; otherwise returns at once.
+///
+/// [`PtxBuilder::build`](crate::PtxBuilder::build) calls this first, so a build script that starts
+/// with `build()` needs nothing else. A program that calls `build()` later, or only on some paths (a
+/// command-line tool), must call this as the first statement of `main`: the builder makes rustc run
+/// the calling executable as the linker (see the
+/// [crate documentation](crate#linker-mode-build-must-come-first)).
+pub fn link_if_invoked() {
+    if invoked() {
+        std::process::exit(main());
+    }
+}
+
 /// Set in the child build's environment to the path of the executable that rustc runs as the
 /// linker; that executable is in linker mode when it finds its own path here.
 pub(crate) const LINKER_ENV: &str = "GPU_BUILDER_LINKER";

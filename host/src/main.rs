@@ -2,7 +2,7 @@
 
 use anyhow::Result;
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use host::device::DeviceChoice;
+use gpu_host::DeviceChoice;
 use host::examples::{self, RunParams};
 use host::report::{table_header, table_row, tier_rows, totals_line};
 use host::run::{RunRequest, SeedTally, open, run_one, select, sizes};
@@ -190,7 +190,7 @@ fn run(req: RunRequest) -> Result<bool> {
             eprintln!("device: {}", dev.name());
             eprintln!(
                 "kernels: {}::Kernels makes the kernel crate's promise (unsafe impl gpu_std::KernelCrate): {}",
-                host::device::DEFAULT_KERNEL_CRATE,
+                host::open::DEFAULT_KERNEL_CRATE,
                 gpu_std::kernel_crate::PROMISE
             );
         }

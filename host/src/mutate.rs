@@ -3,9 +3,9 @@
 //! example's own checks (its CPU references, and whether each variant must be race-free) judge each
 //! mutant on the schedule seeds. See `gpu_std::emu::mutation_test` for the verdicts.
 
-use crate::device::Device;
 use crate::examples::{Example, RunParams};
 use crate::run::run_one;
+use gpu_host::Device;
 use gpu_std::emu::{self, Caught, MutationReport, Outcome, Trial, Verdict};
 use serde::Serialize;
 

@@ -1,6 +1,6 @@
 //! Results of example runs: a table for people, one JSON object per line for tools.
 
-use crate::device::Findings;
+use gpu_host::Findings;
 use serde::Serialize;
 
 /// One run of one example at one size.

@@ -1,9 +1,9 @@
 //! `host run`: runs examples at their test sizes (or one `--n`) and collects results.
 
-use crate::device::{Device, DeviceChoice};
 use crate::examples::{self, Example, RunParams, Skip};
 use crate::report::ExampleResult;
 use anyhow::{Result, bail};
+use gpu_host::{Device, DeviceChoice};
 use gpu_std::emu;
 
 /// What `host run` was asked to do.
@@ -81,7 +81,7 @@ pub fn run_one(dev: &Device, ex: &Example, p: &RunParams) -> ExampleResult {
 /// Opens the device for a request (emulator options from the request).
 pub fn open(req: &RunRequest, schedule_seed: u64) -> Result<(Device, Option<String>)> {
     let opts = emu::Options { schedule_seed, ..emu::Options::default() };
-    crate::device::open(req.device, opts)
+    crate::open::open(req.device, opts)
 }
 
 /// The sizes an example runs at for this request and device.

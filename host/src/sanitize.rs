@@ -1,10 +1,10 @@
 //! `host sanitize`: runs examples on the GPU under NVIDIA's compute-sanitizer — memcheck, racecheck,
 //! synccheck and initcheck — one process per example and tool, and prints one table: example × tool →
 //! clean, or the number of findings. A finding is expected only in a kernel that keeps a chapter bug on
-//! purpose ([`crate::examples::KEPT_BUGS`], next to the examples); any other finding, or a run that
-//! fails, makes the command fail.
+//! purpose (an example's [`kept_bugs`](crate::examples::Example::kept_bugs), in its own file); any
+//! other finding, or a run that fails, makes the command fail.
 
-use crate::examples::{Example, KEPT_BUGS};
+use crate::examples::{ALL, Example};
 use anyhow::{Context, Result, bail};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -121,11 +121,8 @@ pub fn sanitize(examples: &[&'static Example], tools: &[&str], max_n: usize) -> 
                 .output()
                 .with_context(|| format!("cannot run {}", sanitizer.display()))?;
             let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-            let allowed: Vec<&str> = KEPT_BUGS
-                .iter()
-                .filter(|b| b.example == ex.name && b.tools.contains(&tool))
-                .map(|b| b.kernel)
-                .collect();
+            let allowed: Vec<&str> =
+                ex.kept_bugs.iter().filter(|b| b.tools.contains(&tool)).map(|b| b.kernel).collect();
             let cell = match judge(&text, &allowed) {
                 Cell::Clean | Cell::Expected(_) if !out.status.success() => {
                     Cell::RunFailed(format!("the example failed under {tool} ({})", out.status))
@@ -154,8 +151,10 @@ pub fn sanitize(examples: &[&'static Example], tools: &[&str], max_n: usize) -> 
         }
         println!();
     }
-    let expected: Vec<String> =
-        KEPT_BUGS.iter().map(|b| format!("{} ({}: {})", b.kernel, b.example, b.tools.join(", "))).collect();
+    let expected: Vec<String> = ALL
+        .iter()
+        .flat_map(|e| e.kept_bugs.iter().map(move |b| format!("{} ({}: {})", b.kernel, e.name, b.tools.join(", "))))
+        .collect();
     println!("expected findings only in the kernels that keep a chapter bug: {}", expected.join("; "));
     if rows.iter().all(|(_, cells)| cells.iter().all(Cell::ok)) {
         println!("sanitize: no unexpected finding");

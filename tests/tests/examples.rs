@@ -9,23 +9,6 @@ fn emu() -> Device {
     Device::emulator(Default::default())
 }
 
-/// Examples without a kernel that keeps a chapter bug: the race detector must find nothing in them.
-const RACE_FREE: &[&str] = &[
-    "warp_reduce",
-    "reduce_sum",
-    "atomic_add_f64",
-    "histogram_global",
-    "histogram_privatised",
-    "divergence",
-    "divergent_barrier",
-    "spinlock",
-    "fp_determinism",
-    "running_max",
-    "atomic_tour",
-    "sync_variants",
-    "primitives",
-];
-
 fn run_sizes(dev: &Device, name: &str, sizes: &[usize]) {
     let ex = examples::find(name).expect("example exists");
     for &n in sizes {
@@ -39,7 +22,7 @@ fn run_sizes(dev: &Device, name: &str, sizes: &[usize]) {
         );
         assert!(!r.details.is_empty(), "{name} n={n}: nothing was checked");
         // Examples that keep a chapter bug next to its fix count the bug's races; the others have none.
-        if RACE_FREE.contains(&name) {
+        if !ex.keeps_races {
             assert_eq!(r.races, 0, "{name} n={n}: races reported: {:?}", r.race_reports);
         }
         println!("{name} n={n} on {}: PASS ({} checks)", dev.kind(), r.details.len());
@@ -67,7 +50,8 @@ fn on_gpu(name: &str) {
     run_sizes(&dev, name, ex.gpu_sizes);
 }
 
-/// One emulator test and one GPU test per example.
+/// One emulator test and one GPU test per example, for every example of the registry
+/// (`host::for_each_example!`), so a new example has its tests without a line here.
 macro_rules! example_tests {
     ($($name:ident),* $(,)?) => {
         mod emulator {
@@ -78,62 +62,40 @@ macro_rules! example_tests {
         }
     };
 }
-example_tests!(
-    stencil,
-    warp_reduce,
-    block_reduce_demo,
-    reduce_sum,
-    atomic_add_f64,
-    histogram_global,
-    histogram_privatised,
-    lost_update,
-    divergence,
-    divergent_barrier,
-    producer_consumer,
-    spinlock,
-    fp_determinism,
-    running_max,
-    atomic_tour,
-    tile_reduce,
-    grid_sync,
-    sync_variants,
-    system_scope,
-    scan,
-    sort,
-    multi_gpu,
-    primitives,
-);
+host::for_each_example!(example_tests);
 
 #[test]
-fn every_example_has_tests() {
-    let listed = [
-        "stencil",
-        "warp_reduce",
-        "block_reduce_demo",
-        "reduce_sum",
-        "atomic_add_f64",
-        "histogram_global",
-        "histogram_privatised",
-        "lost_update",
-        "divergence",
-        "divergent_barrier",
-        "producer_consumer",
-        "spinlock",
-        "fp_determinism",
-        "running_max",
-        "atomic_tour",
-        "tile_reduce",
-        "grid_sync",
-        "sync_variants",
-        "system_scope",
-        "scan",
-        "sort",
-        "multi_gpu",
-        "primitives",
-    ];
-    for e in examples::ALL {
-        assert!(listed.contains(&e.name), "example {} has no test in example_tests!", e.name);
+fn every_kernel_module_is_an_example() {
+    // A module of gpu-kernels (`pub mod name;` in its lib.rs) holds one example's kernels, named
+    // like the example; one that no example runs would be built and shipped but never checked.
+    let lib = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../gpu-kernels/src/lib.rs"))
+        .expect("gpu-kernels/src/lib.rs");
+    let modules: Vec<&str> = lib.lines().filter_map(|l| l.trim().strip_prefix("pub mod ")?.strip_suffix(';')).collect();
+    assert!(modules.len() > 10, "no `pub mod` read from gpu-kernels/src/lib.rs: {modules:?}");
+    for m in modules {
+        assert!(
+            examples::find(m).is_some(),
+            "gpu-kernels module `{m}` is no example: add it to host::for_each_example!"
+        );
     }
+}
+
+#[test]
+fn every_example_file_is_registered() {
+    // A runner file that declares its `EXAMPLE` but has no `pub mod` line in the registry would not
+    // even be compiled.
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../host/src/examples");
+    let mut found = 0;
+    for entry in std::fs::read_dir(dir).expect("host/src/examples") {
+        let path = entry.expect("a directory entry").path();
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        if text.contains("pub const EXAMPLE: Example = ") {
+            let name = path.file_stem().and_then(|s| s.to_str()).expect("a file name");
+            assert!(examples::find(name).is_some(), "{name}.rs declares an EXAMPLE but is not in the registry");
+            found += 1;
+        }
+    }
+    assert_eq!(found, examples::ALL.len(), "every example has its own file");
 }
 
 #[test]

@@ -50,8 +50,8 @@ commands:
       On a machine with an NVIDIA GPU and compute-sanitizer: build the PTX and the host with GPU
       support, run every example (or those named) under memcheck, racecheck, synccheck and initcheck,
       and print one table example x tool -> clean / N findings. Fails on any finding outside the
-      kernels that keep a chapter bug on purpose (host/src/examples/mod.rs, KEPT_BUGS). Without a
-      driver it says so and exits with code 3.
+      kernels that keep a chapter bug on purpose (each example's `kept_bugs`, in its file in
+      host/src/examples/). Without a driver it says so and exits with code 3.
   bundle
       Build every kernel crate's PTX (sm_90), the host and the GPU integration tests with the `cuda`
       feature, and put them with run-gpu.sh into .gpu-bundle/ for a GPU machine without Rust. Links

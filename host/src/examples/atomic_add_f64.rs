@@ -3,18 +3,31 @@
 //! order gives the exact sum) and on random reals. Every cell's sum and every thread's old value is
 //! checked; on a GPU both are timed and the cost ratio is printed.
 
-use super::{RunParams, check_n, finish};
-use crate::device::{Device, Launch, cover};
+use super::{EMU_SIZES, Example, RunParams, check_n, finish};
 use crate::models::{ModelFloat, float_add_order_ok, gamma};
 use crate::report::ExampleResult;
 use crate::verify::{kahan_sum, within};
 use anyhow::Result;
+use gpu_host::{Device, Launch, cover};
 use gpu_kernels::atomic_add_f64::{BLOCK, SPREAD, atomic_add_double_cas, atomic_add_double_native};
 
 /// Most adds of the CAS loop under full contention (one cell), as in `primitives`.
 const CAS_FULL_CONTENTION: usize = super::primitives::MAX_ATOMIC_THREADS;
 use gpu_std::{Global, GlobalMut, Kernel, Output};
 use rand::{Rng, SeedableRng, rngs::StdRng};
+
+/// This example's entry in the catalogue (`host list`, `host run atomic_add_f64`).
+pub const EXAMPLE: Example = Example {
+    name: "atomic_add_f64",
+    row: Some(5),
+    section: "§5.5; 000 atomicAddDouble",
+    about: "atomicAddDouble (CAS loop on the u64 bits) vs native atom.add.f64: sums, old values, cost ratio on a GPU",
+    gpu_sizes: &[1, 7, 31, 33, 255, 257, 1 << 16, (1 << 20) + 1],
+    emu_sizes: EMU_SIZES,
+    keeps_races: false,
+    kept_bugs: &[],
+    run,
+};
 
 /// The two kernels take the same arguments.
 trait AddKernel: for<'a> Kernel<Args<'a> = (Global<'a, f64>, GlobalMut<'a, f64>, Output<'a, f64>)> {}

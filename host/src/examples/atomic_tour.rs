@@ -3,14 +3,27 @@
 //! and each thread's old value is checked against the models shared with `primitives`; the old values
 //! of `atomicAdd(p, 1)` must be exactly `{0, ..., n-1}`; elements of threads past `n` stay untouched.
 
-use super::{RunParams, Skip, check_n, finish};
-use crate::device::{Device, Launch, cover};
+use super::{EMU_SIZES, Example, RunParams, Skip, check_n, finish};
 use crate::models::{IntOp, ModelFloat, Num, exch_order_ok, float_add_order_ok, int_op_ok, sorted};
 use crate::report::ExampleResult;
 use anyhow::Result;
+use gpu_host::{Device, Launch, cover};
 use gpu_kernels::atomic_tour::*;
 use gpu_std::{Global, GlobalMut, Kernel, Output, Pod};
 use rand::{Rng, SeedableRng, rngs::StdRng};
+
+/// This example's entry in the catalogue (`host list`, `host run atomic_tour`).
+pub const EXAMPLE: Example = Example {
+    name: "atomic_tour",
+    row: Some(15),
+    section: "§5.5; 002",
+    about: "every atomic on int, unsigned, u64, float, double under contention; atomicAdd(1) olds = {0..n-1}",
+    gpu_sizes: &[1, 7, 31, 33, 255, 257, 4097, MAX_N],
+    emu_sizes: EMU_SIZES,
+    keeps_races: false,
+    kept_bugs: &[],
+    run,
+};
 
 /// Largest n: every thread of the launch contends for one cell per operation, including the
 /// compare-and-swap loops, whose retries grow with the square of the contending threads (2^20

@@ -1,13 +1,26 @@
 //! Host side of `block_reduce_demo` (§5.3): per-block sums through one shared slot per thread and a
 //! barrier; the variant without the barrier is named by the race detector on the emulator.
 
-use super::{RunParams, check_n, finish, flagged};
-use crate::device::{Device, cover};
+use super::{EMU_SIZES, Example, GPU_SIZES, KeptBug, RunParams, check_n, finish, flagged};
 use crate::report::ExampleResult;
 use crate::verify::within;
 use anyhow::Result;
+use gpu_host::{Device, cover};
 use gpu_kernels::block_reduce_demo::{BLOCK, SHARED_BYTES, block_reduce_demo, block_reduce_demo_no_barrier};
 use rand::{Rng, SeedableRng, rngs::StdRng};
+
+/// This example's entry in the catalogue (`host list`, `host run block_reduce_demo`).
+pub const EXAMPLE: Example = Example {
+    name: "block_reduce_demo",
+    row: Some(3),
+    section: "§5.3",
+    about: "one shared slot per thread, barrier, thread 0 sums; the no-barrier variant is a race",
+    gpu_sizes: GPU_SIZES,
+    emu_sizes: EMU_SIZES,
+    keeps_races: true,
+    kept_bugs: &[KeptBug { kernel: "block_reduce_demo_no_barrier", tools: &["racecheck"] }],
+    run,
+};
 
 pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
     let n = p.n;

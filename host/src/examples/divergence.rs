@@ -4,16 +4,29 @@
 //! correctly rounded f32 operations in the same order. On a GPU the divergent and the warp-uniform
 //! branch are timed (the chapter expects about 2x), and so is the guard.
 
-use super::{RunParams, check_n, finish};
-use crate::device::{Device, cover};
+use super::{EMU_SIZES, Example, RunParams, check_n, finish};
 use crate::report::ExampleResult;
 use crate::verify::exact;
 use anyhow::Result;
+use gpu_host::{Device, cover};
 use gpu_kernels::divergence::{
     BLOCK, PATH_ITERS, branch_by_block, branch_by_thread, conditional_add, conditional_add_unguarded, path_a, path_b,
 };
 use gpu_std::emu::LaunchConfig;
 use rand::{Rng, SeedableRng, rngs::StdRng};
+
+/// This example's entry in the catalogue (`host list`, `host run divergence`).
+pub const EXAMPLE: Example = Example {
+    name: "divergence",
+    row: Some(9),
+    section: "§5.2; ex. 1",
+    about: "conditionalAdd's guard; branch on threadIdx % 2 (divergent) vs blockIdx % 2 (warp-uniform), timed on a GPU",
+    gpu_sizes: &[1, 7, 31, 33, 255, 256, 257, 1 << 20, (1 << 20) + 1],
+    emu_sizes: EMU_SIZES,
+    keeps_races: false,
+    kept_bugs: &[],
+    run,
+};
 
 pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
     let n = p.n;

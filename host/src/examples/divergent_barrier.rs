@@ -6,14 +6,27 @@
 //! is printed next to the emulator's report of the same launch. The fixed kernel runs everywhere and
 //! is checked exactly.
 
-use super::{RunParams, check_n, finish};
-use crate::device::{Device, cover};
+use super::{Example, GPU_SIZES, RunParams, check_n, finish};
 use crate::report::ExampleResult;
 use crate::verify::exact;
 use anyhow::Result;
+use gpu_host::{Device, cover};
 use gpu_kernels::divergent_barrier::{BLOCK, SHARED_BYTES, divergent_barrier_broken, divergent_barrier_fixed};
 use gpu_std::emu;
 use std::time::Duration;
+
+/// This example's entry in the catalogue (`host list`, `host run divergent_barrier`).
+pub const EXAMPLE: Example = Example {
+    name: "divergent_barrier",
+    row: Some(10),
+    section: "§5.3; ex. 2",
+    about: "a barrier only odd threads reach: undefined behaviour named by the emulator; on a GPU run under a time limit, and what the hardware did printed; fixed twin",
+    gpu_sizes: GPU_SIZES,
+    emu_sizes: &[1, 33, 257, 4097],
+    keeps_races: false,
+    kept_bugs: &[],
+    run,
+};
 
 /// How long the broken kernel may run on a GPU before the run is declared hung.
 const GPU_LIMIT: Duration = Duration::from_secs(5);

@@ -6,16 +6,29 @@
 //! on every grid it is launched with. Every run is within its error bound of the Kahan-summed f64
 //! reference.
 
-use super::{RunParams, check_n, finish};
-use crate::device::{Buffer, Device, cover};
+use super::{EMU_SIZES, Example, RunParams, check_n, finish};
 use crate::models::gamma;
 use crate::report::ExampleResult;
 use crate::verify::{kahan_sum, within};
 use anyhow::Result;
+use gpu_host::{Buffer, Device, cover};
 use gpu_kernels::fp_determinism::{BLOCK, MAX_GRID, TREE_SHARED_BYTES, sum_atomic, sum_tree};
 use gpu_std::emu::{LaunchConfig, Options};
 use rand::{Rng, SeedableRng, rngs::StdRng};
 use std::collections::BTreeSet;
+
+/// This example's entry in the catalogue (`host list`, `host run fp_determinism`).
+pub const EXAMPLE: Example = Example {
+    name: "fp_determinism",
+    row: Some(13),
+    section: "§5.6",
+    about: "atomic float sum vs fixed-order tree over K runs: distinct bit patterns counted (tree: one, any grid)",
+    gpu_sizes: &[1, 7, 31, 33, 255, 257, 1 << 20, (1 << 20) + 1],
+    emu_sizes: EMU_SIZES,
+    keeps_races: false,
+    kept_bugs: &[],
+    run,
+};
 
 /// Runs of each sum on a GPU.
 pub const RUNS_GPU: usize = 100;

@@ -3,16 +3,29 @@
 //! larger than the co-resident capacity is refused with a clear error. An `n` that needs more blocks than
 //! the device holds at once is a SKIP row saying so.
 
-use super::{RunParams, Skip, check_n, finish, flagged};
-use crate::device::Device;
+use super::{Example, RunParams, Skip, check_n, finish, flagged};
 use crate::report::ExampleResult;
 use crate::verify::exact;
 use anyhow::Result;
+use gpu_host::Device;
 use gpu_kernels::grid_sync::{BLOCK, multi_phase, multi_phase_seed};
 use gpu_std::Dim3;
 use gpu_std::emu::LaunchConfig;
 use gpu_std::grid::GRID_BARRIER_WORDS;
 use rand::{Rng, SeedableRng, rngs::StdRng};
+
+/// This example's entry in the catalogue (`host list`, `host run grid_sync`).
+pub const EXAMPLE: Example = Example {
+    name: "grid_sync",
+    row: Some(17),
+    section: "000 multiPhaseKernel; §5.3",
+    about: "grid.sync() under a cooperative launch; the seed's phase 2 is a race",
+    gpu_sizes: &[1, 7, 31, 33, 255, 257, 4097, 32768],
+    emu_sizes: &[1, 7, 31, 33, 257, 4096],
+    keeps_races: true,
+    kept_bugs: &[],
+    run,
+};
 
 pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
     let n = p.n;

@@ -5,7 +5,6 @@
 
 use super::RunParams;
 use super::measure_tier;
-use crate::device::{Device, Launch};
 use crate::report::ExampleResult;
 use crate::verify::exact;
 use anyhow::Result;
@@ -13,6 +12,7 @@ use gpu_algos_kernels::histogram::bytes::{
     self as hf, BLOCK, NUM_BINS, SHARED_BYTES, histogram_bytes as histogram_fast,
 };
 use gpu_algos_kernels::histogram::small::{self as hs, histogram_bytes_small as histogram_small};
+use gpu_host::{Device, Launch};
 use gpu_std::Dim3;
 use rand::distributions::{Distribution, WeightedIndex};
 use rand::{Rng, SeedableRng, rngs::StdRng};

@@ -2,12 +2,25 @@
 //! every one of the 256 bins checked exactly.
 
 use super::histogram_privatised::{first_bins, random_bytes};
-use super::{RunParams, check_n, finish};
-use crate::device::{Device, cover};
+use super::{EMU_SIZES, Example, RunParams, check_n, finish};
 use crate::report::ExampleResult;
 use crate::verify::exact;
 use anyhow::Result;
+use gpu_host::{Device, cover};
 use gpu_kernels::histogram_global::{BLOCK, NUM_BINS, histogram_global};
+
+/// This example's entry in the catalogue (`host list`, `host run histogram_global`).
+pub const EXAMPLE: Example = Example {
+    name: "histogram_global",
+    row: Some(6),
+    section: "§5.5.1",
+    about: "one global atomicAdd per byte; every bin exact",
+    gpu_sizes: &[1, 7, 31, 33, 255, 257, (1 << 20) + 1, 1 << 22],
+    emu_sizes: EMU_SIZES,
+    keeps_races: false,
+    kept_bugs: &[],
+    run,
+};
 
 pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
     let n = p.n;

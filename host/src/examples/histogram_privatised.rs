@@ -1,13 +1,26 @@
 //! Host side of `histogram_privatised`: seeded random bytes, all 256 bins checked exactly, the first 10
 //! bins shown like the seed prints them.
 
-use super::{RunParams, check_n, finish};
-use crate::device::{Device, cover};
+use super::{EMU_SIZES, Example, RunParams, check_n, finish};
 use crate::report::ExampleResult;
 use crate::verify::exact;
 use anyhow::Result;
+use gpu_host::{Device, cover};
 use gpu_kernels::histogram_privatised::{BLOCK, MAX_GRID, NUM_BINS, SHARED_BYTES, histogram_privatised};
 use rand::{Rng, SeedableRng, rngs::StdRng};
+
+/// This example's entry in the catalogue (`host list`, `host run histogram_privatised`).
+pub const EXAMPLE: Example = Example {
+    name: "histogram_privatised",
+    row: Some(7),
+    section: "000 histogram; ex. 3",
+    about: "256 shared-memory bins per block folded with global atomics; tiers histogram_fast (per-lane bin columns) and histogram_small (small inputs) on uniform, one-bin and Zipf bytes",
+    gpu_sizes: &[1, 7, 31, 33, 255, 257, (1 << 20) + 1, 1 << 22, 1 << 28],
+    emu_sizes: EMU_SIZES,
+    keeps_races: false,
+    kept_bugs: &[],
+    run,
+};
 
 /// `n` seeded random bytes and their 256-bin histogram counted on the CPU (shared by the histogram
 /// examples).

@@ -1,13 +1,26 @@
 //! Host side of `lost_update` (§5.1, §5.5.1): the plain `bin += 1` histogram loses counts silently on a
 //! GPU and is named by the race detector on the emulator; the atomic twin (`histogram_global`) is exact.
 
-use super::{RunParams, check_n, finish, flagged};
-use crate::device::{Device, cover};
+use super::{EMU_SIZES, Example, RunParams, check_n, finish, flagged};
 use crate::report::ExampleResult;
 use crate::verify::exact;
 use anyhow::Result;
+use gpu_host::{Device, cover};
 use gpu_kernels::lost_update::{BLOCK, histogram_global, histogram_racy};
 use rand::{Rng, SeedableRng, rngs::StdRng};
+
+/// This example's entry in the catalogue (`host list`, `host run lost_update`).
+pub const EXAMPLE: Example = Example {
+    name: "lost_update",
+    row: Some(8),
+    section: "§5.1, §5.5.1",
+    about: "plain `bin += 1` histogram loses counts (GPU) and is named by the race detector (emulator); atomic twin exact",
+    gpu_sizes: &[1, 7, 31, 33, 255, 257, (1 << 20) + 1, 1 << 24],
+    emu_sizes: EMU_SIZES,
+    keeps_races: true,
+    kept_bugs: &[],
+    run,
+};
 
 pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
     let n = p.n;

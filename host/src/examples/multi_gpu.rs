@@ -15,17 +15,30 @@
 //! 5. on the emulator: both grids under one scheduler, race-free; the twin that publishes with
 //!    `__threadfence()` is reported as a race naming both GPUs.
 
-use super::{RunParams, Skip, check_n, finish, flagged, mismatch};
-use crate::device::{Device, Launch, cover};
+use super::{Example, RunParams, Skip, check_n, finish, flagged, mismatch};
 use crate::models::chain_ok;
 use crate::report::ExampleResult;
 use anyhow::Result;
+use gpu_host::{Device, Launch, cover};
 use gpu_kernels::multi_gpu::{
     BLOCK, DEVICE_FENCE, RECEIVED, SYSTEM_FENCE, add_value, handshake_recv, handshake_send, peer_add, ping, pong,
 };
 use gpu_kernels::system_scope::bump;
 use gpu_std::emu::LaunchConfig;
 use std::time::Instant;
+
+/// This example's entry in the catalogue (`host list`, `host run multi_gpu`).
+pub const EXAMPLE: Example = Example {
+    name: "multi_gpu",
+    row: Some(21),
+    section: "§5.4–5.5 (system scope)",
+    about: "two GPUs with peer access: .sys atomics from both on GPU 0's memory, a cross-GPU flag handshake, round trip vs launch+copy; needs two GPUs (SKIP otherwise); the emulator runs both grids and names the __threadfence() twin",
+    gpu_sizes: &[1, 7, 31, 33, 255, 257, (1 << 20) + 1],
+    emu_sizes: &[1, 7, 33, 257, 4097],
+    keeps_races: true,
+    kept_bugs: &[],
+    run,
+};
 
 /// Polls a kernel makes before giving up: on a GPU a few seconds' worth; on the emulator fewer than
 /// its livelock limit, so that a wait that cannot end is reported by the side that waits.
@@ -48,7 +61,7 @@ pub fn open_peer(dev: &Device) -> Result<(Device, Vec<String>, bool)> {
     if found < 2 {
         return Err(Skip(format!("needs 2 GPUs with peer access; found {found} ({})", dev.name())).into());
     }
-    let ptx = crate::device::crate_ptx(crate::device::DEFAULT_KERNEL_CRATE);
+    let ptx = crate::open::crate_ptx(crate::open::DEFAULT_KERNEL_CRATE);
     let d1 = Device::gpu_ordinal(&ptx, 1)?;
     let mut lines = vec![format!("GPU 0: {}", dev.name()), format!("GPU 1: {}", d1.name())];
     let mut native = true;

@@ -2,16 +2,29 @@
 //! its CPU model. `n` is the thread count of the atomic checks (not a multiple of the block, so the
 //! guards are exercised); the warp checks use fixed shapes.
 
-use super::{RunParams, check_n, finish};
-use crate::device::Device;
+use super::{Example, RunParams, check_n, finish};
 use crate::models::{IntOp, Num, chain_ok, exch_order_ok, int_op_ok};
 use crate::report::ExampleResult;
 use anyhow::Result;
+use gpu_host::Device;
 use gpu_kernels::primitives::*;
 use gpu_std::emu::LaunchConfig;
 use gpu_std::warp::{ShflMode, shfl_source_lane};
 use gpu_std::{Dim3, Global, GlobalMut, Kernel, grid::GRID_BARRIER_WORDS};
 use rand::{Rng, SeedableRng, rngs::StdRng};
+
+/// This example's entry in the catalogue (`host list`, `host run primitives`).
+pub const EXAMPLE: Example = Example {
+    name: "primitives",
+    row: None,
+    section: "all (device layer)",
+    about: "every device primitive against its CPU model: shuffles, votes, barriers, atomics, fences, grid sync, tiles",
+    gpu_sizes: &[1, 7, 31, 33, 255, 257, 1000, MAX_ATOMIC_THREADS],
+    emu_sizes: &[1, 7, 31, 33, 257, 1000],
+    keeps_races: false,
+    kept_bugs: &[],
+    run,
+};
 
 /// Largest thread count of the atomic checks.
 pub const MAX_ATOMIC_THREADS: usize = (1 << 16) + 1;

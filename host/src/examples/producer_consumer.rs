@@ -2,13 +2,26 @@
 //! flag; the consumer's copy must equal the data and its bounded spin must not time out. The variant
 //! without the producer's fence is named by the race detector on the emulator.
 
-use super::{RunParams, check_n, finish, flagged};
-use crate::device::Device;
+use super::{EMU_SIZES, Example, RunParams, check_n, finish, flagged};
 use crate::report::ExampleResult;
 use crate::verify::exact;
 use anyhow::Result;
+use gpu_host::Device;
 use gpu_kernels::producer_consumer::{BLOCK, RECEIVED, producer_consumer, producer_consumer_no_fence};
 use gpu_std::emu::LaunchConfig;
+
+/// This example's entry in the catalogue (`host list`, `host run producer_consumer`).
+pub const EXAMPLE: Example = Example {
+    name: "producer_consumer",
+    row: Some(11),
+    section: "§5.4",
+    about: "block 0 produces, block 1 consumes after __threadfence + volatile flag, bounded spin",
+    gpu_sizes: &[1, 7, 31, 33, 255, 257, (1 << 20) + 1],
+    emu_sizes: EMU_SIZES,
+    keeps_races: true,
+    kept_bugs: &[],
+    run,
+};
 
 pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
     let n = p.n;

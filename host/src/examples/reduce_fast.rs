@@ -5,12 +5,12 @@
 //! the deterministic sum's bits do not depend on the grid launches its kernel directly, on other grids.
 
 use super::{RunParams, measure_call};
-use crate::device::{Buffer, Device, Launch};
 use crate::report::ExampleResult;
 use crate::verify::{kahan_sum, within};
 use anyhow::Result;
 use gpu_algos::{Algos, Reducible, Sum, plan};
 use gpu_algos_kernels::reduce::{BLOCK, SHARED_BYTES, UNROLL, deterministic_vblocks, reduce_sum_f32};
+use gpu_host::{Buffer, Device, Launch};
 use gpu_std::Pod;
 use rand::{Rng, SeedableRng, rngs::StdRng};
 

@@ -1,13 +1,26 @@
 //! Host side of `reduce_sum`: the seed's case (2^20 ones must give exactly 2^20) and random inputs
 //! against a Kahan-summed f64 reference; then the optimised tiers (`reduce_fast`).
 
-use super::{RunParams, check_n, finish};
-use crate::device::{Device, cover};
+use super::{EMU_SIZES, Example, RunParams, check_n, finish};
 use crate::report::ExampleResult;
 use crate::verify::kahan_sum;
 use anyhow::Result;
+use gpu_host::{Device, cover};
 use gpu_kernels::reduce_sum::{BLOCK, MAX_GRID, SHARED_BYTES, reduce_sum};
 use rand::{Rng, SeedableRng, rngs::StdRng};
+
+/// This example's entry in the catalogue (`host list`, `host run reduce_sum`).
+pub const EXAMPLE: Example = Example {
+    name: "reduce_sum",
+    row: Some(4),
+    section: "000 reduceSum",
+    about: "grid-stride + warp shuffle + shared warp sums + one atomicAdd per block; 2^20 ones sum to exactly 2^20; tiers reduce_fast f32/f64/i32 and the deterministic sum",
+    gpu_sizes: &[1, 7, 31, 33, 255, 257, 1 << 20, (1 << 20) + 1, 1 << 26],
+    emu_sizes: EMU_SIZES,
+    keeps_races: false,
+    kept_bugs: &[],
+    run,
+};
 
 pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
     let n = p.n;

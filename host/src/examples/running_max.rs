@@ -3,11 +3,11 @@
 //! negatives, both zeros, subnormals, infinities and NaNs. Final values are exact, and every thread's
 //! old value is checked against the serial-order models.
 
-use super::{RunParams, check_n, finish};
-use crate::device::{Device, Launch, cover};
+use super::{EMU_SIZES, Example, GPU_SIZES, RunParams, check_n, finish};
 use crate::models::{IntOp, int_op_ok, max_order_ok};
 use crate::report::ExampleResult;
 use anyhow::Result;
+use gpu_host::{Device, Launch, cover};
 use gpu_kernels::running_max::{
     BLOCK, KEY_NEG_INF, countdown_sub_i32, float_of_key, running_max_f32_bits, running_max_f32_cas, running_max_i32,
     running_min_i32,
@@ -15,6 +15,19 @@ use gpu_kernels::running_max::{
 use gpu_std::{Global, GlobalMut, Kernel, Output};
 use rand::{Rng, SeedableRng, rngs::StdRng};
 use std::cmp::Ordering;
+
+/// This example's entry in the catalogue (`host list`, `host run running_max`).
+pub const EXAMPLE: Example = Example {
+    name: "running_max",
+    row: Some(14),
+    section: "ex. 4; 002 atomicMax",
+    about: "lock-free running max: atomicMax/atomicMin/atomicSub on ints; float max by ordered bits and by CAS (NaN ignored, -0 < +0)",
+    gpu_sizes: GPU_SIZES,
+    emu_sizes: EMU_SIZES,
+    keeps_races: false,
+    kept_bugs: &[],
+    run,
+};
 
 /// A float ordered by IEEE 754 `totalOrder` (`f32::total_cmp`): for non-NaN values the order of the
 /// numbers, with `-0.0 < +0.0` — the order the kernels use, defined here independently of their keys.

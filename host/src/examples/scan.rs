@@ -3,8 +3,7 @@
 //! three-kernel reduce-then-scan baseline (exact), and on the emulator the twins that publish or read
 //! the status word without release/acquire, which the race detector must name.
 
-use super::{RunParams, check_n, finish, flagged, measure_tier};
-use crate::device::{Buffer, Device, Launch};
+use super::{Example, RunParams, check_n, finish, flagged, measure_tier};
 use crate::report::ExampleResult;
 use crate::verify::exact;
 use anyhow::Result;
@@ -15,7 +14,21 @@ use gpu_algos_kernels::scan_twins::{
     SPINE_BLOCK, SPINE_SHARED_BYTES, scan_downsweep_u32, scan_no_acquire_u32, scan_no_release_u32, scan_reduce_u32,
     scan_spine_u32,
 };
+use gpu_host::{Buffer, Device, Launch};
 use rand::{Rng, SeedableRng, rngs::StdRng};
+
+/// This example's entry in the catalogue (`host list`, `host run scan`).
+pub const EXAMPLE: Example = Example {
+    name: "scan",
+    row: Some(20),
+    section: "§5.4–5.5",
+    about: "single-pass inclusive prefix sum: tiles from an atomic ticket, decoupled look-back over 64-bit release/acquire status words; u32 exact, f32 within bound; reduce-then-scan baseline; twins without release/acquire are races",
+    gpu_sizes: &[1, 7, 31, 33, 255, 257, 16383, 16385, (1 << 20) + 1, 1 << 26, 1 << 30],
+    emu_sizes: &[1, 7, 31, 33, 255, 257, 4097, 2 * 16384 + 5],
+    keeps_races: true,
+    kept_bugs: &[],
+    run,
+};
 
 /// The single-pass launch for `n` elements: one block of [`scan::launch_block`]`(n)` threads per tile.
 pub fn launch(n: usize) -> Launch {

@@ -4,8 +4,7 @@
 //! emulator the pass's twins whose status words are stored or loaded plainly, which the race
 //! detector must name.
 
-use super::{RunParams, check_n, finish, flagged, measure_call, mismatch};
-use crate::device::Device;
+use super::{Example, RunParams, check_n, finish, flagged, measure_call, mismatch};
 use crate::report::ExampleResult;
 use crate::verify::exact;
 use anyhow::Result;
@@ -14,9 +13,23 @@ use gpu_algos::sort::Order;
 use gpu_algos_kernels::sort::onesweep::{SHARED_BYTES_KEYS4, sort_keys_u32};
 use gpu_algos_kernels::sort::twins::{sort_no_acquire_u32, sort_no_release_u32};
 use gpu_algos_kernels::sort::{self, Digits, SortKey};
+use gpu_host::Device;
 use gpu_host::Launch;
 use rand::{Rng, SeedableRng, rngs::StdRng};
 use std::cell::RefCell;
+
+/// This example's entry in the catalogue (`host list`, `host run sort`).
+pub const EXAMPLE: Example = Example {
+    name: "sort",
+    row: Some(22),
+    section: "§5.4–5.7",
+    about: "gpu-algos' stable radix sort: one histogram pass, then per 8-bit digit a pass whose tiles rank keys with warp ballots and find their offsets by decoupled look-back over strong status words; pairs stable, descending, bit ranges, f32 total order; twins with plain status words are races",
+    gpu_sizes: &[1, 7, 33, 257, 4096, 4097, (1 << 20) + 1, 1 << 24],
+    emu_sizes: &[1, 7, 33, 257, 4097, 3 * 512 + 5],
+    keeps_races: true,
+    kept_bugs: &[],
+    run,
+};
 
 /// The stable CPU order of `x` under `key`: the input positions in output order.
 fn order_by<K: Copy, O: Ord>(x: &[K], key: impl Fn(K) -> O) -> Vec<u32> {

@@ -1,14 +1,27 @@
 //! Host side of `spinlock` (§5.5.2): a shared-memory lock per block around `x * 2 + 1`, and a global
 //! lock across blocks around a plain (non-atomic) counter, which must end exactly at the thread count.
 
-use super::{RunParams, check_n, finish};
-use crate::device::{Device, cover};
+use super::{Example, RunParams, check_n, finish};
 use crate::report::ExampleResult;
 use crate::verify::exact;
 use anyhow::Result;
+use gpu_host::{Device, cover};
 use gpu_kernels::spinlock::{BLOCK, MAX_GRID, SHARED_BYTES, global_lock_counter, locked_critical_section};
 use gpu_std::emu::LaunchConfig;
 use rand::{Rng, SeedableRng, rngs::StdRng};
+
+/// This example's entry in the catalogue (`host list`, `host run spinlock`).
+pub const EXAMPLE: Example = Example {
+    name: "spinlock",
+    row: Some(12),
+    section: "§5.5.2",
+    about: "atomicCAS locks: shared lock per block (x*2+1) and a global lock around a plain counter",
+    gpu_sizes: &[1, 7, 31, 33, 255, 257, 8193],
+    emu_sizes: &[1, 7, 31, 33, 257, 1000],
+    keeps_races: false,
+    kept_bugs: &[],
+    run,
+};
 
 pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
     let n = p.n;

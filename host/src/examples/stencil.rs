@@ -2,13 +2,26 @@
 //! semantics (neighbours outside the tile read 0), the halo kernel against the true global stencil,
 //! and the seed without its barrier, named by the race detector on the emulator.
 
-use super::{RunParams, check_n, finish, flagged};
-use crate::device::{Device, cover};
+use super::{EMU_SIZES, Example, KeptBug, RunParams, check_n, finish, flagged};
 use crate::report::ExampleResult;
 use crate::verify::within;
 use anyhow::Result;
+use gpu_host::{Device, cover};
 use gpu_kernels::stencil::{BLOCK, HALO_SHARED_BYTES, SHARED_BYTES, stencil_halo, stencil_no_barrier, stencil_tile};
 use rand::{Rng, SeedableRng, rngs::StdRng};
+
+/// This example's entry in the catalogue (`host list`, `host run stencil`).
+pub const EXAMPLE: Example = Example {
+    name: "stencil",
+    row: Some(1),
+    section: "§5.3; 000 tile",
+    about: "shared tile + __syncthreads, 0.25/0.5/0.25 (tile edges read 0, as written); halo version = global stencil; no-barrier variant is a race",
+    gpu_sizes: &[1, 7, 31, 33, 255, 256, 257, 1 << 20, (1 << 20) + 1],
+    emu_sizes: EMU_SIZES,
+    keeps_races: true,
+    kept_bugs: &[KeptBug { kernel: "stencil_no_barrier", tools: &["racecheck"] }],
+    run,
+};
 
 /// `(reference, bound)` of one output from its three neighbours, in f64. The products by 0.25 and 0.5
 /// are exact in f32 (powers of two; the inputs are multiples of 2^-24 in [-1, 1), far from underflow),

@@ -3,13 +3,26 @@
 //! Every word of every thread is compared exactly with the CPU's counts and predicates; the warp words
 //! of threads past `n` must stay untouched.
 
-use super::{RunParams, check_n, finish};
-use crate::device::{Device, cover};
+use super::{Example, GPU_SIZES, RunParams, check_n, finish};
 use crate::report::ExampleResult;
 use crate::verify::exact;
 use anyhow::Result;
+use gpu_host::{Device, cover};
 use gpu_kernels::sync_variants::*;
 use rand::{Rng, SeedableRng, rngs::StdRng};
+
+/// This example's entry in the catalogue (`host list`, `host run sync_variants`).
+pub const EXAMPLE: Example = Example {
+    name: "sync_variants",
+    row: Some(18),
+    section: "§5.3, §5.7; 002",
+    about: "__syncthreads_count/and/or, ballot/any/all, __syncwarp, with partial last warps and blocks",
+    gpu_sizes: GPU_SIZES,
+    emu_sizes: &[1, 7, 31, 33, 255, 257, 1000, 4097],
+    keeps_races: false,
+    kept_bugs: &[],
+    run,
+};
 
 /// Marks words no thread may write.
 const POISON: u32 = 0xdead_beef;

@@ -14,11 +14,11 @@
 //!    acquire at device scope (`ld.acquire.gpu`), or whose host writes the payload after the flag are
 //!    reported as races naming the host thread.
 
-use super::{RunParams, check_n, finish, flagged, mismatch};
-use crate::device::{Device, cover};
+use super::{Example, RunParams, check_n, finish, flagged, mismatch};
 use crate::report::ExampleResult;
 use crate::verify::exact;
 use anyhow::{Result, bail};
+use gpu_host::{Device, cover};
 use gpu_kernels::system_scope::{
     BLOCK, DEVICE_FENCE, GPU_ACQUIRE, GPU_RELEASE, RECEIVED, SYSTEM_FENCE, SYSTEM_RELEASE_ACQUIRE, bump, gpu_to_host,
     host_to_gpu, payload_value, ping_pong, sys_atomics,
@@ -26,6 +26,19 @@ use gpu_kernels::system_scope::{
 use gpu_std::emu::LaunchConfig;
 use std::sync::atomic::Ordering::{Relaxed, Release};
 use std::time::{Duration, Instant};
+
+/// This example's entry in the catalogue (`host list`, `host run system_scope`).
+pub const EXAMPLE: Example = Example {
+    name: "system_scope",
+    row: Some(19),
+    section: "§5.4 (__threadfence_system)",
+    about: "kernel ↔ running host thread through mapped host memory: payloads both ways, ping-pong latency vs launch+copy, device attributes; device-scope twins named by the emulator",
+    gpu_sizes: &[1, 7, 31, 33, 255, 257, (1 << 20) + 1],
+    emu_sizes: &[1, 7, 33, 257],
+    keeps_races: true,
+    kept_bugs: &[],
+    run,
+};
 
 /// How long the host waits for the kernel before it gives up (a kernel that failed to launch, or a
 /// broken protocol, must not hang the runner).

@@ -2,14 +2,27 @@
 //! races (flagged on the emulator; on a GPU its outputs are compared and reported); the project's
 //! version writes to a separate output and is checked.
 
-use super::{RunParams, check_n, finish, flagged};
-use crate::device::{Device, cover};
+use super::{EMU_SIZES, Example, GPU_SIZES, RunParams, check_n, finish, flagged};
 use crate::report::ExampleResult;
 use crate::verify::within;
 use anyhow::Result;
+use gpu_host::{Device, cover};
 use gpu_kernels::tile_reduce::{BLOCK, tile_reduce, tile_reduce_seed};
 use gpu_std::emu::LaunchConfig;
 use rand::{Rng, SeedableRng, rngs::StdRng};
+
+/// This example's entry in the catalogue (`host list`, `host run tile_reduce`).
+pub const EXAMPLE: Example = Example {
+    name: "tile_reduce",
+    row: Some(16),
+    section: "000 tileReduceSum",
+    about: "tiled_partition<32> shuffle reduce; the seed's in-place write is a race",
+    gpu_sizes: GPU_SIZES,
+    emu_sizes: EMU_SIZES,
+    keeps_races: true,
+    kept_bugs: &[],
+    run,
+};
 
 fn tile_sums(x: &[f32]) -> Vec<(f64, f64)> {
     x.chunks(32)

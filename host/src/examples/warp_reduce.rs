@@ -1,12 +1,25 @@
 //! Host side of `warp_reduce`: random inputs, one launch covering every element, per-warp sums
 //! checked against an f64 reference.
 
-use super::{RunParams, check_n, finish};
-use crate::device::{Device, cover};
+use super::{EMU_SIZES, Example, GPU_SIZES, RunParams, check_n, finish};
 use crate::report::ExampleResult;
 use anyhow::Result;
+use gpu_host::{Device, cover};
 use gpu_kernels::warp_reduce::{BLOCK, warp_reduce};
 use rand::{Rng, SeedableRng, rngs::StdRng};
+
+/// This example's entry in the catalogue (`host list`, `host run warp_reduce`).
+pub const EXAMPLE: Example = Example {
+    name: "warp_reduce",
+    row: Some(2),
+    section: "002 warpReduce; 000 warpReduceSum",
+    about: "per-warp sums with shfl.sync.down",
+    gpu_sizes: GPU_SIZES,
+    emu_sizes: EMU_SIZES,
+    keeps_races: false,
+    kept_bugs: &[],
+    run,
+};
 
 pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
     let n = p.n;

@@ -1,5 +1,6 @@
 //! What the tests know of each ported kernel: where it comes from, the sizes it runs at, how to check
-//! it, and which of its mutants are argued redundant.
+//! it, and which of its mutants are argued redundant. The types only: it may not import the ports,
+//! which name it (the list of every entry is [`crate::all`]).
 
 use gpu_host::Device;
 
@@ -36,11 +37,4 @@ pub struct Redundant {
     pub mutation: &'static str,
     /// Why no schedule can observe the change.
     pub why: &'static str,
-}
-
-/// Every entry of the corpus: the cuda-samples ports, then the CUB ports.
-pub fn all() -> Vec<Entry> {
-    let mut v = crate::samples::entries();
-    v.extend(crate::cub::entries());
-    v
 }

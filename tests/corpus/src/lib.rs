@@ -18,10 +18,18 @@ pub mod samples;
 #[cfg(not(target_arch = "nvptx64"))]
 mod entry;
 #[cfg(not(target_arch = "nvptx64"))]
-pub use entry::{Checked, Entry, Redundant, all};
+pub use entry::{Checked, Entry, Redundant};
 
 /// This crate's promise about thread-locals, which every `kernel!` needs (see `gpu_std::KernelCrate`).
 pub struct Kernels;
 // SAFETY: no kernel of this crate, nor anything it calls, reaches gpu-std inside a thread-local's
 // lazy initialiser or a closure run with a thread-local set for its duration (`gpu_std::KernelCrate`).
 unsafe impl gpu_std::KernelCrate for Kernels {}
+
+/// Every entry of the corpus: the cuda-samples ports, then the CUB ports.
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn all() -> Vec<Entry> {
+    let mut v = samples::entries();
+    v.extend(cub::entries());
+    v
+}

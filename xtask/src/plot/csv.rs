@@ -86,6 +86,12 @@ pub struct Workload {
     pub rows: Vec<Row>,
 }
 
+/// The family of a workload name, which `plot-sweep` draws as one panel and writes as one table: the
+/// name without its `2^k` word (`histogram u8 2^20 zipf` -> `histogram u8 zipf`).
+pub fn family_of(workload: &str) -> String {
+    workload.split_whitespace().filter(|w| !w.starts_with("2^")).collect::<Vec<_>>().join(" ")
+}
+
 impl Workload {
     /// The read-limit row, if the workload has one.
     pub fn read_limit(&self) -> Option<&Row> {
@@ -226,6 +232,12 @@ fn measurement(name: &str, text: &str) -> std::result::Result<f64, String> {
 mod tests {
     use super::*;
     use crate::plot::tests::SAMPLE;
+
+    #[test]
+    fn families_drop_the_size() {
+        assert_eq!(family_of("histogram u8 2^20 zipf"), "histogram u8 zipf");
+        assert_eq!(family_of("reduce f32 2^10"), "reduce f32");
+    }
 
     #[test]
     fn parses_the_sample() {

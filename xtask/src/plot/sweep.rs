@@ -6,7 +6,7 @@ use std::path::Path;
 
 use plotters::prelude::*;
 
-use super::csv::{self, BenchResults, Kind};
+use super::csv::{self, BenchResults, Kind, family_of};
 use crate::util::{self, Context, Error, Result, display_path};
 
 /// Where `plot-sweep` reads and writes by default, relative to the workspace root.
@@ -34,12 +34,6 @@ pub type Line = (String, Kind, Vec<(f64, f64)>);
 pub struct Family {
     pub name: String,
     pub lines: Vec<Line>,
-}
-
-/// The family of a workload name: the name without its `2^k` word (`histogram u8 2^20 zipf` ->
-/// `histogram u8 zipf`).
-pub fn family_of(workload: &str) -> String {
-    workload.split_whitespace().filter(|w| !w.starts_with("2^")).collect::<Vec<_>>().join(" ")
 }
 
 /// Groups the rows into families and lines; nvcc rows and rows of other kinds than proxy, CUB and Rust
@@ -195,12 +189,6 @@ pub fn plot_sweep(root: &Path, args: &[String]) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn families_drop_the_size() {
-        assert_eq!(family_of("histogram u8 2^20 zipf"), "histogram u8 zipf");
-        assert_eq!(family_of("reduce f32 2^10"), "reduce f32");
-    }
 
     #[test]
     fn lines_per_implementation_over_sizes() {

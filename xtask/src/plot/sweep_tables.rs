@@ -4,8 +4,7 @@
 
 use std::fmt::Write as _;
 
-use super::csv::{BenchResults, Kind, Row, Workload};
-use super::sweep::family_of;
+use super::csv::{BenchResults, Kind, Row, Workload, family_of};
 
 /// The nvcc row of `rust` (a `Rust …` row) in `w`: `nvcc` and the same name, or, failing that, the name
 /// without its element type (`Rust reduce_fast_f32` → `nvcc reduce_fast`).

@@ -150,7 +150,7 @@ fn run<K>(dev: &gpu_host::Device, n: usize) -> anyhow::Result<crate::Checked>
 where
     K: for<'a> gpu_std::Kernel<Args<'a> = (Global<'a, u32>, GlobalMut<'a, u32>)>,
 {
-    let input = super::input_u32(n);
+    let input = super::common::input_u32(n);
     let ib = dev.upload("input", &input)?;
     let ob = dev.filled("output", n, 0u32)?;
     let cfg = gpu_host::Launch::linear(n.div_ceil(TILES * TILE_ITEMS).max(1) as u32, BLOCK, ExchangeShared::BYTES);
@@ -163,7 +163,7 @@ where
             want.push(run);
         }
     }
-    Ok(super::compare("output", &ob.read()?, &want))
+    Ok(super::common::compare("output", &ob.read()?, &want))
 }
 
 /// `StripedToBlocked` tile after tile over `n` inputs.

@@ -83,5 +83,5 @@ pub fn check(dev: &gpu_host::Device, n: usize) -> anyhow::Result<crate::Checked>
     for &s in &samples {
         want[s as usize] += 1;
     }
-    Ok(super::compare("histogram", &hb.read()?, &want))
+    Ok(super::common::compare("histogram", &hb.read()?, &want))
 }

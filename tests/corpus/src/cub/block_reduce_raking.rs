@@ -142,11 +142,11 @@ kernel! {
 /// `BLOCK_REDUCE_RAKING` over `n` inputs, one sum per block.
 #[cfg(not(target_arch = "nvptx64"))]
 pub fn check(dev: &gpu_host::Device, n: usize) -> anyhow::Result<crate::Checked> {
-    super::check_block_sums::<cub_block_reduce_raking>(dev, n, BLOCK, RakingShared::BYTES)
+    super::common::check_block_sums::<cub_block_reduce_raking>(dev, n, BLOCK, RakingShared::BYTES)
 }
 
 /// `BLOCK_REDUCE_RAKING_COMMUTATIVE_ONLY` over `n` inputs, one sum per block.
 #[cfg(not(target_arch = "nvptx64"))]
 pub fn check_commutative(dev: &gpu_host::Device, n: usize) -> anyhow::Result<crate::Checked> {
-    super::check_block_sums::<cub_block_reduce_raking_commutative>(dev, n, BLOCK, RakingShared::BYTES)
+    super::common::check_block_sums::<cub_block_reduce_raking_commutative>(dev, n, BLOCK, RakingShared::BYTES)
 }

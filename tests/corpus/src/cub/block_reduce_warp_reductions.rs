@@ -117,11 +117,11 @@ kernel! {
 /// `BLOCK_REDUCE_WARP_REDUCTIONS` over `n` inputs, one sum per block.
 #[cfg(not(target_arch = "nvptx64"))]
 pub fn check(dev: &gpu_host::Device, n: usize) -> anyhow::Result<crate::Checked> {
-    super::check_block_sums::<cub_block_reduce_warp_reductions>(dev, n, BLOCK, WarpReductionsShared::BYTES)
+    super::common::check_block_sums::<cub_block_reduce_warp_reductions>(dev, n, BLOCK, WarpReductionsShared::BYTES)
 }
 
 /// `BLOCK_REDUCE_WARP_REDUCTIONS_NONDETERMINISTIC` over `n` inputs, one sum per block.
 #[cfg(not(target_arch = "nvptx64"))]
 pub fn check_nondeterministic(dev: &gpu_host::Device, n: usize) -> anyhow::Result<crate::Checked> {
-    super::check_block_sums::<cub_block_reduce_warp_reductions_nd>(dev, n, BLOCK, WarpReductionsShared::BYTES)
+    super::common::check_block_sums::<cub_block_reduce_warp_reductions_nd>(dev, n, BLOCK, WarpReductionsShared::BYTES)
 }

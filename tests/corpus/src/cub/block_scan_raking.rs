@@ -121,7 +121,7 @@ fn run<K>(dev: &gpu_host::Device, n: usize) -> anyhow::Result<crate::Checked>
 where
     K: for<'a> gpu_std::Kernel<Args<'a> = (Global<'a, u32>, Output<'a, u32>)>,
 {
-    let input = super::input_u32(n);
+    let input = super::common::input_u32(n);
     let ib = dev.upload("input", &input)?;
     let mut ob = dev.filled("output", n, 0u32)?;
     let cfg = gpu_host::cover(n, BLOCK, u32::MAX, ScanRakingShared::BYTES);
@@ -134,7 +134,7 @@ where
             run = run.wrapping_add(x);
         }
     }
-    Ok(super::compare("output", &ob.read()?, &want))
+    Ok(super::common::compare("output", &ob.read()?, &want))
 }
 
 /// `BLOCK_SCAN_RAKING` over `n` inputs.

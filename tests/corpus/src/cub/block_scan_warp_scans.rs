@@ -117,7 +117,7 @@ kernel! {
 /// One launch over `n` inputs; the exclusive sums compared with the CPU's, per block segment.
 #[cfg(not(target_arch = "nvptx64"))]
 pub fn check(dev: &gpu_host::Device, n: usize) -> anyhow::Result<crate::Checked> {
-    let input = super::input_u32(n);
+    let input = super::common::input_u32(n);
     let ib = dev.upload("input", &input)?;
     let ob = dev.filled("output", n, 0u32)?;
     let seg = TILES * BLOCK as usize;
@@ -132,5 +132,5 @@ pub fn check(dev: &gpu_host::Device, n: usize) -> anyhow::Result<crate::Checked>
             run = run.wrapping_add(x);
         }
     }
-    Ok(super::compare("output", &ob.read()?, &want))
+    Ok(super::common::compare("output", &ob.read()?, &want))
 }

@@ -325,7 +325,7 @@ kernel! {
 #[cfg(not(target_arch = "nvptx64"))]
 pub fn check(dev: &gpu_host::Device, n: usize) -> anyhow::Result<crate::Checked> {
     use gpu_host::Launch;
-    let input = super::input_u32(n.max(1));
+    let input = super::common::input_u32(n.max(1));
     let tiles = input.len().div_ceil(TILE_ITEMS);
     let ib = dev.upload("input", &input)?;
     let ob = dev.filled("output", input.len(), 0u32)?;
@@ -348,5 +348,5 @@ pub fn check(dev: &gpu_host::Device, n: usize) -> anyhow::Result<crate::Checked>
         want.push(run);
         run = run.wrapping_add(x);
     }
-    Ok(super::compare("output", &ob.read()?, &want))
+    Ok(super::common::compare("output", &ob.read()?, &want))
 }

@@ -2,6 +2,9 @@
 //!
 //! All follow `NVIDIA/cccl@571f2fc3bc53cd710e306ad43d58995c1fe4219f`. Each module names the file and
 //! the class it ports, what was specialised, and why each barrier, fence and atomic is there.
+//!
+//! This file lists the ports as the corpus's entries ([`entries`]); what their checks share is in
+//! `common`, which they import. A port may not import this file.
 
 pub mod block_exchange;
 pub mod block_histogram_atomic;
@@ -15,45 +18,9 @@ pub mod warp_scan_smem;
 pub mod warp_shfl;
 
 #[cfg(not(target_arch = "nvptx64"))]
-use crate::{Checked, Entry, Redundant};
-
-/// Deterministic `u32` inputs: small values (sums stay exact, and wrap the same on both sides).
+mod common;
 #[cfg(not(target_arch = "nvptx64"))]
-pub(crate) fn input_u32(n: usize) -> Vec<u32> {
-    (0..n as u32).map(|i| i.wrapping_mul(2_654_435_761) >> 22).collect()
-}
-
-/// Deterministic `u64` inputs with high bits set (a sum that dropped a half would show).
-#[cfg(not(target_arch = "nvptx64"))]
-pub(crate) fn input_u64(n: usize) -> Vec<u64> {
-    (0..n as u64).map(|i| (i.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 8) | (1 << 40)).collect()
-}
-
-/// `Ok(())` when `got == want`, else the first differing index with both values.
-#[cfg(not(target_arch = "nvptx64"))]
-pub(crate) use crate::samples::first_mismatch as compare;
-
-/// Launches `K` (one `u64` sum per block of `block` threads, written to
-/// `sums[block]`) over `n` inputs with `shared` bytes of shared memory, and compares every block's
-/// sum with the CPU's (wrapping, as `u64` addition on the device).
-#[cfg(not(target_arch = "nvptx64"))]
-pub(crate) fn check_block_sums<K>(
-    dev: &gpu_host::Device,
-    n: usize,
-    block: u32,
-    shared: usize,
-) -> anyhow::Result<Checked>
-where
-    K: for<'a> gpu_std::Kernel<Args<'a> = (gpu_std::Global<'a, u64>, gpu_std::Output<'a, u64, gpu_std::PerBlock>)>,
-{
-    let input = input_u64(n);
-    let ib = dev.upload("input", &input)?;
-    let mut sb = dev.filled("sums", n.div_ceil(block as usize), 0u64)?;
-    let cfg = gpu_host::cover(n, block, u32::MAX, shared);
-    dev.launch::<K>(cfg, (ib.view(), sb.output()))?;
-    let want: Vec<u64> = input.chunks(block as usize).map(|c| c.iter().fold(0u64, |a, &b| a.wrapping_add(b))).collect();
-    Ok(compare("sums", &sb.read()?, &want))
-}
+use crate::{Entry, Redundant};
 
 /// `NVIDIA/cccl@<commit> <path (class)>`.
 #[cfg(not(target_arch = "nvptx64"))]

@@ -81,11 +81,11 @@ kernel! {
 /// One launch over `n` inputs, the per-warp sums compared with the CPU's.
 #[cfg(not(target_arch = "nvptx64"))]
 pub fn check(dev: &gpu_host::Device, n: usize) -> anyhow::Result<crate::Checked> {
-    let input = super::input_u64(n);
+    let input = super::common::input_u64(n);
     let ib = dev.upload("input", &input)?;
     let mut sb = dev.filled("sums", n.div_ceil(32), 0u64)?;
     let cfg = gpu_host::cover(n, BLOCK, u32::MAX, WarpReduceSmemShared::BYTES);
     dev.launch::<cub_warp_reduce_smem>(cfg, (ib.view(), sb.output()))?;
     let want: Vec<u64> = input.chunks(32).map(|c| c.iter().fold(0u64, |a, &b| a.wrapping_add(b))).collect();
-    Ok(super::compare("sums", &sb.read()?, &want))
+    Ok(super::common::compare("sums", &sb.read()?, &want))
 }

@@ -89,7 +89,7 @@ kernel! {
 /// One launch over `n` inputs; both scans compared with the CPU's, per warp of 32 elements.
 #[cfg(not(target_arch = "nvptx64"))]
 pub fn check(dev: &gpu_host::Device, n: usize) -> anyhow::Result<crate::Checked> {
-    let input = super::input_u32(n);
+    let input = super::common::input_u32(n);
     let ib = dev.upload("input", &input)?;
     let mut inc = dev.filled("inclusive", n, 0u32)?;
     let mut exc = dev.filled("exclusive", n, 0u32)?;
@@ -104,8 +104,8 @@ pub fn check(dev: &gpu_host::Device, n: usize) -> anyhow::Result<crate::Checked>
             want_inc.push(run);
         }
     }
-    if let Err(e) = super::compare("inclusive", &inc.read()?, &want_inc) {
+    if let Err(e) = super::common::compare("inclusive", &inc.read()?, &want_inc) {
         return Ok(Err(e));
     }
-    Ok(super::compare("exclusive", &exc.read()?, &want_exc))
+    Ok(super::common::compare("exclusive", &exc.read()?, &want_exc))
 }

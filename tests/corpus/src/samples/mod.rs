@@ -1,4 +1,7 @@
 //! Ports of kernels of NVIDIA's cuda-samples.
+//!
+//! This file lists the ports as the corpus's entries ([`entries`]); what their checks share is in
+//! `common`, which they import. A port may not import this file.
 
 #[cfg(not(target_arch = "nvptx64"))]
 mod common;

@@ -1,6 +1,10 @@
-//! The chapter's devices: [`gpu_host`]'s device layer, opened with the chapter's PTX module.
+//! Opening a device for the runner: finds the PTX module of a kernel crate of the workspace
+//! ([`ptx_path`]: `$<CRATE>_PTX`, the bundle's `ptx/`, or `target/ptx/`) and opens the device chosen on
+//! the command line ([`gpu_host::Device::open`]) with it and gpu-algos' module, saying what to do when
+//! the module was never built. The device itself is gpu-host's; this file may import gpu-host, gpu-std's
+//! emulator options and gpu-algos, nothing else of the runner.
 
-pub use gpu_host::*;
+use gpu_host::{Device, DeviceChoice, Error, Ptx};
 use gpu_std::emu;
 use std::path::{Path, PathBuf};
 
