@@ -84,19 +84,31 @@ fn module_of(file: &str) -> Vec<String> {
     parts
 }
 
-/// The code of a file without comments, string literals' contents kept (a path in a string is
-/// not an arrow, but none of ours looks like one), and `#[cfg(test)]` modules left out (a test
-/// module may name what it tests).
+/// The code of a file without comments (string literals are kept: none of ours holds a path),
+/// and without the items under `#[cfg(test)]` (a test module may name what it tests): from that
+/// attribute to the line where the braces of the item it marks balance again.
 fn code(text: &str) -> String {
     let mut out = String::new();
-    let mut in_tests = false;
+    // Inside a `#[cfg(test)]` item: the depth of its braces, once its first brace is seen.
+    let mut in_tests: Option<Option<i32>> = None;
     let mut in_block_comment = false;
     for line in text.lines() {
         let t = line.trim_start();
-        if t.starts_with("#[cfg(test)]") {
-            in_tests = true;
+        if in_tests.is_none() && t.starts_with("#[cfg(test)]") {
+            in_tests = Some(None);
         }
-        if in_tests {
+        if let Some(depth) = in_tests {
+            let bare = line.find("//").map_or(line, |i| &line[..i]);
+            let opens = bare.matches('{').count() as i32;
+            let closes = bare.matches('}').count() as i32;
+            let d = match depth {
+                None if opens > 0 => Some(opens - closes),
+                None if bare.trim_end().ends_with(';') && !t.starts_with("#[") => Some(0),
+                None => None,
+                Some(d) => Some(d + opens - closes),
+            };
+            in_tests = if d.is_some_and(|d| d <= 0) { None } else { Some(d) };
+            out.push('\n');
             continue;
         }
         if in_block_comment {
@@ -508,7 +520,9 @@ fn emu_layer(file: &str) -> u32 {
         "engine" => 2,
         "prims" => 3,
         "mod.rs" | "buffer.rs" | "mutate.rs" => 4,
-        other => panic!("`src/{file}` is in no floor of the emulator (`{other}`): add it to tests/tests/layers.rs and docs/emulator.md"),
+        other => panic!(
+            "`src/{file}` is in no floor of the emulator (`{other}`): add it to tests/tests/layers.rs and docs/emulator.md"
+        ),
     }
 }
 
@@ -539,8 +553,8 @@ fn std_floor(file: &str) -> u32 {
         "vocab" | "pod.rs" | "spin.rs" | "__private.rs" => 0,
         "ptx.rs" | "ptx" => 1,
         "emu" if emu_layer(file) < 4 => 1,
-        "atomic.rs" | "block.rs" | "fence.rs" | "grid.rs" | "memory.rs" | "memory" | "shared.rs" | "thread.rs" | "vector.rs"
-        | "warp.rs" => 2,
+        "atomic.rs" | "block.rs" | "fence.rs" | "grid.rs" | "memory.rs" | "memory" | "shared.rs" | "thread.rs"
+        | "vector.rs" | "warp.rs" => 2,
         "args.rs" | "kernel.rs" | "kernel_crate.rs" | "launch_bounds.rs" | "params.rs" | "signature.rs" => 3,
         "emu" => 4,
         "lib.rs" => 5,
@@ -575,31 +589,33 @@ fn no_file_of_gpu_std_names_a_floor_above_its_own() {
 #[test]
 fn the_reading_resolves_super_groups_and_reexports() {
     let p = named_paths("emu/model/clock.rs", "use super::race::Kind;\nuse super::{predict::Edge, topology};\n");
-    let want = [vec!["emu", "model", "race", "Kind"], vec!["emu", "model", "predict", "Edge"], vec![
-        "emu", "model", "topology",
-    ]];
+    let want = [
+        vec!["emu", "model", "race", "Kind"],
+        vec!["emu", "model", "predict", "Edge"],
+        vec!["emu", "model", "topology"],
+    ];
     for w in want {
         let w: Vec<String> = w.into_iter().map(String::from).collect();
         assert!(p.iter().any(|(q, _)| *q == w), "{w:?} not in {p:?}");
     }
-    let p = named_paths("emu/model/mod.rs", "mod clock;\nuse clock::Clock; // crate::x\nfn f() { let x = clock::y; }\n");
+    // Only the item under `#[cfg(test)]` is left out, not the rest of the file.
+    let p = named_paths("a.rs", "#[cfg(test)]\nmod tests {\n    use crate::b::X;\n}\nuse crate::c::Y;\n");
+    assert_eq!(p.iter().map(|(q, _)| q.join("::")).collect::<Vec<_>>(), ["c::Y"]);
+    let p =
+        named_paths("emu/model/mod.rs", "mod clock;\nuse clock::Clock; // crate::x\nfn f() { let x = clock::y; }\n");
     assert!(p.iter().all(|(q, _)| q[..3] == ["emu", "model", "clock"]), "{p:?}");
     assert_eq!(
         reexport("memory.rs", "pub use crate::atomic::{Scope, space::{Global as G}};\n", "G"),
         Some(vec!["atomic".into(), "space".into(), "Global".into()])
     );
-    assert_eq!(reexport("emu/mod.rs", "mod model;\npub use model::Model;\n", "Model"), Some(vec![
-        "emu".into(),
-        "model".into(),
-        "Model".into()
-    ]));
+    assert_eq!(
+        reexport("emu/mod.rs", "mod model;\npub use model::Model;\n", "Model"),
+        Some(vec!["emu".into(), "model".into(), "Model".into()])
+    );
     // A real re-export is followed: gpu-std's root re-exports `Global` from the file that defines it.
     let krate = Crate::read(&root().join("gpu-std"));
-    let texts: BTreeMap<String, String> = krate
-        .arrows
-        .keys()
-        .map(|f| (f.clone(), code(&std::fs::read_to_string(krate.src.join(f)).unwrap())))
-        .collect();
+    let texts: BTreeMap<String, String> =
+        krate.arrows.keys().map(|f| (f.clone(), code(&std::fs::read_to_string(krate.src.join(f)).unwrap()))).collect();
     let at = krate.defining_file(&["Global".to_string()], &texts, 0).expect("a file");
     assert_ne!(at, "lib.rs", "`crate::Global` resolved to the root, not to where it is defined");
 }
