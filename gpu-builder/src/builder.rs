@@ -18,7 +18,7 @@ use crate::link::{self, link_if_invoked};
 use crate::module::PtxModule;
 use crate::package::Package;
 use crate::process::describe;
-use crate::ptx::{self, validate_arch};
+use crate::ptx_text::{self, validate_arch};
 use crate::target_dir::{TARGET_SUBDIR, check_target_dir, mark_cache_dir, target_dir_from_out_dir};
 use crate::toolchain::{self, DEFAULT_TOOLCHAIN, Rustup, Sysroot};
 
@@ -219,11 +219,11 @@ impl PtxBuilder {
 
         let text = fs::read_to_string(&artifact)
             .map_err(|e| BuildError::io(format!("cannot read {}", artifact.display()), e))?;
-        let found = ptx::target(&text);
+        let found = ptx_text::target(&text);
         if found.as_deref() != Some(self.arch.as_str()) {
             return Err(BuildError::WrongTarget { path: artifact, found, expected: self.arch.clone() });
         }
-        let entries = ptx::entries(&text);
+        let entries = ptx_text::entries(&text);
 
         // Outputs.
         let mut path = artifact.clone();

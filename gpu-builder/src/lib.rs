@@ -84,7 +84,7 @@ mod link;
 mod module;
 mod package;
 pub mod process;
-pub mod ptx;
+pub mod ptx_text;
 mod target_dir;
 mod toolchain;
 
@@ -92,5 +92,5 @@ pub use builder::{DEFAULT_ARCH, PtxBuilder, TARGET};
 pub use error::BuildError;
 pub use link::link_if_invoked;
 pub use module::PtxModule;
-pub use ptx::validate_arch;
+pub use ptx_text::validate_arch;
 pub use toolchain::DEFAULT_TOOLCHAIN;

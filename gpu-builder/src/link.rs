@@ -41,7 +41,7 @@ use std::process::{Command, Stdio};
 
 use crate::ar;
 use crate::process::{describe, status_text};
-use crate::ptx::{apply_launch_bounds, declares, undefined_functions};
+use crate::ptx_text::{apply_launch_bounds, declares, undefined_functions};
 
 /// If rustc started this process as the PTX linker of a kernel build, links and exits the process
 /// with the link's status; otherwise returns at once.
@@ -70,7 +70,7 @@ pub(crate) const LINK_ID_ARG: &str = "--gpu-builder-link-id";
 /// A hash of the link code, passed on the linker command line through `-Clink-arg` so that cargo
 /// links the kernel crate again when the linker changes (and only then).
 pub(crate) const LINK_ID: u64 = {
-    let sources: [&[u8]; 3] = [include_bytes!("link.rs"), include_bytes!("ar.rs"), include_bytes!("ptx.rs")];
+    let sources: [&[u8]; 3] = [include_bytes!("link.rs"), include_bytes!("ar.rs"), include_bytes!("ptx_text.rs")];
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     let mut s = 0;
     while s < sources.len() {

@@ -66,7 +66,7 @@ use crate::error::{Error, Result};
 use crate::findings::Findings;
 use crate::launch::{Launch, Timing};
 use crate::profile::{Profile, Scale};
-use crate::ptx::Ptx;
+use crate::ptx_module::Ptx;
 use gpu_std::emu;
 use gpu_std::{Dim3, IntoArgs, Kernel, KernelArgs, MemorySpace};
 use std::cell::RefCell;

@@ -84,7 +84,7 @@ mod mapped;
 mod mutate;
 mod peer;
 mod profile;
-mod ptx;
+mod ptx_module;
 mod sequence;
 mod size;
 
@@ -100,7 +100,7 @@ pub use launch::{Launch, Timing, cover};
 pub use mapped::{HostView, MappedBuffer};
 pub use mutate::mutation_test;
 pub use profile::{Profile, Scale};
-pub use ptx::{Ptx, PtxEntries};
+pub use ptx_module::{Ptx, PtxEntries};
 pub use sequence::Sequence;
 
 /// The README's examples, run as doctests.

@@ -15,7 +15,7 @@ use crate::util::{
     Context, EXIT_SKIPPED, Error, Result, display_path, find_in_path, run_capture, secs, set_executable,
 };
 use crate::workspace::KernelCrate;
-use gpu_builder::ptx::entries as ptx_entries;
+use gpu_builder::ptx_text::entries as ptx_entries;
 
 /// The wheel that carries `ptxas` for Linux (x86_64 and aarch64 builds exist).
 pub const PTXAS_WHEEL: &str = "nvidia-cuda-nvcc-cu12";

@@ -16,7 +16,7 @@ use crate::error::{Error, Result, fail};
 use crate::findings::Findings;
 use crate::launch::Launch;
 use crate::profile::{Profile, Scale};
-use crate::ptx::Ptx;
+use crate::ptx_module::Ptx;
 use emu::{Emu, HostCells};
 use gpu_std::emu::{Options, SyncSite};
 use gpu_std::{Dim3, Kernel, Pod};

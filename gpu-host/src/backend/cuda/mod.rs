@@ -15,7 +15,7 @@ mod module;
 use crate::attributes::{PeerAttributes, SystemAttributes};
 use crate::error::{Error, Result, fail};
 use crate::launch::Launch;
-use crate::ptx::Ptx;
+use crate::ptx_module::Ptx;
 use cust::context::Context;
 use cust::device::Device as CuDevice;
 use cust::event::{Event, EventFlags};

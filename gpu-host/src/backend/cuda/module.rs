@@ -2,12 +2,12 @@
 //! read and checked before the driver sees it, loaded once per text, and a kernel's entry is the
 //! first whose parameters and signature are the kernel's ([`PtxEntries::check_kernel`]).
 //!
-//! Imports the PTX reader (`crate::ptx`), `error` and the driver calls (`driver`); nothing of the
+//! Imports the PTX reader (`crate::ptx_module`), `error` and the driver calls (`driver`); nothing of the
 //! device layer.
 
 use super::driver::{self, CUfunction};
 use crate::error::{Error, Result, fail};
-use crate::ptx::{Ptx, PtxEntries};
+use crate::ptx_module::{Ptx, PtxEntries};
 use cust::module::Module;
 use gpu_std::Kernel;
 use std::cell::RefCell;
