@@ -1,7 +1,7 @@
 //! The chapter's examples, one file each. Every file holds the kernel(s) and their launch contract
 //! (block size, shared bytes, grid cap) as consts that the host reads. Kernels named `*_seed`,
 //! `*_racy`, `*_broken`, `*_no_*` keep a bug of the chapter on purpose, for the emulator's detectors;
-//! their fixed twins sit beside them.
+//! their fixed kernels sit beside them.
 //!
 //! The crate is written against `gpu-std` only, the way any user's kernel crate is: `no_std` and the
 //! `gpu-kernel` ABI on nvptx (`cargo xtask build-ptx` builds it to PTX), plain Rust on the host, where

@@ -12,7 +12,7 @@
 //! - [`ping`] (GPU 0) and [`pong`] (GPU 1): one thread on each bounces a counter through two flags,
 //!   one in each GPU's memory, for the round-trip latency between the GPUs.
 //!
-//! The twin for the emulator's detector: [`handshake_send`] with `how` = [`DEVICE_FENCE`] publishes
+//! The racy variant for the emulator's detector: [`handshake_send`] with `how` = [`DEVICE_FENCE`] publishes
 //! with `__threadfence()` (`fence.sc.gpu`), which orders memory for GPU 0's threads only: GPU 1's read
 //! of the payload is a race.
 //!
@@ -57,7 +57,7 @@ kernel! {
 kernel! {
     /// GPU 0, one block. Every thread writes `payload[i] = payload_value(i, round)` (GPU 0's memory);
     /// after a block barrier thread 0 raises `flag[0] = round` (GPU 1's memory), releasing with
-    /// `__threadfence_system()` (`how` = [`SYSTEM_FENCE`]) or, the racy twin, `__threadfence()`
+    /// `__threadfence_system()` (`how` = [`SYSTEM_FENCE`]) or, the racy variant, `__threadfence()`
     /// ([`DEVICE_FENCE`]), then waits (bounded, `ld.acquire.sys`) for GPU 1's `ack[0] == round` (GPU 0's
     /// memory). `status[0]` = [`RECEIVED`] or [`TIMED_OUT`].
     pub fn handshake_send<'a>(payload: GlobalMut<'a, u32>, flag: GlobalMut<'a, u32>, ack: GlobalMut<'a, u32>, status: GlobalMut<'a, u32>, round: u32, how: u32, max_polls: u32) {

@@ -38,11 +38,11 @@ pub const SYSTEM_FENCE: u32 = 0;
 /// `how`: release with `store_release` at system scope (`st.release.sys`); acquire with `load_acquire`
 /// at system scope (`ld.acquire.sys`).
 pub const SYSTEM_RELEASE_ACQUIRE: u32 = 1;
-/// `how` (racy twin): `__threadfence()` (`fence.sc.gpu`) + volatile flag, either way.
+/// `how` (racy variant): `__threadfence()` (`fence.sc.gpu`) + volatile flag, either way.
 pub const DEVICE_FENCE: u32 = 2;
-/// `how` (racy twin): `store_release` at device scope (`st.release.gpu`).
+/// `how` (racy variant): `store_release` at device scope (`st.release.gpu`).
 pub const GPU_RELEASE: u32 = 3;
-/// `how` (racy twin): `load_acquire` at device scope (`ld.acquire.gpu`).
+/// `how` (racy variant): `load_acquire` at device scope (`ld.acquire.gpu`).
 pub const GPU_ACQUIRE: u32 = 4;
 
 /// `status[0]`: the awaited flag came.

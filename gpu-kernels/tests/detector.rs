@@ -28,7 +28,7 @@ fn lost_update_histogram_is_flagged_with_both_threads() {
 }
 
 #[test]
-fn lost_updates_really_happen_and_the_atomic_twin_is_exact() {
+fn lost_updates_really_happen_and_the_atomic_kernel_is_exact() {
     use gpu_kernels::lost_update::*;
     let n = 4096;
     let mut lost_any = false;

@@ -2,7 +2,7 @@
 //! instruction its public wrapper documents; `Site` is `()` here.
 //!
 //! The raw PTX layer: names only gpu-std's vocabulary (`crate::vocab`) and `Pod`; no view, no
-//! primitive, nothing of the emulator (its host twin, `emu::prims::backend`).
+//! primitive, nothing of the emulator (its host counterpart, `emu::prims::backend`).
 //!
 //! By instruction family: the special registers (`index`), barriers, fences and sleeps (`sync`), warp
 //! collectives (`warp`), memory accesses (`access`) and atomics (`atomics`); the traps with a reason,

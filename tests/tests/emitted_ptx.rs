@@ -223,7 +223,7 @@ fn scopes_are_not_confused() {
 #[test]
 fn system_scope_kernels_use_system_scope() {
     // Example 19's protocol with the host is correct only at system scope: its kernels must emit the
-    // `.sys` forms (and the racy twins the `.gpu` ones they are named for).
+    // `.sys` forms (and the racy variants the `.gpu` ones they are named for).
     let kernels = entries(&ptx_text());
     let has = |k: &str, needles: &[&str]| {
         let body = kernels.get(k).unwrap_or_else(|| panic!("no .entry {k}"));

@@ -1,7 +1,7 @@
 //! Example 19, `system_scope`: a kernel and a running host thread through mapped host memory.
 //!
 //! On the emulator the host thread is the launch's host agent, so the protocol itself is checked: the
-//! correct versions are race-free under several schedules; the twins that publish or acquire at device
+//! correct versions are race-free under several schedules; the variants that publish or acquire at device
 //! scope, or whose host writes the payload after the flag, are reported as races that name the host
 //! thread, the scope used and the scope needed; a spin of the agent shows in livelock reports; the
 //! host's bounded waits give up. On a GPU the same runs happen for real.
@@ -69,7 +69,7 @@ fn publishing_with_threadfence_is_a_race_with_the_host() {
         gpu_to_host_once(&dev, 33, 3, DEVICE_FENCE, bounds(&dev)).unwrap();
         let rs = races(&dev);
         assert_host_races(
-            "__threadfence twin",
+            "__threadfence variant",
             &rs,
             &[
                 "device-scope fence (fence.sc.gpu, __threadfence)",
@@ -87,7 +87,7 @@ fn a_gpu_release_is_a_race_with_the_host() {
         let dev = emu(seed);
         gpu_to_host_once(&dev, 7, 3, GPU_RELEASE, bounds(&dev)).unwrap();
         assert_host_races(
-            ".gpu release twin",
+            ".gpu release variant",
             &races(&dev),
             &["device-scope release store (st.release.gpu)", "store_release at System scope (st.release.sys)"],
         );
@@ -100,7 +100,7 @@ fn a_gpu_acquire_is_a_race_with_the_host() {
         let dev = emu(seed);
         host_to_gpu_once(&dev, 7, 3, GPU_ACQUIRE, false, bounds(&dev)).unwrap();
         assert_host_races(
-            ".gpu acquire twin",
+            ".gpu acquire variant",
             &races(&dev),
             &["device-scope acquire load (ld.acquire.gpu)", "load_acquire at System scope (ld.acquire.sys)"],
         );

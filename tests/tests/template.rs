@@ -1,6 +1,6 @@
 //! The project template, used as a user would: copied to a directory outside this repository, its path
 //! dependencies pointed at this checkout, then `cargo test` (the kernels on the emulator, the race in the
-//! twin reported), `cargo build` (the PTX built by `build.rs`, with both kernels' entries) and
+//! variant reported), `cargo build` (the PTX built by `build.rs`, with both kernels' entries) and
 //! `cargo run` (no GPU here: the emulator, and the right result), and `cargo build --features cuda`
 //! where no libcuda.so can be found (one message saying what to set and how to get one). Runs with
 //! the machine's default toolchain, as a user's project would.

@@ -20,7 +20,7 @@ pub const EXAMPLE: Example = Example {
     name: "divergent_barrier",
     row: Some(10),
     section: "§5.3; ex. 2",
-    about: "a barrier only odd threads reach: undefined behaviour named by the emulator; on a GPU run under a time limit, and what the hardware did printed; fixed twin",
+    about: "a barrier only odd threads reach: undefined behaviour named by the emulator; on a GPU run under a time limit, and what the hardware did printed; fixed kernel",
     gpu_sizes: GPU_SIZES,
     emu_sizes: &[1, 33, 257, 4097],
     keeps_races: false,

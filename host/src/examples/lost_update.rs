@@ -1,5 +1,5 @@
 //! Host side of `lost_update` (§5.1, §5.5.1): the plain `bin += 1` histogram loses counts silently on a
-//! GPU and is named by the race detector on the emulator; the atomic twin (`histogram_global`) is exact.
+//! GPU and is named by the race detector on the emulator; the atomic kernel (`histogram_global`) is exact.
 
 use super::{EMU_SIZES, Example, RunParams, check_n, finish, flagged};
 use crate::report::ExampleResult;
@@ -14,7 +14,7 @@ pub const EXAMPLE: Example = Example {
     name: "lost_update",
     row: Some(8),
     section: "§5.1, §5.5.1",
-    about: "plain `bin += 1` histogram loses counts (GPU) and is named by the race detector (emulator); atomic twin exact",
+    about: "plain `bin += 1` histogram loses counts (GPU) and is named by the race detector (emulator); atomic kernel exact",
     gpu_sizes: &[1, 7, 31, 33, 255, 257, (1 << 20) + 1, 1 << 24],
     emu_sizes: EMU_SIZES,
     keeps_races: true,
@@ -51,7 +51,7 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
     let args = (d.view(), hist.view_mut());
     dev.launch::<histogram_global>(cfg, args)?;
     let m = exact(&hist.read()?, &want, "bins");
-    r.check(m.is_none(), format!("atomicAdd twin (histogram_global): all 256 bins exact{}", super::mismatch(m)));
+    r.check(m.is_none(), format!("atomicAdd kernel (histogram_global): all 256 bins exact{}", super::mismatch(m)));
     super::measure::<histogram_global>(dev, p, &mut r, cfg, args, n, &|| Ok(hist.write(&[0; 256])?))?;
     Ok(finish(dev, r, false))
 }

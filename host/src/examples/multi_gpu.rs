@@ -12,7 +12,7 @@
 //! 4. on two GPUs with `--reps` > 0: the round trip GPU 0 ↔ GPU 1 through flags (median over runs of
 //!    the mean per round), next to the same exchange through the host (launch + synchronise + copy on
 //!    each GPU), as a ratio;
-//! 5. on the emulator: both grids under one scheduler, race-free; the twin that publishes with
+//! 5. on the emulator: both grids under one scheduler, race-free; the variant that publishes with
 //!    `__threadfence()` is reported as a race naming both GPUs.
 
 use super::{Example, RunParams, Skip, check_n, finish, flagged, mismatch};
@@ -32,7 +32,7 @@ pub const EXAMPLE: Example = Example {
     name: "multi_gpu",
     row: Some(21),
     section: "§5.4–5.5 (system scope)",
-    about: "two GPUs with peer access: .sys atomics from both on GPU 0's memory, a cross-GPU flag handshake, round trip vs launch+copy; needs two GPUs (SKIP otherwise); the emulator runs both grids and names the __threadfence() twin",
+    about: "two GPUs with peer access: .sys atomics from both on GPU 0's memory, a cross-GPU flag handshake, round trip vs launch+copy; needs two GPUs (SKIP otherwise); the emulator runs both grids and names the __threadfence() variant",
     gpu_sizes: &[1, 7, 31, 33, 255, 257, (1 << 20) + 1],
     emu_sizes: &[1, 7, 33, 257, 4097],
     keeps_races: true,
@@ -283,7 +283,7 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
         r.show.push(format!("ratio through the host / peer flags: {:.1}x", host / flags));
     }
 
-    // 5. The twin, on the emulator only (on GPUs a broken protocol may pass by luck).
+    // 5. The racy variant, on the emulator only (on GPUs a broken protocol may pass by luck).
     if dev.profile().detectors {
         r.absorb(dev.take_findings(), false);
         handshake_once(dev, &d1, n, round, DEVICE_FENCE, polls)?;

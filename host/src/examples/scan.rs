@@ -1,6 +1,6 @@
 //! Host side of `scan` (example 20): the single-pass inclusive prefix sum in `u32` (every element
 //! exact, wrapping) and `f32` (every element within the stated bound of an f64 reference), the
-//! three-kernel reduce-then-scan baseline (exact), and on the emulator the twins that publish or read
+//! three-kernel reduce-then-scan baseline (exact), and on the emulator the variants that publish or read
 //! the status word without release/acquire, which the race detector must name.
 
 use super::{Example, RunParams, check_n, finish, flagged, measure_tier};
@@ -22,7 +22,7 @@ pub const EXAMPLE: Example = Example {
     name: "scan",
     row: Some(20),
     section: "§5.4–5.5",
-    about: "single-pass inclusive prefix sum: tiles from an atomic ticket, decoupled look-back over 64-bit release/acquire status words; u32 exact, f32 within bound; reduce-then-scan baseline; twins without release/acquire are races",
+    about: "single-pass inclusive prefix sum: tiles from an atomic ticket, decoupled look-back over 64-bit release/acquire status words; u32 exact, f32 within bound; reduce-then-scan baseline; variants without release/acquire are races",
     gpu_sizes: &[1, 7, 31, 33, 255, 257, 16383, 16385, (1 << 20) + 1, 1 << 26, 1 << 30],
     emu_sizes: &[1, 7, 31, 33, 255, 257, 4097, 2 * 16384 + 5],
     keeps_races: true,
@@ -145,19 +145,19 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
     let args = (input.view(), out.view_mut(), state.view_mut(), 0);
     measure_tier::<scan_f32>(dev, p, &mut r, "scan_f32 (single pass)", cfg, args, bytes, &|| reset(&state))?;
 
-    // The twins, on the emulator only (a race on a GPU fails silently): three tiles of 32 threads.
+    // The racy variants, on the emulator only (a race on a GPU fails silently): three tiles of 32 threads.
     if dev.profile().detectors {
         let _ = dev.take_findings();
         let m = 3 * scan::tile_elems(32) + 5;
         let xs: Vec<u32> = (0..m).map(|_| rng.r#gen()).collect();
-        let twin = Launch::linear(scan::tiles(m, 32) as u32, 32, SHARED_BYTES);
+        let three_tiles = Launch::linear(scan::tiles(m, 32) as u32, 32, SHARED_BYTES);
         let input = dev.upload("input", &xs)?;
         let out = dev.filled("out", m, 0u32)?;
         let state = dev.filled("state", scan::state_len(m, 32), 0u64)?;
-        dev.launch::<scan_no_release_u32>(twin, (input.view(), out.view_mut(), state.view_mut(), 1))?;
+        dev.launch::<scan_no_release_u32>(three_tiles, (input.view(), out.view_mut(), state.view_mut(), 1))?;
         flagged(dev, &mut r, "scan_no_release_u32 (status word stored without release)", true);
         reset(&state)?;
-        dev.launch::<scan_no_acquire_u32>(twin, (input.view(), out.view_mut(), state.view_mut(), 1))?;
+        dev.launch::<scan_no_acquire_u32>(three_tiles, (input.view(), out.view_mut(), state.view_mut(), 1))?;
         flagged(dev, &mut r, "scan_no_acquire_u32 (status words loaded without acquire)", true);
     }
     Ok(finish(dev, r, false))

@@ -1,7 +1,7 @@
 //! Host side of `sort` (example 22): gpu-algos' radix sort — `u32` keys alone and with their
 //! positions as values (exact and stable against the CPU's stable sort), descending, by a bit range,
 //! `f32` keys with both zeros, infinities and NaNs in IEEE total order, `u64` keys; and on the
-//! emulator the pass's twins whose status words are stored or loaded plainly, which the race
+//! emulator the pass's variants whose status words are stored or loaded plainly, which the race
 //! detector must name.
 
 use super::{Example, RunParams, check_n, finish, flagged, measure_call, mismatch};
@@ -23,7 +23,7 @@ pub const EXAMPLE: Example = Example {
     name: "sort",
     row: Some(22),
     section: "§5.4–5.7",
-    about: "gpu-algos' stable radix sort: one histogram pass, then per 8-bit digit a pass whose tiles rank keys with warp ballots and find their offsets by decoupled look-back over strong status words; pairs stable, descending, bit ranges, f32 total order; twins with plain status words are races",
+    about: "gpu-algos' stable radix sort: one histogram pass, then per 8-bit digit a pass whose tiles rank keys with warp ballots and find their offsets by decoupled look-back over strong status words; pairs stable, descending, bit ranges, f32 total order; variants with plain status words are races",
     gpu_sizes: &[1, 7, 33, 257, 4096, 4097, (1 << 20) + 1, 1 << 24],
     emu_sizes: &[1, 7, 33, 257, 4097, 3 * 512 + 5],
     keeps_races: true,
@@ -110,7 +110,7 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
     r.check(m.is_none(), format!("sort_keys u64 (8 passes): all {n} keys in order{}", mismatch(m)));
     drop((k64, o64));
 
-    // The twins, on the emulator only (a race on a GPU fails silently): one pass over four tiles.
+    // The racy variants, on the emulator only (a race on a GPU fails silently): one pass over four tiles.
     if dev.profile().detectors {
         let _ = dev.take_findings();
         let block = 64;
@@ -119,12 +119,12 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
         let digits = Digits::new(0, 8, false);
         let mut counts = vec![0u32; sort::RADIX];
         xs.iter().for_each(|&k| counts[k.digit(0, 0xff, false) as usize] += 1);
-        let twin = Launch::linear(sort::tiles(m, block) as u32, block, SHARED_BYTES_KEYS4);
+        let four_tiles = Launch::linear(sort::tiles(m, block) as u32, block, SHARED_BYTES_KEYS4);
         let (input, out) = (dev.upload("keys_in", &xs)?, dev.filled("keys_out", m, 0u32)?);
         let counts = dev.upload("counts", &counts)?;
         let state = dev.filled("state", sort::state_len(m, block, 1), 0u32)?;
         let args = (input.view(), out.view_mut(), counts.view(), state.view_mut(), digits.to_arg(), 0);
-        dev.launch::<sort_keys_u32>(twin, args)?;
+        dev.launch::<sort_keys_u32>(four_tiles, args)?;
         let want = order_by(&xs, |k| k & 0xff).iter().map(|&i| xs[i as usize]).collect::<Vec<_>>();
         let mm = exact(&out.read()?, &want, "keys_out");
         r.check(
@@ -137,10 +137,10 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
         );
         flagged(dev, &mut r, "sort_keys_u32 (strong status words)", false);
         state.zero()?;
-        dev.launch::<sort_no_release_u32>(twin, args)?;
+        dev.launch::<sort_no_release_u32>(four_tiles, args)?;
         flagged(dev, &mut r, "sort_no_release_u32 (status words stored plainly)", true);
         state.zero()?;
-        dev.launch::<sort_no_acquire_u32>(twin, args)?;
+        dev.launch::<sort_no_acquire_u32>(four_tiles, args)?;
         flagged(dev, &mut r, "sort_no_acquire_u32 (status words loaded plainly)", true);
     }
     Ok(finish(dev, r, false))

@@ -10,7 +10,7 @@
 //!    ratio;
 //! 4. the device attributes that decide what is legal; system-scope atomics on one word from the GPU
 //!    and the host only where the device reports host-native atomics (the emulator models them);
-//! 5. on the emulator: the twins that publish at device scope (`__threadfence()`, `st.release.gpu`),
+//! 5. on the emulator: the variants that publish at device scope (`__threadfence()`, `st.release.gpu`),
 //!    acquire at device scope (`ld.acquire.gpu`), or whose host writes the payload after the flag are
 //!    reported as races naming the host thread.
 
@@ -32,7 +32,7 @@ pub const EXAMPLE: Example = Example {
     name: "system_scope",
     row: Some(19),
     section: "§5.4 (__threadfence_system)",
-    about: "kernel ↔ running host thread through mapped host memory: payloads both ways, ping-pong latency vs launch+copy, device attributes; device-scope twins named by the emulator",
+    about: "kernel ↔ running host thread through mapped host memory: payloads both ways, ping-pong latency vs launch+copy, device attributes; device-scope variants named by the emulator",
     gpu_sizes: &[1, 7, 31, 33, 255, 257, (1 << 20) + 1],
     emu_sizes: &[1, 7, 33, 257],
     keeps_races: true,

@@ -1,4 +1,4 @@
-// CUDA twin of tests/corpus/src/cub/block_exchange.rs: CUB's BlockExchange<unsigned, 128, 4>
+// The CUDA original of tests/corpus/src/cub/block_exchange.rs: CUB's BlockExchange<unsigned, 128, 4>
 // ::StripedToBlocked and ::BlockedToStriped without warp time slicing
 // (NVIDIA/cccl@571f2fc3bc53cd710e306ad43d58995c1fe4219f cub/cub/block/block_exchange.cuh), written out
 // without CUB headers. Two kernels, both run: each block exchanges TILES = 2 tiles of 512 one after

@@ -1,4 +1,4 @@
-// CUDA twin of tests/corpus/src/cub/block_histogram_atomic.rs: CUB's BlockHistogram<unsigned char, 128,
+// The CUDA original of tests/corpus/src/cub/block_histogram_atomic.rs: CUB's BlockHistogram<unsigned char, 128,
 // 4, 256, BLOCK_HISTO_ATOMIC>::Histogram (NVIDIA/cccl@571f2fc3bc53cd710e306ad43d58995c1fe4219f
 // cub/cub/block/specializations/block_histogram_atomic.cuh, cub/cub/block/block_histogram.cuh),
 // written out without CUB headers, then merged into a global histogram as CUB's documentation shows.

@@ -1,4 +1,4 @@
-// CUDA twin of tests/corpus/src/cub/block_reduce_raking.rs: CUB's BlockReduce<unsigned long long, 128,
+// The CUDA original of tests/corpus/src/cub/block_reduce_raking.rs: CUB's BlockReduce<unsigned long long, 128,
 // BLOCK_REDUCE_RAKING> and <..., BLOCK_REDUCE_RAKING_COMMUTATIVE_ONLY>::Sum(input, num_valid)
 // (NVIDIA/cccl@571f2fc3bc53cd710e306ad43d58995c1fe4219f cub/cub/block/specializations/
 // block_reduce_raking.cuh, block_reduce_raking_commutative_only.cuh, cub/cub/block/block_raking_layout.cuh),

@@ -1,4 +1,4 @@
-// CUDA twin of tests/corpus/src/cub/block_reduce_warp_reductions.rs: CUB's
+// The CUDA original of tests/corpus/src/cub/block_reduce_warp_reductions.rs: CUB's
 // BlockReduce<unsigned long long, 128, BLOCK_REDUCE_WARP_REDUCTIONS[_NONDETERMINISTIC]>::Sum(input,
 // num_valid) (NVIDIA/cccl@571f2fc3bc53cd710e306ad43d58995c1fe4219f
 // cub/cub/block/specializations/block_reduce_warp_reductions.cuh), written out without CUB headers:

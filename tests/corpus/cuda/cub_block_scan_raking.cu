@@ -1,4 +1,4 @@
-// CUDA twin of tests/corpus/src/cub/block_scan_raking.rs: CUB's BlockScan<unsigned, 128,
+// The CUDA original of tests/corpus/src/cub/block_scan_raking.rs: CUB's BlockScan<unsigned, 128,
 // BLOCK_SCAN_RAKING> and <..., BLOCK_SCAN_RAKING_MEMOIZE>::ExclusiveSum(input, output)
 // (NVIDIA/cccl@571f2fc3bc53cd710e306ad43d58995c1fe4219f cub/cub/block/specializations/block_scan_raking.cuh,
 // cub/cub/block/block_raking_layout.cuh, cub/cub/thread/thread_scan.cuh), written out without CUB

@@ -1,4 +1,4 @@
-// CUDA twin of tests/corpus/src/cub/block_scan_warp_scans.rs: CUB's BlockScan<unsigned, 128,
+// The CUDA original of tests/corpus/src/cub/block_scan_warp_scans.rs: CUB's BlockScan<unsigned, 128,
 // BLOCK_SCAN_WARP_SCANS>::ExclusiveSum(input, output, block_prefix_callback_op)
 // (NVIDIA/cccl@571f2fc3bc53cd710e306ad43d58995c1fe4219f cub/cub/block/specializations/block_scan_warp_scans.cuh),
 // written out without CUB headers: each block scans TILES = 2 consecutive tiles, a running-total

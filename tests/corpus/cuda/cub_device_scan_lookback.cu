@@ -1,4 +1,4 @@
-// CUDA twin of tests/corpus/src/cub/device_scan_lookback.rs: CUB's single-pass DeviceScan::ExclusiveSum
+// The CUDA original of tests/corpus/src/cub/device_scan_lookback.rs: CUB's single-pass DeviceScan::ExclusiveSum
 // of unsigned ints by decoupled look-back (NVIDIA/cccl@571f2fc3bc53cd710e306ad43d58995c1fe4219f
 // cub/cub/agent/single_pass_scan_operators.cuh: ScanTileState<unsigned, true>, TilePrefixCallbackOp;
 // cub/cub/agent/agent_scan.cuh: AgentScan::ConsumeTile), written out without CUB headers: an init

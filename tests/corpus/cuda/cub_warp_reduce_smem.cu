@@ -1,4 +1,4 @@
-// CUDA twin of tests/corpus/src/cub/warp_reduce_smem.rs: CUB's WarpReduceSmem<unsigned long long, 32>
+// The CUDA original of tests/corpus/src/cub/warp_reduce_smem.rs: CUB's WarpReduceSmem<unsigned long long, 32>
 // ::Reduce<false>(input, valid_items, plus) (NVIDIA/cccl@571f2fc3bc53cd710e306ad43d58995c1fe4219f
 // cub/cub/warp/specializations/warp_reduce_smem.cuh), written out without CUB headers. 128-thread
 // blocks, four warps each with its own 48-element storage; lane 0 of each warp writes its sum.

@@ -1,4 +1,4 @@
-// CUDA twin of tests/corpus/src/cub/warp_scan_smem.rs: CUB's WarpScanSmem<unsigned, 32>::InclusiveScan
+// The CUDA original of tests/corpus/src/cub/warp_scan_smem.rs: CUB's WarpScanSmem<unsigned, 32>::InclusiveScan
 // and WarpScan::InclusiveSum / ExclusiveSum (NVIDIA/cccl@571f2fc3bc53cd710e306ad43d58995c1fe4219f
 // cub/cub/warp/specializations/warp_scan_smem.cuh), written out without CUB headers. 128-thread
 // blocks, four warps each with its own 48-element storage.

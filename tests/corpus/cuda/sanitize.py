@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Builds every CUDA twin of the corpus (this folder's *.cu) once per mutant (-DMUTANT=k, 0 = the
+"""Builds every CUDA original of the corpus (this folder's *.cu) once per mutant (-DMUTANT=k, 0 = the
 original) with nvcc, runs each plainly and under compute-sanitizer's racecheck and synccheck, and writes
-one JSON row per (twin, mutant) to OUT/sanitize.json with a summary table on stdout.
+one JSON row per (CUDA original, mutant) to OUT/sanitize.json with a summary table on stdout.
 
     python3 tests/corpus/cuda/sanitize.py [OUT] [--jobs J] [--only NAME]
 
-Each twin lists its mutants in comment lines `// MUTANT k: <what> — Rust: <file>.rs line <L> <mutation>`
+Each CUDA original lists its mutants in comment lines `// MUTANT k: <what> — Rust: <file>.rs line <L> <mutation>`
 and its size in `./a.out N` on its build line; a line `// Timeout: S s` bounds its plain run to S seconds
 (2 S + 60 under a sanitizer) instead of 120. Needs nvcc and compute-sanitizer on PATH (or under
 /usr/local/cuda/bin) and a GPU; every run is bounded by a timeout.
@@ -37,7 +37,7 @@ def tool(name):
     return found
 
 
-def twins(only):
+def originals(only):
     for f in sorted(os.listdir(HERE)):
         if not f.endswith(".cu") or (only and only not in f):
             continue
@@ -70,7 +70,7 @@ def main():
     nvcc, sanitizer = tool("nvcc"), tool("compute-sanitizer")
     build = os.path.join(out_dir, "build")
     os.makedirs(build, exist_ok=True)
-    cases = [(f, m, n, limit) for f, ms, n, limit in twins(only) for m in ms]
+    cases = [(f, m, n, limit) for f, ms, n, limit in originals(only) for m in ms]
 
     def compile_one(case):
         f, m = case[0], case[1]
@@ -85,7 +85,7 @@ def main():
 
     def check_one(item):
         (f, m, n, limit), (exe, log) = item
-        row = {"twin": f, "mutant": m[0], "what": m[1], "rust_file": m[2], "rust_line": m[3], "rust_mutation": m[4], "n": n}
+        row = {"cuda": f, "mutant": m[0], "what": m[1], "rust_file": m[2], "rust_line": m[3], "rust_mutation": m[4], "n": n}
         if exe is None:
             row["build"] = log[-2000:]
             return row
@@ -126,10 +126,10 @@ def main():
     print(f"sanitize.py: {len(rows)} runs in {time.time() - start:.0f} s", flush=True)
     with open(os.path.join(out_dir, "sanitize.json"), "w") as fh:
         json.dump(rows, fh, indent=1)
-    print("| twin | mutant | run | racecheck | synccheck |")
+    print("| CUDA original | mutant | run | racecheck | synccheck |")
     print("|---|---|---|---:|---:|")
     for r in rows:
-        print(f"| {r['twin']} | {r['mutant']} {r['what'][:60]} | {r.get('run', 'BUILD FAILED')} | {r.get('racecheck', '-')} | {r.get('synccheck', '-')} |")
+        print(f"| {r['cuda']} | {r['mutant']} {r['what'][:60]} | {r.get('run', 'BUILD FAILED')} | {r.get('racecheck', '-')} | {r.get('synccheck', '-')} |")
 
 
 if __name__ == "__main__":

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Joins the emulator's mutation verdicts on the corpus (CORPUS_MUTATION_JSON=emu.json cargo test -p
-corpus-kernels --test mutation) with compute-sanitizer's on the CUDA twins (sanitize.py's
+corpus-kernels --test mutation) with compute-sanitizer's on the CUDA originals (sanitize.py's
 sanitize.json) and prints the side-by-side tables in Markdown:
 
     python3 tests/corpus/cuda/table.py emu.json sanitize.json > docs/corpus.md
 
-A twin's mutant names its Rust counterpart (`— Rust: <file>.rs line <L> <mutation>`); the two are
+A CUDA original's mutant names its Rust counterpart (`— Rust: <file>.rs line <L> <mutation>`); the two are
 joined by file name, line and mutation.
 """
 import json
@@ -27,9 +27,9 @@ def san(v):
 
 
 def entry_table(emu, sz, by_site):
-    """Per corpus entry: source, sites, mutants, caught, argued redundant, and how many of its twin's
-    mutants racecheck or synccheck flagged (of how many the twin has)."""
-    flagged, twin_mutants = {}, {}
+    """Per corpus entry: source, sites, mutants, caught, argued redundant, and how many of its CUDA
+    original's mutants racecheck or synccheck flagged (of how many the CUDA original has)."""
+    flagged, cuda_mutants = {}, {}
     for r in sz:
         if not r["mutant"]:
             continue
@@ -37,7 +37,7 @@ def entry_table(emu, sz, by_site):
         hit = any(isinstance(r.get(t), int) and r[t] > 0 for t in ("racecheck", "synccheck"))
         # A site in a module two entries share (two kernels of one file) counts for both.
         for e in by_site.get((r.get("rust_file"), r.get("rust_line"), mut), []):
-            twin_mutants[e["entry"]] = twin_mutants.get(e["entry"], 0) + 1
+            cuda_mutants[e["entry"]] = cuda_mutants.get(e["entry"], 0) + 1
             flagged[e["entry"]] = flagged.get(e["entry"], 0) + hit
     rows, order = {}, []
     for e in emu:
@@ -49,14 +49,14 @@ def entry_table(emu, sz, by_site):
         row["mutants"] += 1
         row["caught"] += e["verdict"] == "needed"
         row["redundant"] += bool(e.get("redundant"))
-    out = ["| kernel | source | sites | mutants | caught | redundant | racecheck/synccheck flagged (of the twin's) |",
+    out = ["| kernel | source | sites | mutants | caught | redundant | racecheck/synccheck flagged (of the CUDA original's) |",
            "|---|---|---:|---:|---:|---:|---:|"]
     for name in order:
         r = rows[name]
         src = " ".join(r["source"].split()).split(" ", 1)
         where = f"`{src[1]}`" if len(src) > 1 else ""
-        twin = f"{flagged.get(name, 0)} of {twin_mutants[name]}" if name in twin_mutants else "-"
-        out.append(f"| {name} | {where} | {len(r['sites'])} | {r['mutants']} | {r['caught']} | {r['redundant']} | {twin} |")
+        cuda = f"{flagged.get(name, 0)} of {cuda_mutants[name]}" if name in cuda_mutants else "-"
+        out.append(f"| {name} | {where} | {len(r['sites'])} | {r['mutants']} | {r['caught']} | {r['redundant']} | {cuda} |")
     return out
 
 
@@ -65,7 +65,7 @@ def main():
     sz = json.load(open(sys.argv[2]))
     by_site = {(os.path.basename(e["file"]), e["line"], e["mutation"]): e for e in emu}
     out = []
-    out.append("| twin | mutant | Rust site | emulator | racecheck | synccheck | twin's run |")
+    out.append("| CUDA original | mutant | Rust site | emulator | racecheck | synccheck | CUDA run |")
     out.append("|---|---|---|---|---:|---:|---|")
     sanitizer_only, both, emu_only, originals_flagged = [], 0, [], []
     for r in sz:
@@ -76,21 +76,21 @@ def main():
         if r["mutant"] == 0:
             site, ev = "-", "clean"
             if flagged:
-                originals_flagged.append(r["twin"])
+                originals_flagged.append(r["cuda"])
         else:
             site = f"{r.get('rust_file')}:{r.get('rust_line')} {mut}"
             ev = verdict_text(e)
             caught = e is not None and e["verdict"] == "needed"
             if flagged and not caught:
-                sanitizer_only.append(f"{r['twin']} mutant {r['mutant']} ({r['what']})")
+                sanitizer_only.append(f"{r['cuda']} mutant {r['mutant']} ({r['what']})")
             elif flagged and caught:
                 both += 1
             elif caught and e["how"].startswith("race") and "global" in e["how"]:
-                emu_only.append(f"{r['twin']} mutant {r['mutant']}")
+                emu_only.append(f"{r['cuda']} mutant {r['mutant']}")
         what = f"{r['mutant']}: {r['what']}" if r["mutant"] else "0: original"
-        out.append(f"| {r['twin']} | {what} | {site} | {ev} | {san(rc)} | {san(sc)} | {r.get('run', 'build failed')} |")
+        out.append(f"| {r['cuda']} | {what} | {site} | {ev} | {san(rc)} | {san(sc)} | {r.get('run', 'build failed')} |")
     mutants = sum(1 for r in sz if r["mutant"])
-    print(f"{len({r['twin'] for r in sz})} twins, {mutants} mutants.")
+    print(f"{len({r['cuda'] for r in sz})} CUDA originals, {mutants} mutants.")
     print(f"- flagged by racecheck or synccheck and caught by the emulator: {both}")
     print(f"- flagged by racecheck or synccheck, not caught by the emulator: {len(sanitizer_only)}" + "".join(f"\n  - {s}" for s in sanitizer_only))
     print(f"- caught by the emulator as a race on global memory (which racecheck does not check), not flagged: {len(emu_only)}")

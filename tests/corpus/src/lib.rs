@@ -8,7 +8,7 @@
 //! The tests run every entry on the emulator at sizes with a partial last block on schedule seeds
 //! 1..=5 (exact and race-free), mutation-test it (every barrier, fence, atomic and strong access
 //! removed or weakened in turn, see `gpu_host::mutation_test`), and run it on a GPU when one is
-//! present. `cuda/` holds a CUDA C++ twin of each, trimmed from the original to a launch and a
+//! present. `cuda/` holds the CUDA C++ source of each, trimmed from the original to a launch and a
 //! check, with its mutants selected by `-DMUTANT=k`, for compute-sanitizer's racecheck and synccheck.
 #![cfg_attr(target_arch = "nvptx64", no_std, feature(abi_gpu_kernel))]
 

@@ -66,7 +66,7 @@ fn every_mutant_of_the_corpus_is_caught_or_argued_redundant() {
 }
 
 /// Every mutant of `r` as a JSON object (for `CORPUS_MUTATION_JSON=<file>`, which
-/// `cuda/table.py` joins with compute-sanitizer's verdicts on the CUDA twins).
+/// `cuda/table.py` joins with compute-sanitizer's verdicts on the CUDA originals).
 fn json_rows(e: &Entry, r: &MutationReport) -> Vec<serde_json::Value> {
     r.mutants
         .iter()

@@ -1,7 +1,7 @@
 //! Host-side helpers shared by the cuda-samples ports: deterministic inputs and comparisons.
 
 /// A 32-bit linear congruential generator (Numerical Recipes' constants): the same inputs on every
-/// run and in the CUDA twins, which use the same recurrence.
+/// run and in the CUDA originals, which use the same recurrence.
 pub struct Lcg(pub u32);
 
 impl Lcg {
