@@ -65,7 +65,7 @@
 //! - leaves, importing nothing of the crate but `error`: `error` ([`Error`]), `size` (allocation
 //!   sizes), `choice` ([`DeviceChoice`]), `profile` ([`Profile`]), `attributes`
 //!   ([`SystemAttributes`], [`PeerAttributes`]), `launch` ([`Launch`], [`Timing`]), `findings`
-//!   ([`Findings`]), `ptx` ([`Ptx`]);
+//!   ([`Findings`]), `ptx_module` ([`Ptx`]);
 //! - `backend`: the one seam between the device and where kernels run, `backend::cuda` (the `cuda`
 //!   feature; its `driver` holds every raw driver call) or `backend::emu`;
 //! - `device`: the [`Device`], its checks and its single launches;
