@@ -33,7 +33,10 @@ macro_rules! unrolled {
 
 pub mod element;
 pub mod histogram;
+pub mod lookback;
 pub mod reduce;
 pub mod scan;
 pub mod scan_twins;
 pub mod sort;
+pub mod tiles;
+pub mod warp;

@@ -47,7 +47,7 @@
 //! aggregate and [`POLL_SLEEP_NS`] between polls: the tiles before it have mostly published by then, and
 //! polls that would fail only load the status words' cache lines and take issue slots from the warps
 //! that load (on an H200 this made the scan 8–10% faster from 2^26 elements on, `bench/sweep.md`).
-//! The wait is bounded ([`SPIN_LIMIT`] polls); a tile that gives up sets the launch's error word
+//! The wait is bounded ([`SPIN_LIMIT`](gpu_std::spin::SPIN_LIMIT) polls); a tile that gives up sets the launch's error word
 //! (`state[1]`), which the host checks.
 //!
 //! **Shape.** The launchers' kernels take 8 chunks (32 elements) per thread, on [`launch_block`]`(n)`
@@ -81,12 +81,18 @@
 //! barriers; within a warp, shuffles and votes. The result is exact for `u32` and, for `f32`, depends
 //! on the grid and the schedule (a tile's prefix may come from a nearer or a farther window).
 use gpu_std::block::sync_threads;
-use gpu_std::fence::nanosleep;
 use gpu_std::thread::{block_dim, block_idx, grid_dim, thread_idx};
 use gpu_std::warp::{self, FULL_MASK, WARP_SIZE};
 use gpu_std::{Global, GlobalMut, kernel, shared_layout};
 
-use crate::element::{Element, Op, Sum};
+use crate::element::Element;
+pub use crate::element::ScanValue;
+pub use crate::lookback::tagged::{
+    ERROR_GAVE_UP, Epochs, FLAG_AGGREGATE, FLAG_PREFIX, MAX_EPOCH, pack, words_per_tile,
+};
+use crate::lookback::tagged::{look_back, publish};
+pub use crate::lookback::wait::STATE_HEADER;
+use crate::lookback::wait::{Access, Wait};
 
 /// Threads per block of large scans (any multiple of 32 up to 1024 is accepted; [`launch_block`]
 /// picks): with [`ITEMS`], tiles of 16384 elements; two blocks per SM on an H200 (at most 64
@@ -141,16 +147,6 @@ pub const PRE_SLEEP_NS: u32 = 1500;
 pub const POLL_SLEEP_NS: u32 = 650;
 /// Grids of fewer tiles than this look back without sleeping.
 pub const SLEEP_MIN_TILES: usize = 512;
-/// Polls of one look-back window before a tile gives up and sets the error word.
-pub const SPIN_LIMIT: u32 = 1 << 22;
-/// Status flag: the word holds the tile's aggregate.
-pub const FLAG_AGGREGATE: u64 = 1;
-/// Status flag: the word holds the tile's inclusive prefix.
-pub const FLAG_PREFIX: u64 = 2;
-/// `state` words before the status words: the ticket (`state[0]`) and the error word (`state[1]`).
-pub const STATE_HEADER: usize = 2;
-/// The largest epoch a launch may be tagged with (the status word's high half holds `epoch * 4 + flag`).
-pub const MAX_EPOCH: u32 = (1 << 30) - 1;
 /// Fewest elements from which a launcher had better zero the state before each launch (and tag it 0)
 /// than tag it with a new epoch. Zeroing is an operation of its own before the scan (0.5–2.7 µs on an
 /// H200); but it leaves the status words in L2, whereas those an earlier launch left may have been
@@ -159,46 +155,6 @@ pub const MAX_EPOCH: u32 = (1 << 30) - 1;
 /// faster up to 2^24 elements (by 0.5–2.7 µs), zeroing from 2^25 on (by 1–3%); host-timed, epochs
 /// faster up to 2^26 and zeroing from 2^27 on (by 1–2%).
 pub const ZERO_STATE_MIN_N: usize = 1 << 25;
-
-/// The epoch tags of successive launches on one `state`, so that it need not be zeroed before each:
-/// 1, 2, …, [`MAX_EPOCH`], then the state is zeroed once and the tags start again at 1.
-///
-/// ```
-/// use gpu_algos_kernels::scan::{Epochs, MAX_EPOCH};
-/// let mut e = Epochs::new(); // for a state that is all zero now
-/// assert_eq!(e.advance(), (1, false));
-/// assert_eq!(e.advance(), (2, false));
-/// let mut e = Epochs::after(MAX_EPOCH);
-/// assert_eq!(e.advance(), (1, true)); // zero the state, then launch with epoch 1
-/// ```
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Epochs {
-    last: u32,
-}
-impl Epochs {
-    /// Tags for a state whose words are all zero.
-    pub const fn new() -> Self {
-        Epochs { last: 0 }
-    }
-    /// Tags for a state last launched on with epoch `last` (and never with a later one since it was
-    /// zeroed).
-    pub const fn after(last: u32) -> Self {
-        Epochs { last }
-    }
-    /// The next launch's epoch, and whether the state must be zeroed before that launch (when the tags
-    /// start again).
-    pub fn advance(&mut self) -> (u32, bool) {
-        if self.last >= MAX_EPOCH {
-            self.last = 1;
-            (1, true)
-        } else {
-            self.last += 1;
-            (self.last, false)
-        }
-    }
-}
-/// `state[1]` after a launch in which some tile gave up waiting.
-pub const ERROR_GAVE_UP: u64 = 1;
 
 shared_layout! {
     /// Warp totals (then their exclusive prefixes) and the tile's exclusive prefix, as
@@ -243,18 +199,12 @@ pub const fn tiles(n: usize, block: u32) -> usize {
 }
 /// Tiles for `n` elements, blocks of `block` threads and `items` elements per thread; at least 1.
 pub const fn tiles_of(n: usize, block: u32, items: usize) -> usize {
-    let t = n.div_ceil(block as usize * items);
-    if t == 0 { 1 } else { t }
+    crate::tiles::count(n, block as usize * items)
 }
 /// `state` words the single-pass scan of `n` 4-byte elements needs: the header and one status word per
 /// tile.
 pub const fn state_len(n: usize, block: u32) -> usize {
     STATE_HEADER + tiles(n, block)
-}
-/// Status-and-value words per tile: 1 for 4-byte elements (the value shares the status word), 3 for
-/// 8-byte ones (the status word, the aggregate, the inclusive prefix).
-pub const fn words_per_tile<T: Element>() -> usize {
-    if T::WIDE { 3 } else { 1 }
 }
 /// `state` words the single-pass scan of `n` elements of `T` needs on blocks of `block` threads.
 pub const fn state_len_of<T: Element>(n: usize, block: u32) -> usize {
@@ -266,204 +216,8 @@ pub fn f32_error_bound_terms(tile: usize) -> usize {
     tile + 64
 }
 
-/// An element type the scan adds: every [`Element`], with [`Sum`].
-pub trait ScanValue: Element {
-    /// The additive identity.
-    fn zero() -> Self;
-    /// `a + b` (wrapping for integers).
-    fn add(a: Self, b: Self) -> Self;
-}
-impl<T: Element> ScanValue for T
-where
-    Sum: Op<T>,
-{
-    #[inline(always)]
-    fn zero() -> T {
-        <Sum as Op<T>>::identity()
-    }
-    #[inline(always)]
-    fn add(a: T, b: T) -> T {
-        <Sum as Op<T>>::apply(a, b)
-    }
-}
-
-/// A status word of a launch tagged `epoch`: `epoch * 4 + flag` in the high half, and for 4-byte
-/// elements the value's bits in the low half (8-byte elements keep theirs in the tile's value words).
-#[inline(always)]
-pub fn pack<T: ScanValue>(flag: u64, epoch: u32, v: T) -> u64 {
-    let low = if T::WIDE { 0 } else { v.to_word() };
-    ((((epoch as u64) << 2) | flag) << 32) | low
-}
-/// The flag of `word` for a launch tagged `epoch`: 0 (not published) if another launch wrote it.
-#[inline(always)]
-fn flag_of(word: u64, epoch: u32) -> u64 {
-    let hi = (word >> 32) as u32;
-    if hi >> 2 == epoch { (hi & 3) as u64 } else { 0 }
-}
-/// Where tile `tile`'s status word is in `state`; for 8-byte elements its aggregate and inclusive
-/// prefix follow it (at `+ FLAG_AGGREGATE` and `+ FLAG_PREFIX`).
-#[inline(always)]
-fn status_index<T: ScanValue>(tile: usize) -> usize {
-    STATE_HEADER + words_per_tile::<T>() * tile
-}
-/// The value that `word` (tile `tile`'s status word, published: its flag is not 0) announces: its low
-/// half, or for 8-byte elements the value word of its flag, read after the acquire that saw the flag.
-#[inline(always)]
-fn value_of<T: ScanValue>(state: GlobalMut<u64>, tile: usize, word: u64, epoch: u32) -> T {
-    if T::WIDE {
-        T::from_word(state.get(status_index::<T>(tile) + flag_of(word, epoch) as usize))
-    } else {
-        T::from_word(word & 0xffff_ffff)
-    }
-}
-
-/// Inclusive scan over the warp (`shfl.up`, offsets 1, 2, 4, 8, 16).
-#[inline(always)]
-pub(crate) fn warp_inclusive<T: ScanValue>(mut v: T) -> T {
-    let lane = warp::lane_id();
-    let mut offset = 1;
-    while offset < WARP_SIZE {
-        let up = warp::shfl_up(FULL_MASK, v, offset);
-        if lane >= offset {
-            v = T::add(up, v);
-        }
-        offset <<= 1;
-    }
-    v
-}
-/// Sum over the warp by a butterfly: every lane gets it.
-#[inline(always)]
-fn warp_sum<T: ScanValue>(mut v: T) -> T {
-    let mut offset = WARP_SIZE / 2;
-    while offset > 0 {
-        v = T::add(v, warp::shfl_xor(FULL_MASK, v, offset));
-        offset >>= 1;
-    }
-    v
-}
-
-/// How the status word is written and read: the correct accesses, or a twin's plain ones.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Access {
-    ReleaseAcquire,
-    PlainStore,
-    PlainLoad,
-}
-
-/// Publishes `v` with `flag` for tile `tile`: for 8-byte elements the value word first (a plain store),
-/// then the status word (a release store, which orders the value's store before it).
-#[inline(always)]
-fn publish<T: ScanValue>(state: GlobalMut<u64>, tile: usize, flag: u64, epoch: u32, v: T, access: Access) {
-    let at = status_index::<T>(tile);
-    if T::WIDE {
-        state.set(at + flag as usize, v.to_word());
-    }
-    let word = pack(flag, epoch, v);
-    if access == Access::PlainStore {
-        state.set(at, word);
-    } else {
-        state.atomic(at).store_release(word);
-    }
-}
-#[inline(always)]
-fn read_status<T: ScanValue>(state: GlobalMut<u64>, tile: usize, access: Access) -> u64 {
-    let at = status_index::<T>(tile);
-    if access == Access::PlainLoad { state.get(at) } else { state.atomic(at).load_acquire() }
-}
-
-/// Warp 0's look-back for tile `tile > 0` with aggregate `aggregate`: publishes the aggregate, finds the
-/// exclusive prefix (every lane gets it), publishes the inclusive prefix. On giving up, sets the error
-/// word and returns the prefix found so far.
-///
-/// The wait: after publishing its aggregate the warp sleeps `pre_ns` before its first poll (by then the
-/// tiles before it have usually published, so the first poll mostly ends the search; polling earlier
-/// only adds traffic to the status words' cache lines and issue slots the loading warps could use),
-/// then each lane polls its tile's word, sleeping `poll_ns` between polls. (Polling the window as a
-/// warp, with a vote per poll, and stopping once the tiles up to the nearest inclusive prefix are
-/// published measured no faster on an H200, and a vote in a spin loop would hide the spin from the
-/// emulator's livelock detection.)
-#[inline(always)]
-fn look_back<T: ScanValue>(
-    state: GlobalMut<u64>,
-    epoch: u32,
-    tile: usize,
-    aggregate: T,
-    access: Access,
-    wait: Wait,
-) -> T {
-    let lane = warp::lane_id() as usize;
-    if lane == 0 {
-        publish(state, tile, FLAG_AGGREGATE, epoch, aggregate, access);
-    }
-    if wait.pre_ns > 0 {
-        nanosleep(wait.pre_ns);
-    }
-    let mut prefix = T::zero();
-    // The window: tiles hi, hi - 1, …, hi - 31 (lane l reads tile hi - l); tiles below 0 read as an
-    // inclusive prefix of zero, so every window from tile 0 on ends the search.
-    let mut hi = tile as isize - 1;
-    loop {
-        let me = hi - lane as isize;
-        let mut word = pack(FLAG_PREFIX, epoch, T::zero());
-        let mut value = T::zero();
-        if me >= 0 {
-            // Each lane waits for its own tile's word (bounded), then the warp meets at the votes.
-            let mut spins = 0u32;
-            loop {
-                word = read_status::<T>(state, me as usize, access);
-                if flag_of(word, epoch) != 0 || spins >= SPIN_LIMIT {
-                    break;
-                }
-                spins += 1;
-                if wait.poll_ns > 0 {
-                    nanosleep(wait.poll_ns);
-                }
-            }
-            if flag_of(word, epoch) != 0 {
-                value = value_of::<T>(state, me as usize, word, epoch);
-            }
-        }
-        if warp::any(FULL_MASK, flag_of(word, epoch) == 0) {
-            if lane == 0 {
-                state.atomic(1).fetch_or(ERROR_GAVE_UP);
-            }
-            return prefix;
-        }
-        let prefixes = warp::ballot(FULL_MASK, flag_of(word, epoch) == FLAG_PREFIX);
-        if prefixes != 0 {
-            // The nearest tile with its inclusive prefix, and the aggregates of the tiles after it.
-            let nearest = prefixes.trailing_zeros() as usize;
-            let v = if lane <= nearest { value } else { T::zero() };
-            prefix = T::add(warp_sum(v), prefix);
-            break;
-        }
-        prefix = T::add(warp_sum(value), prefix);
-        hi -= WARP_SIZE as isize;
-    }
-    if lane == 0 {
-        publish(state, tile, FLAG_PREFIX, epoch, T::add(prefix, aggregate), access);
-    }
-    prefix
-}
-
-/// The look-back's sleeps, in nanoseconds: before the first poll, and between polls.
-#[derive(Clone, Copy)]
-pub(crate) struct Wait {
-    pub(crate) pre_ns: u32,
-    pub(crate) poll_ns: u32,
-    /// Grids of fewer tiles look back without sleeping.
-    pub(crate) min_tiles: usize,
-}
 /// The launchers' look-back sleeps (tuned on an H200: `bench/sweep.md`).
 pub(crate) const WAIT: Wait = Wait { pre_ns: PRE_SLEEP_NS, poll_ns: POLL_SLEEP_NS, min_tiles: SLEEP_MIN_TILES };
-impl Wait {
-    /// The sleeps for this launch: none on grids of fewer than `min_tiles` tiles, where few tiles wait
-    /// and a sleep would only add to the launch's time.
-    #[inline(always)]
-    fn for_grid(self) -> Wait {
-        if (grid_dim().x as usize) < self.min_tiles { Wait { pre_ns: 0, poll_ns: 0, min_tiles: 0 } } else { self }
-    }
-}
 
 /// Where a tile's id and exclusive prefix come from.
 #[derive(Clone, Copy)]
@@ -606,7 +360,7 @@ pub(crate) fn scan_tile<T: ScanValue, const N: usize>(
         }
         len -= half;
     }
-    let warp_total = warp_sum(sums[0]);
+    let warp_total = crate::warp::reduce(sums[0], T::add);
     if lane == 0 {
         sh.warps.set(w as usize, warp_total.to_word());
     }
@@ -614,7 +368,7 @@ pub(crate) fn scan_tile<T: ScanValue, const N: usize>(
     // Warp 0: the warps' exclusive prefixes, the tile's aggregate, and the tile's exclusive prefix.
     if w == 0 {
         let total = if lane < nwarps { T::from_word(sh.warps.get(lane as usize)) } else { T::zero() };
-        let inclusive = warp_inclusive(total);
+        let inclusive = crate::warp::inclusive_scan(total, T::add);
         let up = warp::shfl_up(FULL_MASK, inclusive, 1);
         let aggregate = warp::shfl_idx(FULL_MASK, inclusive, WARP_SIZE - 1);
         if lane < nwarps {
@@ -622,8 +376,8 @@ pub(crate) fn scan_tile<T: ScanValue, const N: usize>(
         }
         let (state, epoch, access, wait) = match carry {
             Carry::LookBack(state, epoch, access, wait) => (Some(state), epoch, access, wait),
-            Carry::LookBackBlockIdx(state, epoch) => (Some(state), epoch, Access::ReleaseAcquire, WAIT),
-            _ => (None, 0, Access::ReleaseAcquire, WAIT),
+            Carry::LookBackBlockIdx(state, epoch) => (Some(state), epoch, Access::Strong, WAIT),
+            _ => (None, 0, Access::Strong, WAIT),
         };
         let prefix = match (carry, state) {
             (Carry::ReduceOnly(sums), _) => {
@@ -725,7 +479,7 @@ fn scan_chunk<T: ScanValue>(x: [T; 4], carry: &mut T, more: bool, exclusive: boo
     c[1] = T::add(c[0], c[1]);
     c[2] = T::add(c[1], c[2]);
     c[3] = T::add(c[2], c[3]);
-    let inclusive = warp_inclusive(c[3]);
+    let inclusive = crate::warp::inclusive_scan(c[3], T::add);
     let up = warp::shfl_up(FULL_MASK, inclusive, 1);
     let before = if lane == 0 { *carry } else { T::add(*carry, up) };
     if more {
@@ -792,7 +546,7 @@ macro_rules! scan_kernels {
               data cache, `ld.global.nc`).")]
             $($bounds)*
             pub fn $incl<'a>(input: Global<'a, $t>, out: GlobalMut<'a, $t>, state: GlobalMut<'a, u64>, epoch: u32) {
-                scan_tile::<_, $chunks>(input, Some(out), Carry::LookBack(state, epoch, Access::ReleaseAcquire, WAIT), INCLUSIVE)
+                scan_tile::<_, $chunks>(input, Some(out), Carry::LookBack(state, epoch, Access::Strong, WAIT), INCLUSIVE)
             }
         }
         kernel! {
@@ -800,7 +554,7 @@ macro_rules! scan_kernels {
             $($bounds)*
             pub fn $excl<'a>(input: Global<'a, $t>, out: GlobalMut<'a, $t>, state: GlobalMut<'a, u64>, epoch: u32) {
                 let mode = Mode { exclusive: true, in_place: false };
-                scan_tile::<_, $chunks>(input, Some(out), Carry::LookBack(state, epoch, Access::ReleaseAcquire, WAIT), mode)
+                scan_tile::<_, $chunks>(input, Some(out), Carry::LookBack(state, epoch, Access::Strong, WAIT), mode)
             }
         }
         kernel! {
@@ -808,7 +562,7 @@ macro_rules! scan_kernels {
             $($bounds)*
             pub fn $incl_ip<'a>(data: GlobalMut<'a, $t>, state: GlobalMut<'a, u64>, epoch: u32) {
                 let mode = Mode { exclusive: false, in_place: true };
-                scan_tile::<_, $chunks>(data.as_global(), Some(data), Carry::LookBack(state, epoch, Access::ReleaseAcquire, WAIT), mode)
+                scan_tile::<_, $chunks>(data.as_global(), Some(data), Carry::LookBack(state, epoch, Access::Strong, WAIT), mode)
             }
         }
         kernel! {
@@ -816,7 +570,7 @@ macro_rules! scan_kernels {
             $($bounds)*
             pub fn $excl_ip<'a>(data: GlobalMut<'a, $t>, state: GlobalMut<'a, u64>, epoch: u32) {
                 let mode = Mode { exclusive: true, in_place: true };
-                scan_tile::<_, $chunks>(data.as_global(), Some(data), Carry::LookBack(state, epoch, Access::ReleaseAcquire, WAIT), mode)
+                scan_tile::<_, $chunks>(data.as_global(), Some(data), Carry::LookBack(state, epoch, Access::Strong, WAIT), mode)
             }
         }
     )*};
