@@ -79,6 +79,7 @@ pub mod histogram;
 pub mod key;
 pub mod onesweep;
 pub mod small;
+mod small_shape;
 pub mod tile;
 pub mod twins;
 

@@ -49,7 +49,7 @@ tile_layouts! {
     PassPairs84: u64, u32, WW, TW, TW;
     PassPairs88: u64, u64, WW, TW, TW;
 }
-use super::small::{MAX_TILE as ST, MAX_WARPS as SW};
+use super::small_shape::{MAX_TILE as ST, MAX_WARPS as SW};
 tile_layouts! {
     SmallKeys4: u32, u32, SW, ST, 0;
     SmallKeys8: u64, u32, SW, ST, 0;
