@@ -4,10 +4,19 @@
 //!
 //! Owns: the tile count. Imports nothing.
 
-/// Tiles of `tile_len` elements that hold `n` elements: `ceil(n / tile_len)`, and at least 1 (an
-/// empty input still takes one tile, which publishes the empty prefix).
+/// `ceil(n / tile_len)`, and at least 1 (an empty input still takes one tile), in the type of its
+/// operands: [`count`] on `usize`; the sort's pass takes it on `u32` (its `n` is below 2^31), where
+/// it is one 32-bit division.
+macro_rules! tile_count {
+    ($n:expr, $tile_len:expr) => {{
+        let t = $n.div_ceil($tile_len);
+        if t == 0 { 1 } else { t }
+    }};
+}
+pub(crate) use tile_count;
+
+/// Tiles of `tile_len` elements that hold `n` elements: `ceil(n / tile_len)`, and at least 1.
 #[inline(always)]
 pub const fn count(n: usize, tile_len: usize) -> usize {
-    let t = n.div_ceil(tile_len);
-    if t == 0 { 1 } else { t }
+    tile_count!(n, tile_len)
 }

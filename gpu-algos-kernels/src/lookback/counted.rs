@@ -11,7 +11,7 @@
 //! [`super::wait`].
 use gpu_std::GlobalMut;
 
-use super::wait::{self, Access, Strength, poll};
+use super::wait::{self, Access, ERROR_GAVE_UP, STATE_HEADER, Strength, poll};
 
 /// Status flag (bit 31): the word holds the tile's inclusive prefix of its digit, not its count.
 pub const FLAG_PREFIX: u32 = 1 << 31;
@@ -36,30 +36,30 @@ fn read_status(state: GlobalMut<u32>, at: usize, access: Access) -> u32 {
     wait::load(state, at, Strength::Volatile, access)
 }
 
-/// The exclusive prefix of one digit for tile `tile > 0`, whose status word of that digit for tile
-/// `i` is `word_at(i)`: the counts of the tiles before it back to the nearest that published its
+/// The exclusive prefix of digit `d` for tile `tile > 0` of the pass whose state starts at `at`, with
+/// `stride` status words per tile (tile `i`'s word of digit `d` is `at + STATE_HEADER + i * stride +
+/// d`): the counts of the tiles before it back to the nearest that published its
 /// inclusive prefix, and that prefix. The words are loaded [`WINDOW`] at a time, then taken nearest
 /// first; one not yet published is polled until it is (bounded: on giving up, sets the error word,
 /// `state[1]`, and returns what it has).
 #[inline(always)]
-pub(crate) fn look_back(state: GlobalMut<u32>, word_at: impl Fn(usize) -> usize, tile: usize, access: Access) -> u32 {
+pub(crate) fn look_back(state: GlobalMut<u32>, at: usize, stride: usize, d: usize, tile: usize, access: Access) -> u32 {
     let mut excl = 0u32;
     let mut next = tile; // the tiles before `next` are not added yet
     loop {
         let mut words = [0u32; WINDOW];
         unrolled!(WINDOW, j => {
             if next > j {
-                words[j] = read_status(state, word_at(next - 1 - j), access);
+                words[j] = read_status(state, at + STATE_HEADER + (next - 1 - j) * stride + d, access);
             }
         });
         let mut found = false;
         unrolled!(WINDOW, j => {
             if !found && next > j {
-                let at = word_at(next - 1 - j);
-                // The window's load, else polled anew (bounded).
-                let word = if words[j] != 0 { words[j] } else { poll(0, |w| w != 0, || read_status(state, at, access)) };
+                let word_at = at + STATE_HEADER + (next - 1 - j) * stride + d;
+                let word = poll!(from words[j], |w| w != 0, read_status(state, word_at, access));
                 if word == 0 {
-                    wait::give_up(state);
+                    wait::give_up(state, ERROR_GAVE_UP);
                     return excl;
                 }
                 excl = excl.wrapping_add((word & !FLAG_PREFIX) - 1);

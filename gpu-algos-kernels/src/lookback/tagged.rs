@@ -158,14 +158,14 @@ pub(crate) fn look_back<T: ScanValue>(
         let mut value = T::zero();
         if me >= 0 {
             // Each lane waits for its own tile's word (bounded), then the warp meets at the votes.
-            word = poll(wait.poll_ns, |w| flag_of(w, epoch) != 0, || read_status::<T>(state, me as usize, access));
+            word = poll!(|w| flag_of(w, epoch) != 0, read_status::<T>(state, me as usize, access), wait.poll_ns);
             if flag_of(word, epoch) != 0 {
                 value = value_of::<T>(state, me as usize, word, epoch);
             }
         }
         if warp::any(FULL_MASK, flag_of(word, epoch) == 0) {
             if lane == 0 {
-                wait::give_up(state);
+                wait::give_up(state, ERROR_GAVE_UP);
             }
             return prefix;
         }

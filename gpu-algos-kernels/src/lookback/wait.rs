@@ -5,7 +5,7 @@
 //! Imports gpu-std only.
 use gpu_std::GlobalMut;
 use gpu_std::atomic::{Atomic, AtomicInt};
-use gpu_std::fence::nanosleep;
+#[cfg(doc)]
 use gpu_std::spin::SPIN_LIMIT;
 use gpu_std::thread::grid_dim;
 
@@ -59,10 +59,12 @@ pub(crate) fn load<W: Atomic>(state: GlobalMut<W>, at: usize, strength: Strength
     }
 }
 
-/// Sets the error word of `state` to say that a tile gave up waiting.
+/// Sets the error word of `state` to say that a tile gave up waiting: `error` is [`ERROR_GAVE_UP`] in
+/// the state's word type (passed in, not converted here: a conversion inside cost the sort's pass some
+/// 16 instructions).
 #[inline(always)]
-pub(crate) fn give_up<W: AtomicInt + From<u32>>(state: GlobalMut<W>) {
-    state.atomic(ERROR_WORD).fetch_or(W::from(ERROR_GAVE_UP));
+pub(crate) fn give_up<W: AtomicInt>(state: GlobalMut<W>, error: W) {
+    state.atomic(ERROR_WORD).fetch_or(error);
 }
 
 /// The look-back's sleeps, in nanoseconds: before the first poll, and between polls.
@@ -74,30 +76,56 @@ pub(crate) struct Wait {
     pub(crate) min_tiles: usize,
 }
 impl Wait {
-    /// No sleep at all.
-    pub(crate) const NONE: Wait = Wait { pre_ns: 0, poll_ns: 0, min_tiles: 0 };
     /// The sleeps for this launch: none on grids of fewer than `min_tiles` tiles, where few tiles wait
     /// and a sleep would only add to the launch's time.
     #[inline(always)]
     pub(crate) fn for_grid(self) -> Wait {
-        if (grid_dim().x as usize) < self.min_tiles { Wait::NONE } else { self }
+        // Written field by field, not as a named constant: the compiler then keeps the two sleeps
+        // apart (from a constant, it selected both at once as one 64-bit word, a few instructions more).
+        if (grid_dim().x as usize) < self.min_tiles { Wait { pre_ns: 0, poll_ns: 0, min_tiles: 0 } } else { self }
     }
 }
 
-/// The word `read` reads, read again while it is not `published`, sleeping `poll_ns` between reads
-/// (none with 0): after [`SPIN_LIMIT`] reads more than the first, the last word read is returned,
-/// published or not (the caller then gives up).
-#[inline(always)]
-pub(crate) fn poll<W: Copy>(poll_ns: u32, published: impl Fn(W) -> bool, read: impl Fn() -> W) -> W {
-    let mut spins = 0u32;
-    loop {
-        let word = read();
-        if published(word) || spins >= SPIN_LIMIT {
-            return word;
+/// The bounded poll: the status word `$read` reads, read anew while it is not published
+/// (`$published`, with the word bound to `$w`), sleeping `$poll_ns` nanoseconds between reads (none
+/// with 0), at most [`SPIN_LIMIT`] times more; after that the last word read is the result, published
+/// or not (the caller then gives up). `from $word`: the first word is `$word`, loaded before (the sort
+/// loads a window of words at once), and every poll reads anew.
+///
+/// A macro, not a function: written out in the walk, the loop compiles to the code of one written
+/// there by hand, where through an (always inlined) function the compiler laid out the sort's pass
+/// differently (some 20 more instructions per kernel).
+macro_rules! poll {
+    (|$w:ident| $published:expr, $read:expr, $poll_ns:expr) => {{
+        let poll_ns: u32 = $poll_ns;
+        let mut spins = 0u32;
+        loop {
+            let word = $read;
+            if {
+                let $w = word;
+                $published
+            } || spins >= ::gpu_std::spin::SPIN_LIMIT
+            {
+                break word;
+            }
+            spins += 1;
+            if poll_ns > 0 {
+                ::gpu_std::fence::nanosleep(poll_ns);
+            }
         }
-        spins += 1;
-        if poll_ns > 0 {
-            nanosleep(poll_ns);
+    }};
+    (from $word:expr, |$w:ident| $published:expr, $read:expr) => {{
+        let mut word = $word;
+        let mut spins = 0u32;
+        while {
+            let $w = word;
+            !$published
+        } && spins < ::gpu_std::spin::SPIN_LIMIT
+        {
+            spins += 1;
+            word = $read;
         }
-    }
+        word
+    }};
 }
+pub(crate) use poll;

@@ -15,6 +15,7 @@ use super::{Digits, ITEMS, MAX_LEN, RADIX, RADIX_BITS, STATE_HEADER};
 pub use crate::lookback::counted::WINDOW;
 use crate::lookback::counted::{look_back, publish, status};
 use crate::lookback::wait::Access;
+use crate::tiles::tile_count;
 
 /// Dynamic shared memory per block of the `u32` keys' pass and its twins (4-byte keys, no values).
 pub const SHARED_BYTES_KEYS4: usize = PassKeys4::BYTES;
@@ -98,10 +99,9 @@ pub(crate) fn sort_tile<K: SortKey, V: SortValue, L: Layout>(
     if n > MAX_LEN {
         panic!("sort: at most MAX_LEN keys");
     }
-    // `tiles(n, threads)` and `pass_state_len(n, threads)` with one division, in 32 bits: `n` and the
-    // tile's length are below 2^31, and counted from 32-bit values (the count, too, taken as one) they
-    // let the compiler divide in 32 bits and drop the bounds checks that 64-bit indices would need.
-    let tiles = crate::tiles::count(n as u32 as usize, (threads * ITEMS as u32) as usize) as u32 as usize;
+    // `tiles(n, threads)` and `pass_state_len(n, threads)` with one division, in 32 bits (`n` and the
+    // tile's length are below 2^31).
+    let tiles = tile_count!(n as u32, threads * ITEMS as u32) as usize;
     let pass_len = STATE_HEADER + tiles * RADIX;
     let at = pass as usize * pass_len;
     if state.len() < at + pass_len {
@@ -263,11 +263,7 @@ fn rank_and_move<K: SortKey, V: SortValue, L: Layout, const FULL: bool>(
     // turns a staged position into the key's place in the output.
     let mut d = t;
     while d < RADIX {
-        let excl = if tile == 0 {
-            sh.base.get(d)
-        } else {
-            look_back(state, |i| at + STATE_HEADER + i * RADIX + d, tile, variant.access)
-        };
+        let excl = if tile == 0 { sh.base.get(d) } else { look_back(state, at, RADIX, d, tile, variant.access) };
         publish(state, word_of(d), status(true, excl.wrapping_add(aggregate(d, sh.count.get(d)))), variant.access);
         sh.base.set(d, excl.wrapping_sub(sh.start.get(d)));
         d += threads as usize;
