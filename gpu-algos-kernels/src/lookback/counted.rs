@@ -4,7 +4,7 @@
 //! A word is 0 while unpublished, else `value + 1` with the prefix flag in bit 31 ([`FLAG_PREFIX`]):
 //! a count (at most the sort's `MAX_LEN`) fits below it. The value travels in the word itself and
 //! nothing else is published through it, so the words are written and read with volatile accesses
-//! ([`Strength::Volatile`]), which order nothing (a release or an acquire would be a fence per digit
+//! (`Strength::Volatile`), which order nothing (a release or an acquire would be a fence per digit
 //! and tile). The words carry no epoch: a sort zeroes its state once, before its first pass.
 //!
 //! Owns: the word's layout and flag, the sort's publish and walk. Imports gpu-std and its sibling

@@ -7,10 +7,10 @@
 //! for the sort). A tile publishes its *aggregate* (its own sum) as soon as it knows it, then walks
 //! back over the tiles before it, adding aggregates until it meets a tile that has published its
 //! *inclusive prefix*; it then publishes its own. A tile polls a word not yet published, at most
-//! [`gpu_std::spin::SPIN_LIMIT`] times ([`wait::poll`]): a tile that gives up sets the error word,
+//! [`gpu_std::spin::SPIN_LIMIT`] times (`wait::poll!`): a tile that gives up sets the error word,
 //! which the host checks.
 //!
-//! - [`wait`]: the header, how the words are written and read ([`wait::Access`]: strong, or one side
+//! - [`wait`]: the header, how the words are written and read (`wait::Access`: strong, or one side
 //!   plain in a racy twin), the sleeps, and the bounded poll: what both formats share;
 //! - [`tagged`]: the scan's 64-bit words, tagged with the launch's epoch so that a state is reused
 //!   without zeroing ([`tagged::Epochs`]), and its warp-wide walk over 32 tiles at a time;

@@ -1,7 +1,8 @@
 //! What the look-back's two word formats share: the state's header, how a status word is written and
 //! read, the sleeps between polls, and the bounded poll itself.
 //!
-//! Owns: [`STATE_HEADER`] and the error word, [`Access`], [`Strength`], [`Wait`], [`poll`].
+//! Owns: [`STATE_HEADER`] and the error word, and (for this crate) `Access`, `Strength`, `Wait`
+//! and the `poll!` loop.
 //! Imports gpu-std only.
 use gpu_std::GlobalMut;
 use gpu_std::atomic::{Atomic, AtomicInt};
