@@ -91,7 +91,7 @@ impl Wait {
 /// (`$published`, with the word bound to `$w`), sleeping `$poll_ns` nanoseconds between reads (none
 /// with 0), at most [`SPIN_LIMIT`] times more; after that the last word read is the result, published
 /// or not (the caller then gives up). `from $word`: the first word is `$word`, loaded before (the sort
-/// loads a window of words at once), and every poll reads anew.
+/// loads a window of words at once), every poll reads anew, and none sleeps (the sort's never did).
 ///
 /// A macro, not a function: written out in the walk, the loop compiles to the code of one written
 /// there by hand, where through an (always inlined) function the compiler laid out the sort's pass

@@ -108,6 +108,7 @@ pub const WIDE_BLOCK: u32 = 256;
 pub const fn pass_block(key_bytes: usize, value_bytes: usize) -> u32 {
     if key_bytes == 4 && value_bytes <= 4 { BLOCK } else { WIDE_BLOCK }
 }
+// The status words' format and the state's header are the look-back's (`crate::lookback`).
 pub use crate::lookback::counted::{FLAG_PREFIX, status};
 /// The sort's error word (`state[1]`) after a launch in which some tile gave up waiting.
 pub use crate::lookback::wait::ERROR_GAVE_UP;
