@@ -143,6 +143,27 @@ pub fn vector_fold<T: Element, O: Op<T>>(v: T::Vector) -> T {
     if T::LANES == 4 { O::apply(O::apply(s[0], s[1]), O::apply(s[2], s[3])) } else { O::apply(s[0], s[1]) }
 }
 
+/// An element type the scan adds: every [`Element`], with [`Sum`].
+pub trait ScanValue: Element {
+    /// The additive identity.
+    fn zero() -> Self;
+    /// `a + b` (wrapping for integers).
+    fn add(a: Self, b: Self) -> Self;
+}
+impl<T: Element> ScanValue for T
+where
+    Sum: Op<T>,
+{
+    #[inline(always)]
+    fn zero() -> T {
+        <Sum as Op<T>>::identity()
+    }
+    #[inline(always)]
+    fn add(a: T, b: T) -> T {
+        <Sum as Op<T>>::apply(a, b)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,6 +1,13 @@
-//! The device code of `gpu-algos`: device-wide reduce ([`reduce`]), histogram ([`histogram`]) and
-//! scan ([`scan`]) kernels, with the launch rules (grids, tiles, block sizes) the library applies,
-//! as constants and functions of `n` and the device.
+//! The device code of `gpu-algos`: device-wide reduce ([`reduce`]), histogram ([`histogram`]), scan
+//! ([`scan`]) and sort ([`sort`]) kernels, with the launch rules (grids, tiles, block sizes) the
+//! library applies, as constants and functions of `n` and the device.
+//!
+//! By scope, lowest first: [`element`] (the element types and operators), [`warp`] (reductions and
+//! scans over a warp's lanes), [`tiles`] (how many tiles an input takes), [`lookback`] (the decoupled
+//! look-back's status words and bounded poll, shared by the scan and the sort's passes); then the
+//! algorithms, each importing only those and never another algorithm's kernels (the sort's digit
+//! histogram shares [`histogram`]'s count of a view's unaligned ends). An algorithm keeps its launch
+//! shape apart from its tile's code where both are large ([`scan::plan`], [`scan::tile`]).
 //!
 //! A kernel crate like any other, written against `gpu-std` only: `no_std` on nvptx, where
 //! gpu-builder builds it to the PTX module that gpu-algos ships;
@@ -33,7 +40,10 @@ macro_rules! unrolled {
 
 pub mod element;
 pub mod histogram;
+pub mod lookback;
 pub mod reduce;
 pub mod scan;
 pub mod scan_twins;
 pub mod sort;
+pub mod tiles;
+pub mod warp;

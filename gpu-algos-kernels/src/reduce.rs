@@ -55,7 +55,7 @@ use gpu_std::fence::threadfence;
 use gpu_std::shared::SharedSlice;
 use gpu_std::thread::{block_dim, block_idx, grid_dim, thread_idx};
 use gpu_std::vector::Vectors;
-use gpu_std::warp::{self, FULL_MASK, WARP_SIZE};
+use gpu_std::warp::{self, WARP_SIZE};
 use gpu_std::{Global, GlobalMut, kernel, shared_layout};
 
 use crate::element::{Element, Max, Min, Op, Sum, vector_fold};
@@ -122,18 +122,6 @@ shared_layout! {
 /// Dynamic shared memory per block.
 pub const SHARED_BYTES: usize = WarpWords::BYTES;
 
-/// `O` over the warp by a butterfly (`shfl.sync.bfly`, offsets 16, 8, 4, 2, 1): every lane gets the
-/// same bits, in a fixed order.
-#[inline(always)]
-fn warp_sum<T: Element, O: Op<T>>(mut v: T) -> T {
-    let mut offset = WARP_SIZE / 2;
-    while offset > 0 {
-        v = O::apply(v, warp::shfl_xor(FULL_MASK, v, offset));
-        offset >>= 1;
-    }
-    v
-}
-
 /// The block's sum of `v`, valid in thread 0, in a fixed order: a butterfly in each warp, then one
 /// over the warp sums. Every thread of the block must call it (two barriers); `sums` may be reused
 /// when it returns.
@@ -147,7 +135,7 @@ fn block_sum<T: Element, O: Op<T>>(v: T, sums: SharedSlice<u64>) -> T {
 /// [`block_sum`] without its last barrier: `sums` must not be written again in this launch.
 #[inline(always)]
 fn block_sum_once<T: Element, O: Op<T>>(v: T, sums: SharedSlice<u64>) -> T {
-    let v = warp_sum::<T, O>(v);
+    let v = crate::warp::reduce(v, O::apply);
     let (lane, wid) = (warp::lane_id(), warp::warp_id());
     if lane == 0 {
         sums.set(wid as usize, v.to_word());
@@ -156,7 +144,10 @@ fn block_sum_once<T: Element, O: Op<T>>(v: T, sums: SharedSlice<u64>) -> T {
     let mut total = O::identity();
     if wid == 0 {
         let nwarps = block_dim().x / WARP_SIZE;
-        total = warp_sum::<T, O>(if lane < nwarps { T::from_word(sums.get(lane as usize)) } else { O::identity() });
+        total = crate::warp::reduce(
+            if lane < nwarps { T::from_word(sums.get(lane as usize)) } else { O::identity() },
+            O::apply,
+        );
     }
     total
 }

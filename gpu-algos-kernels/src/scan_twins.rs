@@ -8,23 +8,25 @@ use gpu_std::thread::{block_dim, thread_idx};
 use gpu_std::warp::{self, WARP_SIZE};
 use gpu_std::{Global, GlobalMut, kernel, shared_layout};
 
+use crate::lookback::wait::{Access, Wait};
 #[cfg(doc)]
 use crate::scan::scan_inclusive_u32;
-use crate::scan::{Access, CHUNKS, Carry, INCLUSIVE, WAIT, Wait, scan_tile, warp_inclusive};
+use crate::scan::{CHUNKS, Carry, INCLUSIVE, WAIT, scan_tile};
+use crate::warp::inclusive_scan;
 
 kernel! {
     /// Tuning variant of [`scan_inclusive_u32`]: 16 elements per thread (tiles of `blockDim.x * 16`, so
     /// [`tiles_of`]`(n, threads, 16)` blocks); fewer registers, more blocks per SM. Otherwise launch as
     /// [`scan_inclusive_u32`]. The bench measures it against the launchers' shape.
     pub fn scan_items16_u32<'a>(input: Global<'a, u32>, out: GlobalMut<'a, u32>, state: GlobalMut<'a, u64>, epoch: u32) {
-        scan_tile::<_, 4>(input, Some(out), Carry::LookBack(state, epoch, Access::ReleaseAcquire, WAIT), INCLUSIVE)
+        scan_tile::<_, 4>(input, Some(out), Carry::LookBack(state, epoch, Access::Strong, WAIT), INCLUSIVE)
     }
 }
 kernel! {
     /// Tuning variant of [`scan_inclusive_u32`]: 24 elements per thread (tiles of `blockDim.x * 24`, so
     /// [`tiles_of`]`(n, threads, 24)` blocks); launch as [`scan_items16_u32`].
     pub fn scan_items24_u32<'a>(input: Global<'a, u32>, out: GlobalMut<'a, u32>, state: GlobalMut<'a, u64>, epoch: u32) {
-        scan_tile::<_, 6>(input, Some(out), Carry::LookBack(state, epoch, Access::ReleaseAcquire, WAIT), INCLUSIVE)
+        scan_tile::<_, 6>(input, Some(out), Carry::LookBack(state, epoch, Access::Strong, WAIT), INCLUSIVE)
     }
 }
 kernel! {
@@ -33,7 +35,7 @@ kernel! {
     /// [`SLEEP_MIN_TILES`] tiles on). Launch as [`scan_inclusive_u32`].
     pub fn scan_sleeps_u32<'a>(input: Global<'a, u32>, out: GlobalMut<'a, u32>, state: GlobalMut<'a, u64>, epoch: u32, pre_ns: u32, poll_ns: u32) {
         let wait = Wait { pre_ns, poll_ns, min_tiles: 0 };
-        scan_tile::<_, CHUNKS>(input, Some(out), Carry::LookBack(state, epoch, Access::ReleaseAcquire, wait), INCLUSIVE)
+        scan_tile::<_, CHUNKS>(input, Some(out), Carry::LookBack(state, epoch, Access::Strong, wait), INCLUSIVE)
     }
 }
 kernel! {
@@ -103,14 +105,14 @@ fn spine(sums: GlobalMut<u32>) {
     while base < sums.len() {
         let i = base + t;
         let x = if i < sums.len() { sums.get(i) } else { 0 };
-        let inclusive = warp_inclusive(x);
+        let inclusive = inclusive_scan(x, u32::wrapping_add);
         if lane == WARP_SIZE - 1 {
             sh.warps.set(w as usize, inclusive);
         }
         sync_threads();
         if w == 0 {
             let total = if lane < nwarps { sh.warps.get(lane as usize) } else { 0 };
-            let incl = warp_inclusive(total);
+            let incl = inclusive_scan(total, u32::wrapping_add);
             if lane < nwarps {
                 sh.warps.set(lane as usize, incl.wrapping_sub(total));
             }

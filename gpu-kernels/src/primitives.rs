@@ -6,6 +6,7 @@ use gpu_std::atomic::{Atomic, AtomicFloat, AtomicInt, AtomicRef, Block, Device, 
 use gpu_std::block::{sync_threads, sync_threads_and, sync_threads_count, sync_threads_or};
 use gpu_std::fence::{threadfence, threadfence_block, threadfence_system};
 use gpu_std::grid::{this_grid, tiled_partition};
+use gpu_std::spin::SPIN_LIMIT;
 use gpu_std::thread::{block_idx, global_index_x, thread_idx};
 use gpu_std::warp::{self, FULL_MASK, ShflValue};
 use gpu_std::{Global, GlobalMut, kernel, shared_layout};
@@ -315,9 +316,6 @@ kernel! {
         }
     }
 }
-
-/// Bound on spin iterations in message-passing checks (a stuck flag reports instead of hanging).
-pub const SPIN_LIMIT: u32 = 1 << 22;
 
 kernel! {
     /// Message passing between block 0 (producer) and block 1 (consumer), three ways:

@@ -15,11 +15,11 @@
 //! orders the buffer writes before the consumer's reads; never spin on a non-volatile flag.
 use gpu_std::block::sync_threads;
 use gpu_std::fence::{nanosleep, threadfence};
+use gpu_std::spin::SPIN_LIMIT;
 use gpu_std::thread::{block_dim, block_idx, thread_idx};
 use gpu_std::{GlobalMut, kernel};
 
 pub const BLOCK: u32 = 256;
-pub const SPIN_LIMIT: u32 = 1 << 22;
 /// `status[0]` values.
 pub const RECEIVED: u32 = 1;
 pub const TIMED_OUT: u32 = 2;

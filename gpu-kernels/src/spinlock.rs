@@ -10,19 +10,19 @@
 //! updated with *plain* loads and stores: acquire = CAS loop then `__threadfence()`, release =
 //! `__threadfence()` then atomic exchange. The counter must end exactly at the number of threads.
 //!
-//! Both spin loops are bounded: a thread that cannot take the lock within `SPIN_LIMIT` attempts
+//! Both spin loops are bounded: a thread that cannot take the lock within [`SPIN_LIMIT`] attempts
 //! counts itself in `errors` instead of hanging the GPU.
 //!
 //! Decision procedure (§5.7): the lock serialises the writers; fences make each holder's writes visible
 //! to the next. Locks serialise a machine built for parallelism — privatise or use atomics instead.
 use gpu_std::block::sync_threads;
 use gpu_std::fence::{threadfence, threadfence_block};
+use gpu_std::spin::SPIN_LIMIT;
 use gpu_std::thread::{grid_stride, thread_idx};
 use gpu_std::{GlobalMut, kernel, shared_layout};
 
 pub const BLOCK: u32 = 128;
 pub const MAX_GRID: u32 = 64;
-pub const SPIN_LIMIT: u32 = 1 << 22;
 shared_layout! {
     /// The block's shared memory.
     pub struct Scratch {

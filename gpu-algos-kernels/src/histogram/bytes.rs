@@ -23,7 +23,7 @@ use gpu_std::thread::{block_dim, block_idx, global_index_x, grid_stride_x, threa
 use gpu_std::warp::{self, FULL_MASK, WARP_SIZE};
 use gpu_std::{Global, GlobalMut, kernel, shared_layout};
 
-use super::even::count_ends;
+use super::ends::count_ends;
 
 /// Bins: one per byte value.
 pub const NUM_BINS: usize = 256;

@@ -17,10 +17,12 @@
 //! update one counter), barriers separate zeroing, counting and merging, and blocks meet only through
 //! global atomic adds. Integer adds commute: the counts are exact and deterministic.
 use gpu_std::block::sync_threads;
-use gpu_std::thread::{block_dim, block_idx, global_index_x, grid_stride_x, thread_idx};
+use gpu_std::thread::{block_dim, global_index_x, grid_stride_x, thread_idx};
 use gpu_std::vector::{Lanes, Split};
 use gpu_std::warp::{self, FULL_MASK, WARP_SIZE};
 use gpu_std::{Global, GlobalMut, SharedSlice, kernel, shared_layout};
+
+use super::ends::count_ends;
 
 /// Threads per block.
 pub const BLOCK: u32 = 1024;
@@ -130,20 +132,6 @@ impl Sample for f32 {
             ((x as f64 - lower as f64) * scale.0) as u32
         };
         Some(if b >= bins { bins - 1 } else { b })
-    }
-}
-
-/// The elements before the first and after the last 16-byte boundary of `split`: block 0 counts them,
-/// its threads taking one element each in turn.
-#[inline(always)]
-pub(crate) fn count_ends<T: Lanes>(split: &Split<'_, T>, count: impl Fn(T)) {
-    if block_idx().x == 0 {
-        let (head, tail) = (split.head.len(), split.tail.len());
-        let mut j = thread_idx().x as usize;
-        while j < head + tail {
-            count(if j < head { split.head.get(j) } else { split.tail.get(j - head) });
-            j += block_dim().x as usize;
-        }
     }
 }
 

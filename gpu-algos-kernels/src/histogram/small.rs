@@ -18,7 +18,7 @@
 //! are zeroed, filled and read by different threads, so barriers separate the three phases; blocks meet
 //! only through global atomics. Integer adds commute: the bins are exact and deterministic.
 use super::bytes::NUM_BINS;
-use super::even::count_ends;
+use super::ends::count_ends;
 use gpu_std::block::sync_threads;
 use gpu_std::thread::{block_dim, global_index_x, grid_stride_x, thread_idx};
 use gpu_std::{Global, GlobalMut, kernel, shared_layout};

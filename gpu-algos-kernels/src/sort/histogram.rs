@@ -17,7 +17,7 @@ use gpu_std::thread::{block_dim, global_index_x, grid_stride_x, thread_idx};
 use gpu_std::warp;
 use gpu_std::{Global, GlobalMut, SharedSlice, kernel, shared_layout};
 
-use crate::histogram::even::count_ends;
+use crate::histogram::ends::count_ends;
 
 use super::key::SortKey;
 use super::{Digits, MAX_PASSES, RADIX, RADIX_BITS};

@@ -64,7 +64,7 @@
 //! make one side plain: a data race the emulator reports); the value travels in the word itself and
 //! nothing else is published through it, so no release or acquire is needed (each would be a fence
 //! per digit and tile); the polls are
-//! bounded ([`SPIN_LIMIT`]) and a tile that gives up sets the sort's error word, which the host
+//! bounded ([`SPIN_LIMIT`](gpu_std::spin::SPIN_LIMIT)) and a tile that gives up sets the sort's error word, which the host
 //! checks; a pass whose keys share one digit publishes no word, and no tile of it polls one: each
 //! tile decides so from the histogram's counts, which every tile reads alike (see (4)); (3) within a
 //! block, the warp counters, digit counts, starts and the staged tile cross
@@ -79,6 +79,7 @@ pub mod histogram;
 pub mod key;
 pub mod onesweep;
 pub mod small;
+mod small_shape;
 pub mod tile;
 pub mod twins;
 
@@ -107,15 +108,13 @@ pub const WIDE_BLOCK: u32 = 256;
 pub const fn pass_block(key_bytes: usize, value_bytes: usize) -> u32 {
     if key_bytes == 4 && value_bytes <= 4 { BLOCK } else { WIDE_BLOCK }
 }
+// The status words' format and the state's header are the look-back's (`crate::lookback`).
+pub use crate::lookback::counted::{FLAG_PREFIX, status};
+/// The sort's error word (`state[1]`) after a launch in which some tile gave up waiting.
+pub use crate::lookback::wait::ERROR_GAVE_UP;
 /// Words of a pass's state before its status words: the ticket and the error word (used in the first
 /// pass's only: `state[1]` is the whole sort's).
-pub const STATE_HEADER: usize = 2;
-/// Status flag (bit 31): the word holds the tile's inclusive prefix of its digit, not its count.
-pub const FLAG_PREFIX: u32 = 1 << 31;
-/// The sort's error word (`state[1]`) after a launch in which some tile gave up waiting.
-pub const ERROR_GAVE_UP: u32 = 1;
-/// Polls of one status word before a tile gives up.
-pub const SPIN_LIMIT: u32 = 1 << 22;
+pub use crate::lookback::wait::STATE_HEADER;
 
 /// The bit range a sort orders by and its direction; the passes it takes, and each pass's digit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -157,8 +156,7 @@ impl Digits {
 
 /// Tiles of `n` keys on blocks of `block` threads; at least 1.
 pub const fn tiles(n: usize, block: u32) -> usize {
-    let t = n.div_ceil(block as usize * ITEMS);
-    if t == 0 { 1 } else { t }
+    crate::tiles::count(n, block as usize * ITEMS)
 }
 /// Words of one pass's state for `n` keys on blocks of `block` threads.
 pub const fn pass_state_len(n: usize, block: u32) -> usize {
@@ -167,9 +165,4 @@ pub const fn pass_state_len(n: usize, block: u32) -> usize {
 /// Words of the state of a sort of `passes` passes (each pass's after the one before).
 pub const fn state_len(n: usize, block: u32, passes: u32) -> usize {
     passes as usize * pass_state_len(n, block)
-}
-/// A status word: `value + 1`, with [`FLAG_PREFIX`] for an inclusive prefix.
-#[inline(always)]
-pub const fn status(prefix: bool, value: u32) -> u32 {
-    (value + 1) | if prefix { FLAG_PREFIX } else { 0 }
 }

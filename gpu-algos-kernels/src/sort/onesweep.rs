@@ -11,22 +11,17 @@ use gpu_std::{Global, GlobalMut};
 
 use super::key::{SortKey, SortValue, StageWord};
 use super::tile::{Layout, PassKeys4, PassKeys8, PassPairs44, PassPairs48, PassPairs84, PassPairs88, exclusive_digits};
-use super::{Digits, ERROR_GAVE_UP, FLAG_PREFIX, ITEMS, MAX_LEN, RADIX, RADIX_BITS, SPIN_LIMIT, STATE_HEADER, status};
+use super::{Digits, ITEMS, MAX_LEN, RADIX, RADIX_BITS, STATE_HEADER};
+pub use crate::lookback::counted::WINDOW;
+use crate::lookback::counted::{look_back, publish, status};
+use crate::lookback::wait::Access;
+use crate::tiles::tile_count;
 
 /// Dynamic shared memory per block of the `u32` keys' pass and its twins (4-byte keys, no values).
 pub const SHARED_BYTES_KEYS4: usize = PassKeys4::BYTES;
 /// Dynamic shared memory per block of the pass of keys of `key_bytes` and values of `value_bytes` (0: no
 /// values).
 pub use super::tile::pass::shared_bytes;
-
-/// How the status words are written and read: strong accesses (volatile: relaxed at system scope in
-/// the PTX memory model), or a twin's plain store or plain load.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Access {
-    Strong,
-    PlainStore,
-    PlainLoad,
-}
 
 /// How a tile takes its id and accesses the status words: the launchers' way, or a twin's.
 #[derive(Clone, Copy)]
@@ -37,65 +32,6 @@ pub(crate) struct Variant {
 }
 /// The launchers' variant: a ticket, strong stores and loads.
 pub(crate) const CORRECT: Variant = Variant { access: Access::Strong, block_idx: false };
-
-#[inline(always)]
-fn publish(state: GlobalMut<u32>, at: usize, word: u32, access: Access) {
-    if access == Access::PlainStore { state.set(at, word) } else { state.set_volatile(at, word) }
-}
-#[inline(always)]
-fn read_status(state: GlobalMut<u32>, at: usize, access: Access) -> u32 {
-    if access == Access::PlainLoad { state.get(at) } else { state.get_volatile(at) }
-}
-
-/// Status words a look-back step loads at once: the words of the [`WINDOW`] tiles before the
-/// nearest not yet added, issued together, so that a walk over many tiles that have published only
-/// their counts waits for the memory once per window instead of once per tile.
-pub const WINDOW: usize = 8;
-
-/// The exclusive prefix of digit `d` for tile `tile > 0` of the pass whose state starts at `at`: the
-/// counts of the tiles before it back to the nearest that published its inclusive prefix, and that
-/// prefix. The words are loaded [`WINDOW`] at a time, then taken nearest first; one not yet published
-/// is polled until it is (bounded: on giving up, sets the sort's error word, `state[1]`, and returns
-/// what it has).
-#[inline(always)]
-fn look_back(state: GlobalMut<u32>, at: usize, tile: usize, d: usize, access: Access) -> u32 {
-    let mut excl = 0u32;
-    let mut next = tile; // the tiles before `next` are not added yet
-    loop {
-        let mut words = [0u32; WINDOW];
-        unrolled!(WINDOW, j => {
-            if next > j {
-                words[j] = read_status(state, at + STATE_HEADER + (next - 1 - j) * RADIX + d, access);
-            }
-        });
-        let mut found = false;
-        unrolled!(WINDOW, j => {
-            if !found && next > j {
-                let word_at = at + STATE_HEADER + (next - 1 - j) * RADIX + d;
-                let mut word = words[j];
-                let mut spins = 0u32;
-                while word == 0 && spins < SPIN_LIMIT {
-                    spins += 1;
-                    word = read_status(state, word_at, access);
-                }
-                if word == 0 {
-                    state.atomic(1).fetch_or(ERROR_GAVE_UP);
-                    return excl;
-                }
-                excl = excl.wrapping_add((word & !FLAG_PREFIX) - 1);
-                found = word & FLAG_PREFIX != 0;
-            }
-        });
-        if found {
-            return excl;
-        }
-        if next <= WINDOW {
-            // Tile 0 always publishes its prefix: the walk ended above.
-            return excl;
-        }
-        next -= WINDOW;
-    }
-}
 
 /// `x`, computed anew where it is used: on nvptx, through an empty `asm!` the compiler cannot see
 /// through, so that it does not keep a value from an earlier use in a register across the barriers
@@ -165,7 +101,7 @@ pub(crate) fn sort_tile<K: SortKey, V: SortValue, L: Layout>(
     }
     // `tiles(n, threads)` and `pass_state_len(n, threads)` with one division, in 32 bits (`n` and the
     // tile's length are below 2^31).
-    let tiles = (n as u32).div_ceil(threads * ITEMS as u32).max(1) as usize;
+    let tiles = tile_count!(n as u32, threads * ITEMS as u32) as usize;
     let pass_len = STATE_HEADER + tiles * RADIX;
     let at = pass as usize * pass_len;
     if state.len() < at + pass_len {
@@ -327,7 +263,7 @@ fn rank_and_move<K: SortKey, V: SortValue, L: Layout, const FULL: bool>(
     // turns a staged position into the key's place in the output.
     let mut d = t;
     while d < RADIX {
-        let excl = if tile == 0 { sh.base.get(d) } else { look_back(state, at, tile, d, variant.access) };
+        let excl = if tile == 0 { sh.base.get(d) } else { look_back(state, at, RADIX, d, tile, variant.access) };
         publish(state, word_of(d), status(true, excl.wrapping_add(aggregate(d, sh.count.get(d)))), variant.access);
         sh.base.set(d, excl.wrapping_sub(sh.start.get(d)));
         d += threads as usize;

@@ -26,16 +26,7 @@ use super::tile::{
 };
 use super::{Digits, RADIX, RADIX_BITS};
 
-/// Keys per thread of the one-block sort.
-pub const ITEMS: usize = 12;
-/// Most threads of the one-block sort.
-pub const MAX_BLOCK: u32 = 512;
-/// Its warps at most.
-pub const MAX_WARPS: usize = MAX_BLOCK as usize / 32;
-/// Its keys at most: one tile of [`MAX_BLOCK`] threads.
-pub const MAX_TILE: usize = MAX_BLOCK as usize * ITEMS;
-/// Most keys the one-block sort takes.
-pub const SMALL_MAX_LEN: usize = MAX_TILE;
+pub use super::small_shape::{ITEMS, MAX_BLOCK, MAX_TILE, MAX_WARPS, SMALL_MAX_LEN};
 /// Dynamic shared memory of the one-block sort of keys of `key_bytes` and values of `value_bytes`
 /// (0: no values).
 pub use super::tile::small::shared_bytes;

@@ -8,7 +8,7 @@ use gpu_std::{Pod, shared_layout};
 
 use super::key::StageWord;
 use super::{BLOCK, ITEMS, RADIX, WIDE_BLOCK};
-use crate::scan::warp_inclusive;
+use crate::warp::inclusive_scan;
 
 /// The layouts of a tile, one per width of keys and values and per block it is laid out for.
 macro_rules! tile_layouts {
@@ -49,7 +49,7 @@ tile_layouts! {
     PassPairs84: u64, u32, WW, TW, TW;
     PassPairs88: u64, u64, WW, TW, TW;
 }
-use super::small::{MAX_TILE as ST, MAX_WARPS as SW};
+use super::small_shape::{MAX_TILE as ST, MAX_WARPS as SW};
 tile_layouts! {
     SmallKeys4: u32, u32, SW, ST, 0;
     SmallKeys8: u64, u32, SW, ST, 0;
@@ -123,7 +123,7 @@ pub(crate) fn exclusive_digits(src: impl Fn(usize) -> u32, dst: SharedSlice<u32>
     unrolled!(PER, j => v[j] = src(PER * lane + j));
     let mut total = 0u32;
     unrolled!(PER, j => total = total.wrapping_add(v[j]));
-    let mut run = warp_inclusive(total).wrapping_sub(total);
+    let mut run = inclusive_scan(total, u32::wrapping_add).wrapping_sub(total);
     unrolled!(PER, j => {
         dst.set(PER * lane + j, run);
         run = run.wrapping_add(v[j]);

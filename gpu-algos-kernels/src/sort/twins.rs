@@ -5,8 +5,9 @@
 use gpu_std::{Global, GlobalMut, kernel};
 
 use super::Digits;
-use super::onesweep::{Access, Variant, sort_tile};
+use super::onesweep::{Variant, sort_tile};
 use super::tile::PassKeys4;
+use crate::lookback::wait::Access;
 
 /// The twins' pass, with `variant`.
 #[allow(clippy::too_many_arguments)]

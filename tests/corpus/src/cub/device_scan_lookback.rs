@@ -30,8 +30,9 @@
 //! ordering nothing, like relaxed, at system scope, and one access for the whole word; the PTX
 //! memory model treats a vector access as one access per element, so CUB's `v2` word is single-copy
 //! atomic by the hardware's 8-byte accesses, not by the model). 128 threads, 4 items per thread. The
-//! wait is bounded: a warp that polls [`SPIN_LIMIT`] times without seeing every predecessor valid
-//! gives up, sets `error[0]` (an atomic or) and stops looking back; the host checks the word.
+//! wait is bounded: a warp that polls [`SPIN_LIMIT`] times (gpu-std's one spin bound, 2^22; the CUDA
+//! file bounds at 2^20) without seeing every predecessor valid gives up, sets `error[0]` (an atomic
+//! or) and stops looking back; the host checks the word.
 //!
 //! Synchronisation. Across blocks: a status word is written by one thread of its tile (init kernel
 //! before the launch, then `PARTIAL`, then `INCLUSIVE`) and read by warp 0 of later tiles; every
@@ -50,6 +51,7 @@ use super::warp_shfl::{scan_sum_u32, tail_segmented_sum_u32};
 use gpu_std::block::sync_threads;
 use gpu_std::fence::{nanosleep, threadfence_block};
 use gpu_std::shared::SharedSlice;
+use gpu_std::spin::SPIN_LIMIT;
 use gpu_std::thread::{block_dim, block_idx, grid_dim, thread_idx};
 use gpu_std::warp::{self, FULL_MASK, WARP_SIZE, lane_id};
 use gpu_std::{Global, GlobalMut, kernel, shared_layout};
@@ -62,8 +64,6 @@ pub const ITEMS: usize = 4;
 pub const TILE_ITEMS: usize = BLOCK as usize * ITEMS;
 /// `TILE_STATUS_PADDING`.
 pub const TILE_STATUS_PADDING: usize = 32;
-/// Polls of one window before a warp gives up.
-pub const SPIN_LIMIT: u32 = 1 << 20;
 /// `ScanTileStatus`.
 const SCAN_TILE_OOB: u32 = 0;
 const SCAN_TILE_INVALID: u32 = 99;
