@@ -43,7 +43,7 @@ pub mod histogram;
 pub mod lookback;
 pub mod reduce;
 pub mod scan;
-pub mod scan_twins;
+pub mod scan_variants;
 pub mod sort;
 pub mod tiles;
 pub mod warp;

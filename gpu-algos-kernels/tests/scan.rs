@@ -1,7 +1,7 @@
 //! The single-pass scan on the emulator: every element exact (`u32`) or within the stated bound (`f32`)
 //! at odd sizes and on several schedules, race-free, the look-back reaching back over more than one
-//! window; the reduce-then-scan baseline exact; the twins that drop the release or the acquire
-//! reported as races on the status words; the twin that takes its tile from `blockIdx` reported as a
+//! window; the reduce-then-scan baseline exact; the variants that drop the release or the acquire
+//! reported as races on the status words; the variant that takes its tile from `blockIdx` reported as a
 //! livelock when fewer blocks are resident than the grid has, while the ticketed scan completes.
 
 #[path = "../../gpu-std/tests/common/mod.rs"]
@@ -9,7 +9,7 @@ mod common;
 
 use common::{Buf, SEEDS, launch, launch_raw, seed};
 use gpu_algos_kernels::scan::{self, SHARED_BYTES, scan_inclusive_f32 as scan_f32, scan_inclusive_u32 as scan_u32};
-use gpu_algos_kernels::scan_twins::{
+use gpu_algos_kernels::scan_variants::{
     SPINE_BLOCK, SPINE_SHARED_BYTES, scan_blockidx_u32, scan_downsweep_u32, scan_items16_u32, scan_items24_u32,
     scan_no_acquire_u32, scan_no_release_u32, scan_reduce_u32, scan_sleeps_u32, scan_spine_u32,
 };
@@ -335,7 +335,7 @@ fn the_launch_block_covers_small_inputs_with_one_tile() {
     assert_eq!(scan::launch_block((1 << 18) + 1), scan::BLOCK);
 }
 
-/// Races of a twin: at least one, each on `state`, between different blocks.
+/// Races of a variant: at least one, each on `state`, between different blocks.
 fn assert_status_word_race(o: &Outcome, what: &str) {
     assert!(o.racy_addresses > 0, "{what}: the status word race is reported");
     for r in &o.races {
@@ -390,7 +390,7 @@ fn tiles_from_block_idx_livelock_when_blocks_are_not_all_resident() {
                 }
             }
             Err(e) => panic!("seed {s}: expected a livelock, got: {e}"),
-            Ok(_) => panic!("seed {s}: the blockIdx twin completed; expected a livelock"),
+            Ok(_) => panic!("seed {s}: the blockIdx variant completed; expected a livelock"),
         }
     }
 }

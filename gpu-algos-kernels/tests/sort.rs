@@ -1,8 +1,8 @@
-//! The sort's pass and its twins on the emulator: the pass exact and race-free over many tiles, and
+//! The sort's pass and its variants on the emulator: the pass exact and race-free over many tiles, and
 //! a pass whose keys all share their digit moving none of them, with no status word, and tiles whose
 //! keys share one digit among tiles that rank; the
-//! twins that publish the status words with a plain store or read them with a plain load reported as
-//! races on the status words, across blocks; the twin that takes its tile from `blockIdx` reported as
+//! variants that publish the status words with a plain store or read them with a plain load reported as
+//! races on the status words, across blocks; the variant that takes its tile from `blockIdx` reported as
 //! a livelock when fewer blocks are resident than the grid has, while the ticketed pass completes.
 
 #[path = "../../gpu-std/tests/common/mod.rs"]
@@ -11,7 +11,7 @@ mod common;
 use common::{Buf, SEEDS, launch_raw, seed};
 use gpu_algos_kernels::sort::histogram::{self, sort_histogram_u32};
 use gpu_algos_kernels::sort::onesweep::{SHARED_BYTES_KEYS4, sort_keys_u32};
-use gpu_algos_kernels::sort::twins::{sort_blockidx_u32, sort_no_acquire_u32, sort_no_release_u32};
+use gpu_algos_kernels::sort::variants::{sort_blockidx_u32, sort_no_acquire_u32, sort_no_release_u32};
 use gpu_algos_kernels::sort::{self, Digits, RADIX, STATE_HEADER};
 use gpu_std::emu::{EmuError, LaunchConfig, Options, Outcome};
 use gpu_std::{Global, GlobalMut, Kernel};
@@ -135,7 +135,7 @@ fn tiles_whose_keys_share_one_digit_keep_their_order_between_tiles_that_rank() {
     }
 }
 
-/// Races of a twin: at least one, each on a status word of `state`, between different blocks.
+/// Races of a variant: at least one, each on a status word of `state`, between different blocks.
 fn assert_status_word_race(o: &Outcome, what: &str) {
     assert!(o.racy_addresses > 0, "{what}: the status word race is reported");
     for r in &o.races {
@@ -188,7 +188,7 @@ fn tiles_from_block_idx_livelock_when_blocks_are_not_all_resident() {
                 }
             }
             Err(e) => panic!("seed {s}: expected a livelock, got: {e}"),
-            Ok(_) => panic!("seed {s}: the blockIdx twin completed; expected a livelock"),
+            Ok(_) => panic!("seed {s}: the blockIdx variant completed; expected a livelock"),
         }
     }
 }

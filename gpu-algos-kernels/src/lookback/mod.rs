@@ -11,7 +11,7 @@
 //! which the host checks.
 //!
 //! - [`wait`]: the header, how the words are written and read (`wait::Access`: strong, or one side
-//!   plain in a racy twin), the sleeps, and the bounded poll: what both formats share;
+//!   plain in a racy variant), the sleeps, and the bounded poll: what both formats share;
 //! - [`tagged`]: the scan's 64-bit words, tagged with the launch's epoch so that a state is reused
 //!   without zeroing ([`tagged::Epochs`]), and its warp-wide walk over 32 tiles at a time;
 //! - [`counted`]: the sort's 32-bit words (a count plus one, the prefix flag in bit 31), zeroed once

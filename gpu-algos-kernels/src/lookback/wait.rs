@@ -18,7 +18,7 @@ pub const ERROR_WORD: usize = 1;
 pub const ERROR_GAVE_UP: u32 = 1;
 
 /// How the status words are written and read: with the format's strong accesses (the launchers'), or
-/// one side plain (a racy twin's, which the emulator reports).
+/// one side plain (a racy variant's, which the emulator reports).
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Access {
     Strong,

@@ -20,8 +20,8 @@
 //! **Tile ids from a ticket.** A block does not take tile `blockIdx.x`: its thread 0 draws the next
 //! tile id from a global counter (`atomicAdd`, one ticket per block). Blocks start in any order and only
 //! some of a large grid are resident at once; with tickets, a tile only ever waits for tiles that were
-//! drawn before it, by blocks that are already running, so the wait always ends. (The twin
-//! `scan_blockidx_u32` in [`crate::scan_twins`] takes `blockIdx.x` instead: a resident block can wait for a tile whose block
+//! drawn before it, by blocks that are already running, so the wait always ends. (The variant
+//! `scan_blockidx_u32` in [`crate::scan_variants`] takes `blockIdx.x` instead: a resident block can wait for a tile whose block
 //! has not started and cannot start until a slot frees — a deadlock on a GPU, a livelock report on the
 //! emulator when it runs fewer blocks at once than the grid has.)
 //!
@@ -53,7 +53,7 @@
 //! **Shape.** The launchers' kernels take 8 chunks (32 elements) per thread, on [`launch_block`]`(n)`
 //! threads per block (128 to 512: small inputs take one tile of as few threads as hold them, and
 //! inputs of a few tiles take half-size tiles, for more SMs); 8-byte elements take 4 chunks (16
-//! elements, the same 128 bytes per thread). [`crate::scan_twins`] holds the same kernel with 4 and 6
+//! elements, the same 128 bytes per thread). [`crate::scan_variants`] holds the same kernel with 4 and 6
 //! chunks, kept to measure the shape (fewer registers and more blocks per SM, but smaller tiles:
 //! slower on an H200, `bench/sweep.md`), one that takes the look-back's sleeps as arguments, and the
 //! three-kernel reduce-then-scan this replaces (no block ever waits for another, and the input is
@@ -74,8 +74,8 @@
 //! Decision procedure (§5.7): tiles cross blocks, and a block waits for others, so (1) tile ids come
 //! from an atomic ticket, in start order, not from `blockIdx` (forward progress); (2) a status word is
 //! written by one block and polled by others, so every access to it is a strong one: a device-scope
-//! release store publishes it and device-scope acquire loads read it (the twins
-//! `scan_no_release_u32` and `scan_no_acquire_u32` in [`crate::scan_twins`] use a plain store or
+//! release store publishes it and device-scope acquire loads read it (the variants
+//! `scan_no_release_u32` and `scan_no_acquire_u32` in [`crate::scan_variants`] use a plain store or
 //! load there, a data race that the emulator reports); flag and value share the word, so no fence is needed to order them;
 //! (3) within a block, warp totals and the tile's prefix cross warps through shared memory between
 //! barriers; within a warp, shuffles and votes. The result is exact for `u32` and, for `f32`, depends

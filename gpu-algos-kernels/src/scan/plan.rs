@@ -52,7 +52,7 @@ pub(crate) const WIDE_CHUNKS: usize = WIDE_ITEMS / 4;
 pub const fn items<T: Element>() -> usize {
     if T::WIDE { WIDE_ITEMS } else { ITEMS }
 }
-/// Elements per thread of the tuning variants [`scan_items16_u32`](crate::scan_twins::scan_items16_u32) and [`scan_items24_u32`](crate::scan_twins::scan_items24_u32).
+/// Elements per thread of the tuning variants [`scan_items16_u32`](crate::scan_variants::scan_items16_u32) and [`scan_items24_u32`](crate::scan_variants::scan_items24_u32).
 pub const VARIANT_ITEMS: [usize; 2] = [16, 24];
 
 /// Nanoseconds the look-back sleeps after publishing a tile's aggregate, before its first poll.

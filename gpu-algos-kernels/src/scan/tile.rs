@@ -52,7 +52,7 @@ pub(crate) enum Carry<'a, T: ScanValue> {
     /// The ticket and the look-back over `state` with the launch's epoch (the single-pass scan), with
     /// the status word's accesses and the look-back's sleeps.
     LookBack(GlobalMut<'a, u64>, u32, Access, Wait),
-    /// `blockIdx.x` as the tile id, then the look-back (the forward-progress twin).
+    /// `blockIdx.x` as the tile id, then the look-back (the forward-progress variant).
     LookBackBlockIdx(GlobalMut<'a, u64>, u32),
     /// Tile `blockIdx.x`; only its sum is written, to `sums[tile]` (reduce-then-scan, pass 1).
     ReduceOnly(GlobalMut<'a, T>),

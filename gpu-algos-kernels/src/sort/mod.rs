@@ -56,11 +56,11 @@
 //! the error word of the whole sort is the first pass's (`state[1]`).
 //!
 //! Decision procedure (§5.7): (1) tiles cross blocks and a tile waits for others, so tile ids come
-//! from an atomic ticket in start order, not `blockIdx` (the twin `sort_blockidx_u32` takes
+//! from an atomic ticket in start order, not `blockIdx` (the variant `sort_blockidx_u32` takes
 //! `blockIdx.x`: a livelock report on the emulator when fewer blocks are resident than the grid
 //! has); (2) a status word is written by one block and polled by others: every access to it is a
 //! strong one (`st.volatile` to publish, `ld.volatile` to poll: relaxed at system scope in the PTX
-//! memory model), so the two never race (the twins `sort_no_release_u32` and `sort_no_acquire_u32`
+//! memory model), so the two never race (the variants `sort_no_release_u32` and `sort_no_acquire_u32`
 //! make one side plain: a data race the emulator reports); the value travels in the word itself and
 //! nothing else is published through it, so no release or acquire is needed (each would be a fence
 //! per digit and tile); the polls are
@@ -81,7 +81,7 @@ pub mod onesweep;
 pub mod small;
 mod small_shape;
 pub mod tile;
-pub mod twins;
+pub mod variants;
 
 pub use key::{SortKey, SortValue, StageWord};
 

@@ -17,13 +17,13 @@ use crate::lookback::counted::{look_back, publish, status};
 use crate::lookback::wait::Access;
 use crate::tiles::tile_count;
 
-/// Dynamic shared memory per block of the `u32` keys' pass and its twins (4-byte keys, no values).
+/// Dynamic shared memory per block of the `u32` keys' pass and its variants (4-byte keys, no values).
 pub const SHARED_BYTES_KEYS4: usize = PassKeys4::BYTES;
 /// Dynamic shared memory per block of the pass of keys of `key_bytes` and values of `value_bytes` (0: no
 /// values).
 pub use super::tile::pass::shared_bytes;
 
-/// How a tile takes its id and accesses the status words: the launchers' way, or a twin's.
+/// How a tile takes its id and accesses the status words: the launchers' way, or a variant's.
 #[derive(Clone, Copy)]
 pub(crate) struct Variant {
     pub(crate) access: Access,
@@ -115,7 +115,7 @@ pub(crate) fn sort_tile<K: SortKey, V: SortValue, L: Layout>(
 
     // Each warp zeroes its counters; the barrier after the ticket orders that before every count.
     unrolled!(RADIX / 32, j => sh.warps.set(L::counter(w, 32 * j + lane as usize), 0));
-    // The tile id: a ticket, in the order blocks start (or the twin's blockIdx.x).
+    // The tile id: a ticket, in the order blocks start (or the variant's blockIdx.x).
     let tile = if variant.block_idx {
         sync_threads();
         block_idx().x as usize

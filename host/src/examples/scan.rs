@@ -10,7 +10,7 @@ use anyhow::Result;
 use gpu_algos_kernels::scan::{
     self, ERROR_GAVE_UP, Epochs, SHARED_BYTES, scan_inclusive_f32 as scan_f32, scan_inclusive_u32 as scan_u32,
 };
-use gpu_algos_kernels::scan_twins::{
+use gpu_algos_kernels::scan_variants::{
     SPINE_BLOCK, SPINE_SHARED_BYTES, scan_downsweep_u32, scan_no_acquire_u32, scan_no_release_u32, scan_reduce_u32,
     scan_spine_u32,
 };

@@ -11,7 +11,7 @@ use anyhow::Result;
 use gpu_algos::Algos;
 use gpu_algos::sort::Order;
 use gpu_algos_kernels::sort::onesweep::{SHARED_BYTES_KEYS4, sort_keys_u32};
-use gpu_algos_kernels::sort::twins::{sort_no_acquire_u32, sort_no_release_u32};
+use gpu_algos_kernels::sort::variants::{sort_no_acquire_u32, sort_no_release_u32};
 use gpu_algos_kernels::sort::{self, Digits, SortKey};
 use gpu_host::Device;
 use gpu_host::Launch;

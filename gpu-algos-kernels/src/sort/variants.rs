@@ -9,10 +9,10 @@ use super::onesweep::{Variant, sort_tile};
 use super::tile::PassKeys4;
 use crate::lookback::wait::Access;
 
-/// The twins' pass, with `variant`.
+/// The variants' pass, with `variant`.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn twin(
+fn variant_pass(
     keys_in: Global<u32>,
     keys_out: GlobalMut<u32>,
     counts: Global<u32>,
@@ -26,28 +26,28 @@ fn twin(
 }
 
 kernel! {
-    /// RACY twin of `sort_keys_u32`: publishes the status words with plain stores, not strong ones.
+    /// RACY variant of `sort_keys_u32`: publishes the status words with plain stores, not strong ones.
     pub fn sort_no_release_u32<'a>(keys_in: Global<'a, u32>, keys_out: GlobalMut<'a, u32>, counts: Global<'a, u32>,
         state: GlobalMut<'a, u32>, digits: u32, pass: u32) {
         let variant = Variant { access: Access::PlainStore, block_idx: false };
-        twin(keys_in, keys_out, counts, state, digits, pass, variant)
+        variant_pass(keys_in, keys_out, counts, state, digits, pass, variant)
     }
 }
 kernel! {
-    /// RACY twin of `sort_keys_u32`: reads the status words with plain loads, not strong ones.
+    /// RACY variant of `sort_keys_u32`: reads the status words with plain loads, not strong ones.
     pub fn sort_no_acquire_u32<'a>(keys_in: Global<'a, u32>, keys_out: GlobalMut<'a, u32>, counts: Global<'a, u32>,
         state: GlobalMut<'a, u32>, digits: u32, pass: u32) {
         let variant = Variant { access: Access::PlainLoad, block_idx: false };
-        twin(keys_in, keys_out, counts, state, digits, pass, variant)
+        variant_pass(keys_in, keys_out, counts, state, digits, pass, variant)
     }
 }
 kernel! {
-    /// BROKEN twin of `sort_keys_u32`: tile `blockIdx.x` instead of a ticket. A resident block may wait
+    /// BROKEN variant of `sort_keys_u32`: tile `blockIdx.x` instead of a ticket. A resident block may wait
     /// for a tile whose block has not started: it hangs when fewer blocks are resident than the grid
     /// has. Never launched on a GPU.
     pub fn sort_blockidx_u32<'a>(keys_in: Global<'a, u32>, keys_out: GlobalMut<'a, u32>, counts: Global<'a, u32>,
         state: GlobalMut<'a, u32>, digits: u32, pass: u32) {
         let variant = Variant { access: Access::Strong, block_idx: true };
-        twin(keys_in, keys_out, counts, state, digits, pass, variant)
+        variant_pass(keys_in, keys_out, counts, state, digits, pass, variant)
     }
 }

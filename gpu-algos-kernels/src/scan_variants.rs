@@ -39,19 +39,19 @@ kernel! {
     }
 }
 kernel! {
-    /// RACY twin of [`scan_inclusive_u32`]: publishes the status word with a plain store, no release.
+    /// RACY variant of [`scan_inclusive_u32`]: publishes the status word with a plain store, no release.
     pub fn scan_no_release_u32<'a>(input: Global<'a, u32>, out: GlobalMut<'a, u32>, state: GlobalMut<'a, u64>, epoch: u32) {
         scan_tile::<_, CHUNKS>(input, Some(out), Carry::LookBack(state, epoch, Access::PlainStore, WAIT), INCLUSIVE)
     }
 }
 kernel! {
-    /// RACY twin of [`scan_inclusive_u32`]: reads the status words with plain loads, no acquire.
+    /// RACY variant of [`scan_inclusive_u32`]: reads the status words with plain loads, no acquire.
     pub fn scan_no_acquire_u32<'a>(input: Global<'a, u32>, out: GlobalMut<'a, u32>, state: GlobalMut<'a, u64>, epoch: u32) {
         scan_tile::<_, CHUNKS>(input, Some(out), Carry::LookBack(state, epoch, Access::PlainLoad, WAIT), INCLUSIVE)
     }
 }
 kernel! {
-    /// BROKEN twin of [`scan_inclusive_u32`]: tile `blockIdx.x` instead of a ticket. A resident block may wait for
+    /// BROKEN variant of [`scan_inclusive_u32`]: tile `blockIdx.x` instead of a ticket. A resident block may wait for
     /// a tile whose block has not started: it hangs when fewer blocks are resident than the grid has.
     /// Never launched on a GPU.
     pub fn scan_blockidx_u32<'a>(input: Global<'a, u32>, out: GlobalMut<'a, u32>, state: GlobalMut<'a, u64>, epoch: u32) {
