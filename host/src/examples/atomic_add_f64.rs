@@ -130,8 +130,12 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
             let reset = || sums.write(&vec![0.0; cells]);
             let cas =
                 dev.time::<atomic_add_double_cas, _>(cfg, (v.view(), sums.view_mut(), olds.output()), p.reps, &reset)?;
-            let native =
-                dev.time::<atomic_add_double_native, _>(cfg, (v.view(), sums.view_mut(), olds.output()), p.reps, &reset)?;
+            let native = dev.time::<atomic_add_double_native, _>(
+                cfg,
+                (v.view(), sums.view_mut(), olds.output()),
+                p.reps,
+                &reset,
+            )?;
             if let (Some(cas), Some(native)) = (cas, native) {
                 r.show.push(format!(
                     "{cells:>4} cell(s), {m} adds: CAS loop {:.4} ms, native {:.4} ms: CAS loop / native = {:.1}x",

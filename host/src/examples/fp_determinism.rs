@@ -178,6 +178,8 @@ pub fn run(dev: &Device, p: &RunParams) -> Result<ExampleResult> {
 
     let out = dev.filled("out", 1, 0.0f32)?;
     let cfg = cover(n, BLOCK, dev.grid_cap(MAX_GRID), 0);
-    super::measure::<sum_atomic>(dev, p, &mut r, cfg, (x_here.view(), out.view_mut()), n * 4, &|| Ok(out.write(&[0.0])?))?;
+    super::measure::<sum_atomic>(dev, p, &mut r, cfg, (x_here.view(), out.view_mut()), n * 4, &|| {
+        Ok(out.write(&[0.0])?)
+    })?;
     Ok(finish(dev, r, false))
 }
