@@ -1,6 +1,6 @@
 //! What the radix sort needs from a key: its bits in sort order ([`SortKey::ordered`]) and one digit
 //! of them ([`SortKey::digit`]); and from a value: that it is 4 or 8 bytes of bits to move
-//! ([`SortValue`]).
+//! ([`ValueBits`]).
 use crate::element::Element;
 
 /// A key type of the radix sort: `u32`, `i32`, `u64`, `i64`, `f32`, `f64`. The sort orders keys by
@@ -95,11 +95,11 @@ impl StageWord for u64 {
     }
 }
 
-/// A value type the sort's kernels move: its bits only (`u32` for 4-byte values, `u64` for 8-byte
-/// ones; gpu-algos views other value types of those sizes as these).
-pub trait SortValue: Element {}
-impl SortValue for u32 {}
-impl SortValue for u64 {}
+/// The bits of a value the sort's kernels move (`u32` for 4-byte values, `u64` for 8-byte ones;
+/// gpu-algos' `SortValue` types are viewed as these).
+pub trait ValueBits: Element {}
+impl ValueBits for u32 {}
+impl ValueBits for u64 {}
 
 #[cfg(test)]
 mod tests {

@@ -83,7 +83,7 @@ mod small_shape;
 pub mod tile;
 pub mod variants;
 
-pub use key::{SortKey, SortValue, StageWord};
+pub use key::{SortKey, StageWord, ValueBits};
 
 /// Digits per pass: 8 bits.
 pub const RADIX_BITS: u32 = 8;

@@ -9,7 +9,7 @@ use gpu_std::thread::{block_dim, block_idx, thread_idx};
 use gpu_std::warp::{self, FULL_MASK, WARP_SIZE};
 use gpu_std::{Global, GlobalMut};
 
-use super::key::{SortKey, SortValue, StageWord};
+use super::key::{SortKey, StageWord, ValueBits};
 use super::tile::{Layout, PassKeys4, PassKeys8, PassPairs44, PassPairs48, PassPairs84, PassPairs88, exclusive_digits};
 use super::{Digits, ITEMS, MAX_LEN, RADIX, RADIX_BITS, STATE_HEADER};
 pub use crate::lookback::counted::WINDOW;
@@ -73,7 +73,7 @@ fn fresh_key<W: StageWord>(k: W) -> W {
 /// One tile of pass `pass` (see [`super`]): `keys_in` (and `vals`' input) to `keys_out` (and its
 /// output), stably by the pass's digit.
 #[inline(always)]
-pub(crate) fn sort_tile<K: SortKey, V: SortValue, L: Layout>(
+pub(crate) fn sort_tile<K: SortKey, V: ValueBits, L: Layout>(
     keys_in: Global<K>,
     keys_out: GlobalMut<K>,
     vals: Option<(Global<V>, GlobalMut<V>)>,
@@ -143,7 +143,7 @@ pub(crate) fn sort_tile<K: SortKey, V: SortValue, L: Layout>(
 /// known (its counters zeroed, the barrier after the ticket passed); `FULL`: the tile has
 /// `blockDim.x * ITEMS` keys.
 #[inline(always)]
-fn rank_and_move<K: SortKey, V: SortValue, L: Layout, const FULL: bool>(
+fn rank_and_move<K: SortKey, V: ValueBits, L: Layout, const FULL: bool>(
     keys_in: Global<K>,
     keys_out: GlobalMut<K>,
     vals: Option<(Global<V>, GlobalMut<V>)>,
@@ -389,7 +389,7 @@ fn rank_and_stage<L: Layout>(
 /// their ordered bits, from positions `seg + 32 i + lane`) back to those positions, and moves the
 /// values there alike; `room`: the segment's keys that exist.
 #[inline(always)]
-fn in_place<K: SortKey, V: SortValue, L: Layout, const FULL: bool>(
+fn in_place<K: SortKey, V: ValueBits, L: Layout, const FULL: bool>(
     keys: [L::Key; ITEMS],
     keys_out: GlobalMut<K>,
     vals: Option<(Global<V>, GlobalMut<V>)>,

@@ -19,7 +19,7 @@ use gpu_std::thread::{block_dim, thread_idx};
 use gpu_std::warp::{self, FULL_MASK, WARP_SIZE};
 use gpu_std::{Global, GlobalMut, kernel};
 
-use super::key::{SortKey, SortValue, StageWord};
+use super::key::{SortKey, StageWord, ValueBits};
 use super::tile::{
     Layout, SmallKeys4, SmallKeys8, SmallPairs44, SmallPairs48, SmallPairs84, SmallPairs88, Views, digit_totals,
     exclusive_digits,
@@ -94,7 +94,7 @@ fn staged_at<L: Layout>(sh: &Views<L::Key, L::Value>, w: usize, r: Ranked) -> us
 }
 
 #[inline(always)]
-pub(crate) fn sort_block<K: SortKey, V: SortValue, L: Layout>(
+pub(crate) fn sort_block<K: SortKey, V: ValueBits, L: Layout>(
     keys_in: Global<K>,
     keys_out: GlobalMut<K>,
     vals: Option<(Global<V>, GlobalMut<V>)>,
