@@ -8,10 +8,3 @@ pub mod report;
 pub mod run;
 pub mod sanitize;
 pub mod verify;
-
-/// The paths `host::device::…` that integration tests and earlier code use: gpu-host's device layer
-/// and the functions of [`open`].
-pub mod device {
-    pub use crate::open::{DEFAULT_KERNEL_CRATE, crate_ptx, open, open_crate, open_with_ptx, ptx_env, ptx_path};
-    pub use gpu_host::*;
-}

@@ -24,18 +24,18 @@ pub fn algos_ptx_text() -> String {
 
 /// Opens the GPU with the chapter's kernels, or prints `skipped: no CUDA device (...)` and returns
 /// `None`.
-pub fn gpu_or_skip(test: &str) -> Option<host::device::Device> {
-    gpu_with_crate_or_skip(test, host::device::DEFAULT_KERNEL_CRATE)
+pub fn gpu_or_skip(test: &str) -> Option<gpu_host::Device> {
+    gpu_with_crate_or_skip(test, host::open::DEFAULT_KERNEL_CRATE)
 }
 
 /// Opens the GPU with the PTX module of the workspace's kernel crate `crate_name`
-/// (`host::device::crate_ptx`), or, when there is no GPU, prints `skipped: no CUDA device (...)` and
+/// (`host::open::crate_ptx`), or, when there is no GPU, prints `skipped: no CUDA device (...)` and
 /// returns `None`. Any other failure to open it (e.g. a PTX module that is missing or that the driver
 /// rejects) fails the test.
-pub fn gpu_with_crate_or_skip(test: &str, crate_name: &str) -> Option<host::device::Device> {
-    match host::device::open_crate(host::device::DeviceChoice::Gpu, Default::default(), crate_name) {
+pub fn gpu_with_crate_or_skip(test: &str, crate_name: &str) -> Option<gpu_host::Device> {
+    match host::open::open_crate(gpu_host::DeviceChoice::Gpu, Default::default(), crate_name) {
         Ok((d, _)) => Some(d),
-        Err(e) if !e.downcast_ref::<host::device::Error>().is_some_and(host::device::Error::is_no_gpu) => {
+        Err(e) if !e.downcast_ref::<gpu_host::Error>().is_some_and(gpu_host::Error::is_no_gpu) => {
             panic!("{test}: cannot open the GPU: {e:#}")
         }
         Err(e) => {

@@ -1,6 +1,6 @@
 //! Every example against its CPU reference: on the emulator always, on the GPU when one is present.
 
-use host::device::Device;
+use gpu_host::Device;
 use host::examples::{self, RunParams};
 use host::run::run_one;
 use tests::gpu_or_skip;

@@ -1,7 +1,8 @@
 //! With a GPU present, a PTX module the driver cannot use is a failure with one clear message — never
 //! "skipped: no CUDA device", and never a silent fall-back to the emulator.
 
-use host::device::{DeviceChoice, Error, ptx_path};
+use gpu_host::{DeviceChoice, Error};
+use host::open::ptx_path;
 use std::path::{Path, PathBuf};
 use tests::{gpu_or_skip, gpu_with_crate_or_skip};
 
@@ -19,7 +20,7 @@ fn must_fail(path: &Path) {
     for choice in [DeviceChoice::Gpu, DeviceChoice::Auto] {
         // SAFETY: every module given here is missing, or one the driver refuses to load (what this
         // test checks): nothing of it runs.
-        let e = match unsafe { host::device::open_with_ptx(choice, Default::default(), path) } {
+        let e = match unsafe { host::open::open_with_ptx(choice, Default::default(), path) } {
             Ok((dev, note)) => panic!("{choice:?} opened {} with {} ({note:?})", path.display(), dev.name()),
             Err(e) => e,
         };

@@ -3,9 +3,9 @@
 //! on the emulator it is reported with the lane and the mask. Its own test binary: a trap leaves the
 //! GPU context unusable, so nothing else runs in this process after it.
 
+use gpu_host::Device;
 use gpu_kernels::primitives::prim_shfl_lane_not_in_mask;
 use gpu_std::emu::LaunchConfig;
-use host::device::Device;
 use tests::gpu_or_skip;
 
 fn launch(dev: &Device) -> String {

@@ -6,9 +6,9 @@
 //! the GPUs are not atomic with each other. On a machine with two GPUs the same runs happen for real,
 //! after the peer-access checks; with fewer the GPU test says it is skipped.
 
+use gpu_host::{Device, cover};
 use gpu_kernels::multi_gpu::{BLOCK, DEVICE_FENCE, RECEIVED, SYSTEM_FENCE, TIMED_OUT, handshake_recv, peer_add};
 use gpu_std::emu::{self, LaunchConfig, Options};
-use host::device::{Device, cover};
 use host::examples::multi_gpu::{Handshake, adds_ok, handshake_once, max_polls, peer_add_run, ping_pong_run};
 use tests::gpu_or_skip;
 
@@ -157,7 +157,7 @@ fn two_gpus() {
         );
         return;
     }
-    let ptx = host::device::crate_ptx(host::device::DEFAULT_KERNEL_CRATE);
+    let ptx = host::open::crate_ptx(host::open::DEFAULT_KERNEL_CRATE);
     let d1 = Device::gpu_ordinal(&ptx, 1).unwrap();
     for (a, b) in [(&d0, &d1), (&d1, &d0)] {
         let p = a.peer_attributes(b).unwrap().expect("two GPUs");

@@ -1,10 +1,10 @@
 //! `Output` views: each element has one owner, so results cannot race; the ownership rule is defined
 //! on the 1-D global index, so every safe launcher refuses other launch shapes.
 
+use gpu_host::Device;
 use gpu_kernels::warp_reduce::warp_reduce;
 use gpu_std::Dim3;
 use gpu_std::emu::LaunchConfig;
-use host::device::Device;
 use tests::gpu_or_skip;
 
 /// Launches `warp_reduce` (which writes through an `Output<f32, PerWarp>`) with 2-D blocks.

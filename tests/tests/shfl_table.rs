@@ -24,11 +24,11 @@
 //! shuffles its own lane id, so the result is the lane read; the same launch shuffles a u64 (two 32-bit
 //! shuffles) whose high word is lane + 100. It runs on the emulator always and on the GPU when present.
 
+use gpu_host::Device;
 use gpu_kernels::primitives::{MODE_DOWN, MODE_IDX, MODE_UP, MODE_XOR, SHFL_TABLE_WORDS, prim_shfl_table};
 use gpu_std::emu::LaunchConfig;
 use gpu_std::warp::ShflMode::{self, Down, Idx, Up, Xor};
 use gpu_std::warp::shfl_source_lane;
-use host::device::Device;
 use tests::gpu_or_skip;
 
 /// `(mode, width, lane, b, source)`: `Some(j)` reads lane `j`, `None` keeps the caller's own value.

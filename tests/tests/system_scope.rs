@@ -6,12 +6,12 @@
 //! thread, the scope used and the scope needed; a spin of the agent shows in livelock reports; the
 //! host's bounded waits give up. On a GPU the same runs happen for real.
 
+use gpu_host::Device;
 use gpu_kernels::system_scope::{
     DEVICE_FENCE, GPU_ACQUIRE, GPU_RELEASE, RECEIVED, SYSTEM_FENCE, SYSTEM_RELEASE_ACQUIRE, TIMED_OUT, host_to_gpu,
     payload_value,
 };
 use gpu_std::emu::{EmuError, LaunchConfig, Options, Race, ThreadId};
-use host::device::Device;
 use host::examples::system_scope::{Bounds, HostSaw, bounds, gpu_to_host_once, host_to_gpu_once, ping_pong_run};
 use std::sync::atomic::Ordering::{Relaxed, Release};
 use std::time::{Duration, Instant};

@@ -1,7 +1,7 @@
 //! The user crate's kernels (`tests/user-kernels`) launched through the host library: on the emulator
 //! always, on the GPU (the PTX module `target/ptx/user_kernels.ptx`) when one is present.
 
-use host::device::{Device, cover};
+use gpu_host::{Device, cover};
 use tests::gpu_with_crate_or_skip;
 use user_kernels::{BLOCK, SHARED_BYTES, block_sum, saxpy};
 
